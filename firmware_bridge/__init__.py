@@ -1,0 +1,1 @@
+"""Firmware bridge: MFRC522 multi-reader firmware and its host-side codec."""

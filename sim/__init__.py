@@ -1,0 +1,1 @@
+"""Simulated table: virtual readers, bots and scenario tooling."""

@@ -1,0 +1,79 @@
+"""The ``uno-table`` command line. Bad input gives one line on stderr and exit code 2."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+
+from table import __version__
+from table.errors import TableError
+
+EXIT_USAGE = 2
+
+
+def _replay(args: argparse.Namespace) -> int:
+    from table.scenario import replay_file
+
+    rp = replay_file(args.file, args.lang)
+    if args.json:
+        print(json.dumps(rp.result(), ensure_ascii=False))
+        return 0
+    for step in rp.steps:
+        mark = {"accepted": " ", "rejected": "x", "penalty": "!"}[step.verdict]
+        reason = f" ({step.reason})" if step.reason else ""
+        print(f"{step.line:4d} {mark} {step.input}{reason}")
+        for said in step.announcements:
+            print(f"       > {said}")
+    result = rp.result()
+    if result["rounds"]:
+        print("\nScores: " + ", ".join(f"{k} {v}" for k, v in result["scores"].items()))
+    return 0
+
+
+def _selfplay(args: argparse.Namespace) -> int:
+    from table.selfplay import selfplay
+
+    if args.games < 1 or not 2 <= args.players <= 10:
+        raise TableError("--games must be at least 1 and --players from 2 to 10")
+    print(json.dumps(selfplay(args.games, args.players, args.seed, args.rules), indent=2))
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="uno-table", description="An automatic referee for UNO played with RFID-tagged cards."
+    )
+    parser.add_argument("--version", action="version", version=f"uno-table {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    p = sub.add_parser("replay", help="referee a scenario file and print what happens")
+    p.add_argument("file", help="a .scn scenario file")
+    p.add_argument("--json", action="store_true", help="print the replay JSON")
+    p.add_argument("--lang", choices=("en", "ja"), default="en", help="announcement language")
+    p.set_defaults(run=_replay)
+
+    p = sub.add_parser("selfplay", help="play random rounds and print a JSON summary")
+    p.add_argument("--games", type=int, default=100, help="rounds to play (default 100)")
+    p.add_argument("--players", type=int, default=4, help="players, 2 to 10 (default 4)")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--rules", default="official", help="rules preset (default official)")
+    p.set_defaults(run=_selfplay)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        code: int = args.run(args)
+    except TableError as exc:
+        print(f"uno-table: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except BrokenPipeError:
+        return 0
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,66 @@
+"""The pure rules engine: no I/O, no threads, no clock, no randomness it does not receive.
+
+The API follows OpenSpiel: :attr:`State.current_player`, :func:`legal_actions`, :func:`apply`
+(and :func:`apply_in_place`), with chance (shuffles, unknown draws) as explicit inputs, so a
+journal is a set-up plus actions and replay is exact.
+"""
+
+from table.rules.actions import (
+    Action,
+    CallUno,
+    Catch,
+    Challenge,
+    ChooseColor,
+    Draw,
+    Identify,
+    Pass,
+    Play,
+    Show,
+    TurnUp,
+)
+from table.rules.engine import (
+    Deal,
+    Step,
+    apply,
+    apply_in_place,
+    choose_dealer,
+    new_game,
+    next_round,
+)
+from table.rules.legal import legal_actions
+from table.rules.options import PRESETS, SPECS, Options, make_options, register_preset
+from table.rules.scoring import standings
+from table.rules.state import Event, Hand, Phase, RoundResult, State
+
+__all__ = [
+    "PRESETS",
+    "SPECS",
+    "Action",
+    "CallUno",
+    "Catch",
+    "Challenge",
+    "ChooseColor",
+    "Deal",
+    "Draw",
+    "Event",
+    "Hand",
+    "Identify",
+    "Options",
+    "Pass",
+    "Phase",
+    "Play",
+    "RoundResult",
+    "Show",
+    "State",
+    "Step",
+    "TurnUp",
+    "apply",
+    "apply_in_place",
+    "choose_dealer",
+    "legal_actions",
+    "make_options",
+    "new_game",
+    "next_round",
+    "register_preset",
+    "standings",
+]

@@ -1,0 +1,913 @@
+"""The rules engine: a state and an action give the next state and what happened.
+
+:func:`apply` is pure (it works on a copy); :func:`apply_in_place` mutates the state and is what
+self-play and benchmarks use. Every check runs before the first change, so a rejected action
+leaves the state as it was even in place.
+
+Choices where RULES.md leaves room are documented where they are made (search "Choice:").
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from table.cards import (
+    CUSTOMIZABLE,
+    DRAW_TWO,
+    REVERSE,
+    SHUFFLE_HANDS,
+    SKIP,
+    WILD,
+    WILD_DRAW_FOUR,
+    Card,
+    Color,
+    edition_counts,
+)
+from table.errors import IllegalPlay, SetupError
+from table.rules.actions import (
+    Action,
+    CallUno,
+    Catch,
+    Challenge,
+    ChooseColor,
+    Draw,
+    Identify,
+    Pass,
+    Play,
+    Show,
+    TurnUp,
+    actor,
+)
+from table.rules.matching import has_playable, matches, wd4_guilty
+from table.rules.options import Options
+from table.rules.scoring import score_round
+from table.rules.state import ChallengeWindow, Event, Hand, Phase, State
+
+# Reasons that make a step a "penalty" rather than a plain "accepted".
+PENALTY_REASONS = frozenset(
+    {"uno-not-called", "illegal-wild-draw-four", "challenge-failed", "false-catch"}
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """The outcome of one action: the new state, the verdict and what happened."""
+
+    state: State
+    verdict: str  # accepted | rejected | penalty
+    reason: str | None
+    events: list[Event] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class Deal:
+    """How a round starts. ``hands`` gives each seat's known cards and unknown count; ``pile`` is
+    the known top of the draw pile, top first; ``start`` is the card turned up (with any cards
+    turned up before it that had to be buried). Unknown cards fill the rest of the deck."""
+
+    hands: Sequence[tuple[Sequence[Card], int]] | None = None
+    pile: Sequence[Card] = ()
+    start: Sequence[Card] = ()
+
+
+# ---------------------------------------------------------------------------------------------
+# Set-up
+
+
+def new_game(
+    options: Options, players: Sequence[str], dealer: int = 0, deal: Deal | None = None
+) -> tuple[State, list[Event]]:
+    """A new match: round 1 dealt by ``dealer``."""
+    if not 2 <= len(players) <= 10:
+        raise SetupError(f"UNO is for 2 to 10 players, not {len(players)}")
+    if len(set(players)) != len(players):
+        raise SetupError("two players have the same name")
+    if not 0 <= dealer < len(players):
+        raise SetupError(f"no seat {dealer} to deal from")
+    n = len(players)
+    base = State(
+        options=options,
+        players=tuple(players),
+        dealer=dealer,
+        scores=[0] * n,
+        eliminated=[False] * n,
+    )
+    return _deal_round(base, deal or Deal())
+
+
+def next_round(
+    state: State, deal: Deal | None = None, dealer: int | None = None
+) -> tuple[State, list[Event]]:
+    """The next round of the match, dealt per ``next_dealer`` (or by ``dealer``). Pure."""
+    if state.phase is Phase.MATCH_OVER:
+        raise IllegalPlay("match-over", "the match is over")
+    if state.phase is not Phase.ROUND_OVER or len(state.results) < state.round:
+        raise IllegalPlay("round-not-over", "the round is not over yet")
+    s = state.copy()
+    assert s.winner is not None
+    if dealer is not None:
+        s.dealer = dealer
+    elif s.options.next_dealer == "winner":
+        s.dealer = s.winner
+    else:
+        s.dealer = s.next_seat(s.dealer, direction=1)
+    s.round += 1
+    return _deal_round(s, deal or Deal())
+
+
+def _deal_round(s: State, deal: Deal) -> tuple[State, list[Event]]:
+    opts = s.options
+    n = s.n
+    edition = edition_counts(opts.deck)
+    s.phase = Phase.START
+    s.turn = s.dealer
+    s.direction = 1
+    s.discard = []
+    s.color = None
+    s.live_rank = None
+    s.pending = 0
+    s.challenge = None
+    s.awaiting_color = None
+    s.awaiting_show = None
+    s.has_drawn = False
+    s.drawn = None
+    s.drawn_unknown = False
+    s.uno_window = None
+    s.uno_next = None
+    s.winner = None
+    s.called = [False] * n
+    s.uno_calls = [0] * n
+    if deal.hands is None:
+        s.hands = [Hand([], 0 if s.eliminated[i] else opts.hand_size) for i in range(n)]
+    else:
+        if len(deal.hands) != n:
+            raise SetupError(f"{len(deal.hands)} hands dealt for {n} players")
+        s.hands = [Hand(list(known), unknown) for known, unknown in deal.hands]
+        for i, hand in enumerate(s.hands):
+            if hand.unknown < 0:
+                raise SetupError(f"{s.players[i]} cannot hold a negative number of cards")
+            if s.eliminated[i] and len(hand):
+                raise SetupError(f"{s.players[i]} is out of the match and gets no cards")
+    s.pile = list(reversed(deal.pile))
+    known = s.known_counts()
+    known.update(deal.start)
+    for card, count in known.items():
+        if count > edition.get(card, 0):
+            raise SetupError(
+                f"the {opts.deck} deck has {edition.get(card, 0)} of {card}, "
+                f"the set-up uses {count}"
+            )
+    total = sum(edition.values())
+    used = sum(known.values()) + sum(h.unknown for h in s.hands)
+    if used > total:
+        raise SetupError(f"the set-up uses {used} cards; the {opts.deck} deck has {total}")
+    s.pile_unknown = total - used + len(deal.start)
+    events: list[Event] = [Event("round-start", player=s.dealer, count=s.round)]
+    for card in deal.start:
+        if s.phase is not Phase.START:
+            raise SetupError("cards after the first card that stays turned up")
+        s.pile_unknown -= 1
+        _turn_up(s, card, events)
+    return s, events
+
+
+def choose_dealer(n: int, draw: Callable[[int], Card], options: Options) -> int:
+    """The dealer draw [000][002][003]: each seat draws a card, the highest number deals.
+
+    ``draw(seat)`` is the chance source. Action and wild cards count as 0
+    (``dealer_draw_actions = "zero"``) or are drawn again (``"redraw"``); ties redraw among the
+    tied seats.
+    """
+    candidates = list(range(n))
+    while len(candidates) > 1:
+        values: dict[int, int] = {}
+        for seat in candidates:
+            card = draw(seat)
+            while card.number is None and options.dealer_draw_actions == "redraw":
+                card = draw(seat)
+            values[seat] = card.number or 0
+        best = max(values.values())
+        candidates = [seat for seat in candidates if values[seat] == best]
+    return candidates[0]
+
+
+# ---------------------------------------------------------------------------------------------
+# The public entry points
+
+
+def apply(state: State, action: Action) -> Step:
+    """Apply ``action`` to a copy of ``state``. Never raises for a game action: an illegal one is
+    a ``rejected`` step with a stable reason code, and the state is the one given."""
+    new = state.copy()
+    try:
+        events = apply_in_place(new, action)
+    except IllegalPlay as exc:
+        rejected = Event("rejected", actor(action), reason=exc.reason)
+        return Step(state, "rejected", exc.reason, [rejected])
+    return _step(new, events)
+
+
+def _step(state: State, events: list[Event]) -> Step:
+    for event in events:
+        if event.kind == "penalty" and event.reason in PENALTY_REASONS:
+            return Step(state, "penalty", event.reason, events)
+    return Step(state, "accepted", None, events)
+
+
+def apply_in_place(s: State, action: Action) -> list[Event]:
+    """Apply ``action`` to ``s`` itself. Raises :class:`IllegalPlay` (leaving ``s`` untouched)."""
+    handler = _HANDLERS.get(type(action))
+    if handler is None:  # pragma: no cover - Action is a closed union
+        raise IllegalPlay("unknown-action", f"unknown action {action!r}")
+    events: list[Event] = []
+    handler(s, action, events)
+    return events
+
+
+# ---------------------------------------------------------------------------------------------
+# Checks shared by the handlers
+
+
+def _seat(s: State, seat: int) -> None:
+    if not 0 <= seat < s.n or s.eliminated[seat]:
+        raise IllegalPlay("no-such-player", f"there is no player at seat {seat}")
+
+
+def _in_play(s: State) -> None:
+    if s.phase is Phase.START:
+        raise IllegalPlay("no-card-turned-up", "the first card has not been turned up")
+    if s.phase is not Phase.PLAY:
+        raise IllegalPlay("round-over", "the round is over")
+
+
+def _on_turn(s: State, player: int) -> None:
+    _seat(s, player)
+    _in_play(s)
+    if s.awaiting_color is not None:
+        raise IllegalPlay("color-not-chosen", "the colour of the wild has not been named")
+    if player != s.turn:
+        raise IllegalPlay("not-your-turn", f"it is {s.players[s.turn]}'s turn")
+
+
+# ---------------------------------------------------------------------------------------------
+# Moving cards
+
+
+def _take_from_hand(s: State, player: int, card: Card) -> None:
+    hand = s.hands[player]
+    try:
+        hand.known.remove(card)
+    except ValueError:
+        hand.unknown -= 1
+
+
+def _reshuffle(s: State, events: list[Event]) -> None:
+    """Shuffle the discard pile except its top card into a new draw pile [000][003].
+
+    The top card stays, and so do its named colour and live rank (they are state of their own).
+    The new pile's order is chance: its cards become unknown until a draw identifies them.
+    """
+    moved = len(s.discard) - 1
+    if moved <= 0:
+        return
+    s.discard = s.discard[-1:]
+    s.pile_unknown += moved
+    events.append(Event("reshuffled", count=moved))
+
+
+def _draw_cards(s: State, player: int, count: int, events: list[Event], reason: str) -> int:
+    """Move ``count`` cards from the draw pile to ``player``; reshuffle when the pile runs out,
+    and stop when both piles are exhausted: a referee never invents cards."""
+    hand = s.hands[player]
+    drawn = 0
+    for _ in range(count):
+        if not s.pile and s.pile_unknown == 0:
+            _reshuffle(s, events)
+        if s.pile:
+            hand.known.append(s.pile.pop())
+        elif s.pile_unknown:
+            s.pile_unknown -= 1
+            hand.unknown += 1
+        else:
+            events.append(Event("piles-exhausted", player=player, count=count - drawn))
+            break
+        drawn += 1
+    if len(hand) > 1:
+        s.called[player] = False
+    if reason:
+        events.append(Event("penalty", player=player, count=drawn, reason=reason))
+    return drawn
+
+
+def _next_draw_source(s: State) -> str:
+    """Where the next drawn card comes from: ``known``, ``unknown`` or ``none``."""
+    if s.pile:
+        return "known"
+    if s.pile_unknown or len(s.discard) > 1:
+        return "unknown"
+    return "none"
+
+
+def _check_named_draw(s: State, card: Card) -> None:
+    source = _next_draw_source(s)
+    if source == "known":
+        if s.pile[-1] is not card:
+            raise IllegalPlay("not-top-card", f"{card} is not the top card of the draw pile")
+    elif source == "unknown":
+        if not s.is_available(card) and card not in s.discard[:-1]:
+            raise IllegalPlay("card-not-available", f"every {card} is already accounted for")
+    else:
+        raise IllegalPlay("pile-empty", "there is no card left to draw")
+
+
+# ---------------------------------------------------------------------------------------------
+# The UNO catch window
+
+
+def _begin_turn(s: State, events: list[Event]) -> None:
+    """The player on turn begins it (plays, draws or challenges): the catch window closes.
+
+    Choice: under ``uno_enforcement = "automatic"`` the referee penalises a missed call right
+    here, before the action that closed the window takes effect.
+    """
+    seat = s.uno_window
+    if seat is None:
+        return
+    s.uno_window = None
+    s.uno_next = None
+    if (
+        s.options.uno_enforcement == "automatic"
+        and not s.called[seat]
+        and len(s.hands[seat]) == 1
+    ):
+        _draw_cards(s, seat, s.options.uno_penalty, events, "uno-not-called")
+
+
+# ---------------------------------------------------------------------------------------------
+# Handlers
+
+
+def _turn_up(s: State, card: Card, events: list[Event]) -> None:
+    """The dealer turns up ``card`` to start the discard pile [000][001][M]."""
+    opts = s.options
+    s.discard.append(card)
+    events.append(Event("turned-up", card=card))
+    bury = (
+        card.rank == WILD_DRAW_FOUR
+        or (card.rank == WILD and opts.first_wild == "redraw")
+        or (card.rank in (SHUFFLE_HANDS, CUSTOMIZABLE) and opts.first_special == "redraw")
+    )
+    if bury:
+        # Choice: the card is buried in the pile (its place unknown) rather than the whole pile
+        # reshuffled, so a known top of the pile stays known [003][004].
+        s.discard.pop()
+        s.pile_unknown += 1
+        events.append(Event("buried", card=card))
+        if s.pile:
+            _turn_up(s, s.pile.pop(), events)
+        return
+    s.phase = Phase.PLAY
+    left = s.next_seat(s.dealer)
+    s.color = card.color
+    s.live_rank = None if card.is_wild else card.rank
+    two = len(s.active) == 2
+    if card.number is not None:
+        s.turn = left
+    elif card.rank == SKIP:
+        events.append(Event("skipped", player=left))
+        s.turn = s.next_seat(left)
+    elif card.rank == REVERSE:
+        if two and opts.two_player_reverse_is_skip:
+            events.append(Event("skipped", player=left))
+            s.turn = s.dealer
+        else:
+            s.direction = -1
+            events.append(Event("reversed", count=-1))
+            s.turn = s.dealer if opts.first_reverse == "dealer-first" else s.next_seat(s.dealer)
+    elif card.rank == DRAW_TWO:
+        _draw_cards(s, left, 2, events, "draw-two")
+        events.append(Event("skipped", player=left))
+        s.turn = s.next_seat(left)
+    else:  # a wild the player left of the dealer names
+        s.turn = left
+        s.awaiting_color = left
+        events.append(Event("color-needed", player=left))
+        return
+    events.append(Event("turn", player=s.turn))
+
+
+def _on_turn_up(s: State, a: TurnUp, events: list[Event]) -> None:
+    if s.phase is not Phase.START:
+        raise IllegalPlay("already-started", "the first card is already turned up")
+    if s.pile:
+        if s.pile[-1] is not a.card:
+            raise IllegalPlay("not-top-card", f"{a.card} is not the top card of the draw pile")
+        s.pile.pop()
+    else:
+        if s.pile_unknown == 0 or not s.is_available(a.card):
+            raise IllegalPlay("card-not-available", f"every {a.card} is already accounted for")
+        s.pile_unknown -= 1
+    _turn_up(s, a.card, events)
+
+
+def _on_play(s: State, a: Play, events: list[Event]) -> None:
+    p = a.player
+    _on_turn(s, p)
+    if len(a.cards) != 1:
+        raise IllegalPlay("one-card-at-a-time", "cards are played one at a time")
+    card = a.cards[0]
+    hand = s.hands[p]
+    known = card in hand.known
+    if s.has_drawn:
+        if s.drawn is not None:
+            if card is not s.drawn:
+                raise IllegalPlay("must-play-drawn-card", "only the card just drawn may be played")
+        elif not (s.drawn_unknown and hand.unknown and s.is_available(card)):
+            raise IllegalPlay("must-play-drawn-card", "only the card just drawn may be played")
+        known = s.drawn is not None
+    elif not known:
+        if hand.unknown == 0:
+            raise IllegalPlay("card-not-in-hand", f"{card} is not in that hand")
+        if not s.is_available(card):
+            raise IllegalPlay("card-not-available", f"every {card} is already accounted for")
+    if s.pending:
+        raise IllegalPlay("draw-penalty-pending", "draw the penalty cards (or challenge) first")
+    if not matches(s, card):
+        raise IllegalPlay("wrong-color-or-number", f"{card} does not match")
+    opts = s.options
+    rest: list[Card] = hand.known.copy()
+    if known:
+        rest.remove(card)
+    unknown_rest = hand.unknown - (0 if known else 1)
+    wd4_unverified = False
+    if card.rank == WILD_DRAW_FOUR and not opts.challengeable and opts.wild_draw_four != (
+        "unrestricted"
+    ):
+        # Choice: with no challenge the restriction can only be enforced by the referee, so it
+        # refuses a Wild Draw Four it can see is illegal; with a hidden hand the play is
+        # accepted as unverified.
+        if wd4_guilty(rest, s.color, s.live_rank, opts.wild_draw_four):
+            raise IllegalPlay(
+                "wild-draw-four-not-allowed", "a Wild Draw Four needs no matching card in hand"
+            )
+        wd4_unverified = unknown_rest > 0
+
+    # --- from here on the play is accepted ---
+    if wd4_unverified:
+        s.unverified += 1
+        events.append(Event("unverified", player=p))
+    _begin_turn(s, events)
+    prior_color, prior_rank = s.color, s.live_rank
+    _take_from_hand(s, p, card)
+    s.discard.append(card)
+    s.has_drawn = False
+    s.drawn = None
+    s.drawn_unknown = False
+    events.append(Event("played", player=p, card=card, color=a.color if card.is_wild else None))
+    if card.is_wild:
+        s.color = a.color
+        s.live_rank = None
+    else:
+        s.color = card.color
+        s.live_rank = card.rank
+    if card.rank == SHUFFLE_HANDS:
+        last = len(hand) == 0
+        if not last or opts.shuffle_hands_last_card == "redeal":
+            _shuffle_hands(s, p, events)
+    size = len(hand)
+    if size == 0:
+        _finish(s, p, card, events)
+        return
+    if size == 1 and not s.called[p]:
+        s.uno_window = p
+    _resolve_effect(s, p, card, events, rest, unknown_rest, prior_color, prior_rank)
+    if s.uno_window == p:
+        s.uno_next = s.turn
+    if card.is_wild and a.color is None:
+        s.awaiting_color = p
+        events.append(Event("color-needed", player=p))
+    else:
+        _announce_turn(s, events)
+
+
+def _announce_turn(s: State, events: list[Event]) -> None:
+    if s.pending:
+        events.append(Event("pending-draw", player=s.turn, count=s.pending))
+    events.append(Event("turn", player=s.turn))
+
+
+def _resolve_effect(
+    s: State,
+    p: int,
+    card: Card,
+    events: list[Event],
+    rest: list[Card],
+    unknown_rest: int,
+    prior_color: Color | None,
+    prior_rank: str | None,
+) -> None:
+    opts = s.options
+    rank = card.rank
+    nxt = s.next_seat(p)
+    if rank == SKIP:
+        events.append(Event("skipped", player=nxt))
+        s.turn = s.next_seat(nxt)
+    elif rank == REVERSE:
+        if len(s.active) == 2 and opts.two_player_reverse_is_skip:
+            events.append(Event("skipped", player=nxt))
+            s.turn = p
+        else:
+            s.direction = -s.direction
+            events.append(Event("reversed", count=s.direction))
+            s.turn = s.next_seat(p)
+    elif rank == DRAW_TWO:
+        _draw_cards(s, nxt, 2, events, "draw-two")
+        events.append(Event("skipped", player=nxt))
+        s.turn = s.next_seat(nxt)
+    elif rank == WILD_DRAW_FOUR:
+        if opts.challengeable:
+            s.pending = 4
+            s.challenge = ChallengeWindow(
+                offender=p,
+                target=nxt,
+                hand=tuple(rest),
+                hand_unknown=unknown_rest,
+                prior_color=prior_color,
+                prior_rank=prior_rank,
+                color_was_named=True,
+            )
+            s.turn = nxt
+        else:
+            _draw_cards(s, nxt, 4, events, "wild-draw-four")
+            events.append(Event("skipped", player=nxt))
+            s.turn = s.next_seat(nxt)
+    elif rank == CUSTOMIZABLE:
+        _customizable(s, p, events)
+    else:
+        s.turn = nxt
+
+
+def _customizable(s: State, p: int, events: list[Event]) -> None:
+    """Wild Customizable: a Wild plus the table's house effect (``customizable_effect``).
+
+    The menu: ``none``; ``skip`` (the next player loses their turn); ``reverse`` (the direction
+    reverses); ``next-draws-two`` (the next player draws 2 and loses their turn; it cannot be
+    stacked or challenged); ``others-draw-one`` (every other player draws one card).
+    """
+    effect = s.options.customizable_effect
+    nxt = s.next_seat(p)
+    if effect == "skip":
+        events.append(Event("skipped", player=nxt))
+        s.turn = s.next_seat(nxt)
+    elif effect == "reverse":
+        s.direction = -s.direction
+        events.append(Event("reversed", count=s.direction))
+        s.turn = s.next_seat(p)
+    elif effect == "next-draws-two":
+        _draw_cards(s, nxt, 2, events, "customizable")
+        events.append(Event("skipped", player=nxt))
+        s.turn = s.next_seat(nxt)
+    elif effect == "others-draw-one":
+        for seat in s.active:
+            if seat != p:
+                _draw_cards(s, seat, 1, events, "customizable")
+        s.turn = nxt
+    else:
+        s.turn = nxt
+
+
+def _shuffle_hands(s: State, p: int, events: list[Event]) -> None:
+    """Wild Shuffle Hands [M][001]: every hand is collected, shuffled and dealt out one card at
+    a time starting with the player on the left of the one who played it.
+
+    Which card lands where is chance, so every hand becomes unknown cards (a seat pad, or
+    :class:`Identify`, names them again). Choice: every UNO call is cleared, and a player
+    dealt a single card is not catchable: the catch is for going down to one card by a play.
+    """
+    seats = s.active
+    total = sum(len(s.hands[i]) for i in seats)
+    for i in seats:
+        s.hands[i] = Hand([], 0)
+    seat = p
+    for _ in range(total):
+        seat = s.next_seat(seat)
+        s.hands[seat].unknown += 1
+    s.called = [False] * s.n
+    s.uno_window = None
+    events.append(Event("shuffle-hands", player=p, count=total))
+
+
+def _finish(s: State, p: int, card: Card, events: list[Event]) -> None:
+    """``p`` played their last card. A last Draw Two or Wild Draw Four is still drawn by the next
+    player and counts in the score [000][001][003][M]. Choice: a last Wild Draw Four cannot be
+    challenged, since the round is over."""
+    nxt = s.next_seat(p)
+    if card.rank == DRAW_TWO:
+        _draw_cards(s, nxt, 2, events, "draw-two")
+    elif card.rank == WILD_DRAW_FOUR:
+        _draw_cards(s, nxt, 4, events, "wild-draw-four")
+    s.winner = p
+    s.phase = Phase.ROUND_OVER
+    s.pending = 0
+    s.challenge = None
+    s.uno_window = None
+    s.awaiting_color = None
+    events.append(Event("round-won", player=p))
+    _try_score(s, events)
+
+
+def _try_score(s: State, events: list[Event]) -> None:
+    assert s.winner is not None
+    hidden = [i for i in s.active if i != s.winner and s.hands[i].unknown]
+    if hidden:
+        for seat in hidden:
+            events.append(Event("show-needed", player=seat, reason="scoring"))
+        return
+    score_round(s, events)
+
+
+def _on_draw(s: State, a: Draw, events: list[Event]) -> None:
+    p = a.player
+    _on_turn(s, p)
+    opts = s.options
+    hand = s.hands[p]
+    if s.pending:
+        if a.card is not None:
+            raise IllegalPlay(
+                "penalty-cards-unnamed", "penalty cards are drawn together; name them on a pad"
+            )
+        _begin_turn(s, events)
+        count = s.pending
+        reason = "wild-draw-four" if s.challenge is not None else "draw-two"
+        s.pending = 0
+        s.challenge = None
+        _draw_cards(s, p, count, events, reason)
+        events.append(Event("skipped", player=p))
+        s.turn = s.next_seat(p)
+        _announce_turn(s, events)
+        return
+    if s.has_drawn:
+        again = opts.draw == "until-playable" and (
+            s.drawn_unknown or (s.drawn is not None and not matches(s, s.drawn))
+        )
+        if not again:
+            raise IllegalPlay("already-drew", "one card is drawn per turn")
+    elif not opts.draw_by_choice and has_playable(s, hand.known):
+        raise IllegalPlay("has-playable-card", "a card in hand can be played")
+    if a.card is not None:
+        _check_named_draw(s, a.card)
+    elif _next_draw_source(s) == "none" and s.has_drawn:
+        raise IllegalPlay("pile-empty", "there is no card left to draw")
+
+    # --- accepted ---
+    if not s.has_drawn and not opts.draw_by_choice and hand.unknown:
+        s.unverified += 1
+        events.append(Event("unverified", player=p))
+    _begin_turn(s, events)
+    source = _next_draw_source(s)
+    if source == "none":
+        events.append(Event("piles-exhausted", player=p, count=1))
+        _end_turn(s, p, events)
+        return
+    if a.card is not None and source == "unknown":
+        if s.pile_unknown == 0:
+            _reshuffle(s, events)
+        s.pile_unknown -= 1
+        hand.known.append(a.card)
+        drawn: Card | None = a.card
+    else:
+        _draw_cards(s, p, 1, events, "")
+        drawn = hand.known[-1] if source == "known" else None
+    if len(hand) > 1:
+        s.called[p] = False
+    events.append(Event("drew", player=p, count=1))
+    s.has_drawn = True
+    s.drawn = drawn
+    s.drawn_unknown = drawn is None
+    if opts.draw == "one-no-play" or (
+        drawn is not None
+        and not matches(s, drawn)
+        and (opts.draw == "one-may-play" or _next_draw_source(s) == "none")
+    ):
+        _end_turn(s, p, events)
+
+
+def _end_turn(s: State, p: int, events: list[Event]) -> None:
+    s.has_drawn = False
+    s.drawn = None
+    s.drawn_unknown = False
+    s.turn = s.next_seat(p)
+    _announce_turn(s, events)
+
+
+def _on_pass(s: State, a: Pass, events: list[Event]) -> None:
+    p = a.player
+    _on_turn(s, p)
+    if s.pending:
+        raise IllegalPlay("draw-penalty-pending", "draw the penalty cards (or challenge) first")
+    if not s.has_drawn:
+        raise IllegalPlay("draw-first", "draw a card before passing")
+    if (
+        s.options.draw == "until-playable"
+        and s.drawn is not None
+        and not matches(s, s.drawn)
+        and _next_draw_source(s) != "none"
+    ):
+        raise IllegalPlay("keep-drawing", "keep drawing until a playable card comes")
+    if s.drawn_unknown and s.options.draw == "until-playable":
+        s.unverified += 1
+        events.append(Event("unverified", player=p))
+    events.append(Event("passed", player=p))
+    _end_turn(s, p, events)
+
+
+def _on_choose_color(s: State, a: ChooseColor, events: list[Event]) -> None:
+    _seat(s, a.player)
+    _in_play(s)
+    if s.awaiting_color is None:
+        raise IllegalPlay("no-color-needed", "no colour is waiting to be named")
+    if a.player != s.awaiting_color:
+        raise IllegalPlay("not-your-turn", f"{s.players[s.awaiting_color]} names the colour")
+    s.awaiting_color = None
+    s.color = a.color
+    events.append(Event("color-chosen", player=a.player, color=a.color))
+    _announce_turn(s, events)
+
+
+def _on_call_uno(s: State, a: CallUno, events: list[Event]) -> None:
+    p = a.player
+    _seat(s, p)
+    _in_play(s)
+    if s.called[p]:
+        raise IllegalPlay("already-called", "UNO was already called")
+    size = len(s.hands[p])
+    about_to = p == s.turn and size == 2 and s.awaiting_color is None
+    if not (about_to or s.uno_window == p):
+        raise IllegalPlay("uno-not-due", "UNO is called when going down to one card")
+    s.called[p] = True
+    s.uno_calls[p] += 1
+    if s.uno_window == p:
+        s.uno_window = None
+        s.uno_next = None
+    events.append(Event("uno", player=p))
+
+
+def _on_catch(s: State, a: Catch, events: list[Event]) -> None:
+    c, t = a.catcher, a.target
+    _seat(s, c)
+    _seat(s, t)
+    _in_play(s)
+    if c == t:
+        raise IllegalPlay("cannot-catch-yourself", "a player cannot catch themself")
+    opts = s.options
+    if s.uno_window == t and not s.called[t] and len(s.hands[t]) == 1:
+        if opts.uno_catchers == "next-player" and c != s.uno_next:
+            raise IllegalPlay("only-next-player-catches", "only the next player may catch")
+        s.uno_window = None
+        s.uno_next = None
+        events.append(Event("caught", player=c, target=t))
+        _draw_cards(s, t, opts.uno_penalty, events, "uno-not-called")
+        return
+    if len(s.hands[t]) == 1 and not s.called[t]:
+        raise IllegalPlay("catch-too-late", "the next player has already begun their turn")
+    if opts.false_catch_penalty:
+        events.append(Event("false-catch", player=c, target=t))
+        _draw_cards(s, c, opts.false_catch_penalty, events, "false-catch")
+        return
+    raise IllegalPlay("false-catch", "that player called UNO or holds more than one card")
+
+
+def _on_challenge(s: State, a: Challenge, events: list[Event]) -> None:
+    p = a.player
+    _seat(s, p)
+    _in_play(s)
+    window = s.challenge
+    if window is None or not s.pending:
+        raise IllegalPlay("nothing-to-challenge", "there is no Wild Draw Four to challenge")
+    if p != window.target:
+        raise IllegalPlay(
+            "only-next-player-challenges", "only the player who must draw may challenge"
+        )
+    if s.awaiting_color is not None:
+        raise IllegalPlay("color-not-chosen", "the colour of the wild has not been named")
+    _begin_turn(s, events)
+    events.append(Event("challenge", player=p, target=window.offender))
+    if window.hand_unknown or s.hands[window.offender].unknown:
+        # The referee cannot see the hand: the offender shows it (to the challenger alone).
+        events.append(Event("show-needed", player=window.offender, reason="challenge"))
+        s.awaiting_show = window.offender
+        return
+    _judge_challenge(s, window, list(window.hand), events)
+
+
+def _judge_challenge(
+    s: State, window: ChallengeWindow, hand: list[Card], events: list[Event]
+) -> None:
+    """Announce only guilty or innocent: the hand's contents are never announced [M]."""
+    opts = s.options
+    p, offender = window.target, window.offender
+    s.pending = 0
+    s.challenge = None
+    if wd4_guilty(hand, window.prior_color, window.prior_rank, opts.wild_draw_four):
+        events.append(Event("guilty", player=offender, target=p))
+        if opts.challenge_success == "take-back":
+            # [000][004]: the card goes back, the offender draws 4 and plays again legally.
+            s.discard.pop()
+            s.hands[offender].known.append(Card(None, WILD_DRAW_FOUR))
+            s.color = window.prior_color
+            s.live_rank = window.prior_rank
+            _draw_cards(s, offender, 4, events, "illegal-wild-draw-four")
+            s.turn = offender
+        else:
+            # [M]: the card stays, its colour stands, the challenger takes a normal turn.
+            _draw_cards(s, offender, 4, events, "illegal-wild-draw-four")
+            s.turn = p
+    else:
+        events.append(Event("innocent", player=offender, target=p))
+        _draw_cards(s, p, 4 + opts.challenge_penalty, events, "challenge-failed")
+        events.append(Event("skipped", player=p))
+        s.turn = s.next_seat(p)
+    _announce_turn(s, events)
+
+
+def _check_show(s: State, player: int, cards: Sequence[Card]) -> Counter[Card]:
+    """The cards a show reveals beyond what was known; raises unless the show is the whole hand
+    and possible."""
+    hand = s.hands[player]
+    if len(cards) != len(hand):
+        raise IllegalPlay("show-mismatch", f"that hand holds {len(hand)} cards")
+    extra = Counter(cards)
+    extra.subtract(Counter(hand.known))
+    if any(v < 0 for v in extra.values()):
+        raise IllegalPlay("show-mismatch", "a card known to be in that hand was not shown")
+    extra = +extra
+    pool = s.unknown_pool()
+    if any(pool[c] < k for c, k in extra.items()):
+        raise IllegalPlay("card-not-available", "a shown card is known to be elsewhere")
+    return extra
+
+
+def _on_show(s: State, a: Show, events: list[Event]) -> None:
+    p = a.player
+    _seat(s, p)
+    if s.phase is Phase.MATCH_OVER:
+        raise IllegalPlay("match-over", "the match is over")
+    _check_show(s, p, a.cards)
+    hand = s.hands[p]
+    hand.known = list(a.cards)
+    hand.unknown = 0
+    events.append(Event("shown", player=p, count=len(a.cards)))
+    window = s.challenge
+    if window is not None and s.awaiting_show == p:
+        s.awaiting_show = None
+        _judge_challenge(s, window, list(a.cards), events)
+    elif s.phase is Phase.ROUND_OVER and len(s.results) < s.round:
+        _try_score(s, events)
+
+
+def _on_identify(s: State, a: Identify, events: list[Event]) -> None:
+    p = a.player
+    _seat(s, p)
+    hand = s.hands[p]
+    if hand.unknown == 0:
+        raise IllegalPlay("hand-already-known", "every card of that hand is already known")
+    if not s.is_available(a.card):
+        raise IllegalPlay("card-not-available", f"every {a.card} is already accounted for")
+    hand.unknown -= 1
+    hand.known.append(a.card)
+    if s.drawn_unknown and p == s.turn and s.has_drawn:
+        # Choice: a seat-pad read right after a blind draw names the drawn card.
+        s.drawn = a.card
+        s.drawn_unknown = False
+    events.append(Event("identified", player=p))
+
+
+def _waiting_show(handler: Callable[[State, Action, list[Event]], None]) -> Callable[
+    [State, Action, list[Event]], None
+]:
+    """While a challenged hand must be shown, only the show (and UNO business) may happen."""
+
+    def guarded(s: State, a: Action, events: list[Event]) -> None:
+        if s.awaiting_show is not None:
+            raise IllegalPlay(
+                "show-needed", f"{s.players[s.awaiting_show]} must show their hand first"
+            )
+        handler(s, a, events)
+
+    return guarded
+
+
+_HANDLERS: dict[type, Callable[[State, Action, list[Event]], None]] = {
+    Play: _waiting_show(_on_play),  # type: ignore[arg-type]
+    Draw: _waiting_show(_on_draw),  # type: ignore[arg-type]
+    Pass: _waiting_show(_on_pass),  # type: ignore[arg-type]
+    ChooseColor: _waiting_show(_on_choose_color),  # type: ignore[arg-type]
+    CallUno: _on_call_uno,  # type: ignore[dict-item]
+    Catch: _on_catch,  # type: ignore[dict-item]
+    Challenge: _waiting_show(_on_challenge),  # type: ignore[arg-type]
+    Show: _on_show,  # type: ignore[dict-item]
+    Identify: _on_identify,  # type: ignore[dict-item]
+    TurnUp: _on_turn_up,  # type: ignore[dict-item]
+}

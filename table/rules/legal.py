@@ -1,0 +1,86 @@
+"""Legal actions of the player on turn, as the engine would accept them.
+
+Only known cards are offered: a hidden hand's plays are checked when the card is read.
+A Wild Draw Four is offered whenever it could be played, bluff included, where the rules let a
+challenge expose a bluff. Out-of-turn actions (UNO calls after the play, catches) are listed by
+:func:`out_of_turn_actions`.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+from table.cards import COLORS, WILD_DRAW_FOUR, Card, Color
+from table.rules.actions import Action, CallUno, Catch, Challenge, ChooseColor, Draw, Pass, Play
+from table.rules.matching import has_playable, matches, wd4_guilty
+from table.rules.state import Phase, State
+
+
+@cache
+def _play(player: int, card: Card, color: Color | None) -> Play:
+    return Play(player, (card,), color)
+
+
+@cache
+def _simple(kind: type, player: int) -> Action:
+    return kind(player)  # type: ignore[no-any-return]
+
+
+def _plays(s: State, player: int, card: Card, out: list[Action]) -> None:
+    if card.is_wild:
+        if card.rank == WILD_DRAW_FOUR and not s.options.challengeable:
+            rest = s.hands[player].known.copy()
+            rest.remove(card)
+            if wd4_guilty(rest, s.color, s.live_rank, s.options.wild_draw_four):
+                return
+        for color in COLORS:
+            out.append(_play(player, card, color))
+    elif matches(s, card):
+        out.append(_play(player, card, None))
+
+
+def legal_actions(s: State) -> list[Action]:
+    """The actions the player on turn may take, each once; empty when no one is on turn."""
+    if s.phase is not Phase.PLAY or s.awaiting_show is not None:
+        return []
+    if s.awaiting_color is not None:
+        return [ChooseColor(s.awaiting_color, c) for c in COLORS]
+    p = s.turn
+    hand = s.hands[p]
+    out: list[Action] = []
+    if s.pending:
+        out.append(_simple(Draw, p))
+        if s.challenge is not None and s.challenge.target == p:
+            out.append(_simple(Challenge, p))
+        return out
+    if s.has_drawn:
+        if s.drawn is not None:
+            _plays(s, p, s.drawn, out)
+            if s.options.draw == "until-playable" and not matches(s, s.drawn):
+                out.append(_simple(Draw, p))
+            else:
+                out.append(_simple(Pass, p))
+        else:
+            out.append(_simple(Pass, p))
+            if s.options.draw == "until-playable":
+                out.append(_simple(Draw, p))
+        return out
+    for card in dict.fromkeys(hand.known):
+        _plays(s, p, card, out)
+    if s.options.draw_by_choice or not has_playable(s, hand.known):
+        out.append(_simple(Draw, p))
+    if len(hand) == 2 and not s.called[p]:
+        out.append(_simple(CallUno, p))
+    return out
+
+
+def out_of_turn_actions(s: State) -> list[Action]:
+    """A late UNO call and every catch that would succeed now."""
+    seat = s.uno_window
+    if s.phase is not Phase.PLAY or seat is None or s.called[seat]:
+        return []
+    out: list[Action] = [_simple(CallUno, seat)]
+    for c in s.active:
+        if c != seat and (s.options.uno_catchers == "any" or c == s.uno_next):
+            out.append(Catch(c, seat))
+    return out

@@ -1,0 +1,73 @@
+"""Round scores and the end of the match (RULES.md §3)."""
+
+from __future__ import annotations
+
+from table.rules.state import Event, Phase, RoundResult, State
+
+
+def hand_value(s: State, seat: int) -> int:
+    """A hand's points, times (UNO calls + 1) under ``doubling`` [000] 倍付け."""
+    points = sum(c.points for c in s.hands[seat].known)
+    if s.options.doubling:
+        points *= s.uno_calls[seat] + 1
+    return points
+
+
+def round_points(s: State) -> tuple[int, ...]:
+    """Each seat's points for the round just won. Every losing hand must be known.
+
+    ``international``: the winner scores the sum of the other hands, the others 0.
+    ``japanese``: the winner scores that sum, every other player minus their own hand, so a
+    round sums to zero. ``lowest``: each player adds their own hand; the winner adds 0.
+    Choice: under ``doubling`` the multiplied hand is what the winner collects too.
+    """
+    assert s.winner is not None
+    w = s.winner
+    values = [0 if i == w or s.eliminated[i] else hand_value(s, i) for i in range(s.n)]
+    scoring = s.options.scoring
+    if scoring == "lowest":
+        return tuple(values)
+    points = [-v for v in values] if scoring == "japanese" else [0] * s.n
+    points[w] = sum(values)
+    return tuple(points)
+
+
+def standings(s: State) -> list[int]:
+    """Seats from first to last: by score, highest first (lowest first under ``lowest``);
+    a player eliminated earlier ranks below one still in; ties keep seat order."""
+    lowest = s.options.scoring == "lowest"
+    return sorted(
+        range(s.n),
+        key=lambda i: (s.eliminated[i], s.scores[i] if lowest else -s.scores[i], i),
+    )
+
+
+def match_over(s: State) -> bool:
+    opts = s.options
+    if opts.rounds and len(s.results) >= opts.rounds:
+        return True
+    if opts.scoring == "lowest" and opts.eliminate:
+        return len(s.active) <= 1
+    return bool(opts.target) and any(score >= opts.target for score in s.scores)
+
+
+def score_round(s: State, events: list[Event]) -> None:
+    """Score the round just won, record it and end the match when it is over."""
+    assert s.winner is not None
+    points = round_points(s)
+    for i, p in enumerate(points):
+        s.scores[i] += p
+    s.results.append(RoundResult(s.winner, points))
+    events.append(Event("round-scored", player=s.winner, count=points[s.winner]))
+    opts = s.options
+    if opts.scoring == "lowest" and opts.eliminate and opts.target:
+        out = [i for i in s.active if s.scores[i] >= opts.target]
+        if len(out) == len(s.active):
+            # Choice: when everyone left reaches the target together, the lowest stays in.
+            out.remove(min(out, key=lambda i: (s.scores[i], i)))
+        for seat in out:
+            s.eliminated[seat] = True
+            events.append(Event("eliminated", player=seat))
+    if match_over(s):
+        s.phase = Phase.MATCH_OVER
+        events.append(Event("match-over", player=standings(s)[0]))

@@ -1,0 +1,220 @@
+"""The game state: every physical card is in exactly one place.
+
+Places are the draw pile (known cards on top, then a count of unknown ones), the discard pile
+(always known: cards are played face up) and the hands (known cards plus a count of unknown
+ones). Which faces the unknown cards are is not tracked card by card: together they are the
+*unknown pool*, the edition minus every known card.
+
+A :class:`State` is mutable so that self-play can run in place; :func:`table.rules.engine.apply`
+copies it first and is pure. Treat a state you did not make as read-only.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections import Counter
+from dataclasses import dataclass, field
+
+from table.cards import Card, Color, edition_counts
+from table.rules.options import Options
+
+
+class Phase(enum.Enum):
+    START = "start"  # waiting for the card turned up
+    PLAY = "play"
+    ROUND_OVER = "round-over"  # won; scored once every losing hand is known
+    MATCH_OVER = "match-over"
+
+
+@dataclass(slots=True)
+class Hand:
+    known: list[Card] = field(default_factory=list)
+    unknown: int = 0
+
+    def __len__(self) -> int:
+        return len(self.known) + self.unknown
+
+    def copy(self) -> Hand:
+        return Hand(self.known.copy(), self.unknown)
+
+    @property
+    def fully_known(self) -> bool:
+        return self.unknown == 0
+
+
+@dataclass(frozen=True, slots=True)
+class ChallengeWindow:
+    """A Wild Draw Four that its target may still challenge."""
+
+    offender: int
+    target: int
+    # The offender's hand without the Wild Draw Four, as it was when it was played.
+    hand: tuple[Card, ...]
+    hand_unknown: int
+    # What the Wild Draw Four covered: for the legality check and for a take-back.
+    prior_color: Color | None
+    prior_rank: str | None
+    color_was_named: bool
+
+
+@dataclass(frozen=True, slots=True)
+class RoundResult:
+    winner: int
+    points: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """One thing that happened, for announcements and logs. Carries only public information."""
+
+    kind: str
+    player: int | None = None
+    target: int | None = None
+    card: Card | None = None
+    color: Color | None = None
+    count: int = 0
+    reason: str | None = None
+
+
+@dataclass(slots=True)
+class State:
+    options: Options
+    players: tuple[str, ...]
+    round: int = 1
+    dealer: int = 0
+    phase: Phase = Phase.START
+    turn: int = 0
+    direction: int = 1
+    discard: list[Card] = field(default_factory=list)
+    color: Color | None = None
+    # The rank the next card may match (the top card's; ``None`` under a plain wild).
+    live_rank: str | None = None
+    pile: list[Card] = field(default_factory=list)  # known top of the draw pile, top last
+    pile_unknown: int = 0
+    hands: list[Hand] = field(default_factory=list)
+    called: list[bool] = field(default_factory=list)
+    uno_calls: list[int] = field(default_factory=list)  # calls made this round (doubling)
+    pending: int = 0  # cards the player on turn must draw unless they stack or challenge
+    challenge: ChallengeWindow | None = None
+    awaiting_color: int | None = None  # this seat must name a colour before play goes on
+    awaiting_show: int | None = None  # this challenged seat must show its hand
+    has_drawn: bool = False
+    drawn: Card | None = None  # the card drawn this turn, when known
+    drawn_unknown: bool = False  # the card drawn this turn is not known
+    uno_window: int | None = None  # seat that went down to one card uncalled, still catchable
+    uno_next: int | None = None  # the seat that was next when the window opened
+    winner: int | None = None  # this round's winner
+    scores: list[int] = field(default_factory=list)
+    results: list[RoundResult] = field(default_factory=list)
+    eliminated: list[bool] = field(default_factory=list)
+    unverified: int = 0  # plays accepted without being able to check them
+
+    # --- derived --------------------------------------------------------------------------
+
+    @property
+    def n(self) -> int:
+        return len(self.players)
+
+    @property
+    def top(self) -> Card | None:
+        return self.discard[-1] if self.discard else None
+
+    @property
+    def current_player(self) -> int | None:
+        """Whose move it is, or ``None`` when no one's (start, round or match over)."""
+        if self.phase is not Phase.PLAY:
+            return None
+        if self.awaiting_color is not None:
+            return self.awaiting_color
+        return self.turn
+
+    @property
+    def pile_size(self) -> int:
+        return len(self.pile) + self.pile_unknown
+
+    def next_seat(self, seat: int, steps: int = 1, direction: int | None = None) -> int:
+        """The seat ``steps`` places after ``seat`` in the direction of play, skipping seats
+        that were eliminated."""
+        d = self.direction if direction is None else direction
+        for _ in range(steps):
+            seat = (seat + d) % self.n
+            while self.eliminated[seat]:
+                seat = (seat + d) % self.n
+        return seat
+
+    @property
+    def active(self) -> list[int]:
+        return [i for i in range(self.n) if not self.eliminated[i]]
+
+    def copy(self) -> State:
+        # A hand-written copy: ``copy.deepcopy`` is an order of magnitude slower.
+        return State(
+            options=self.options,
+            players=self.players,
+            round=self.round,
+            dealer=self.dealer,
+            phase=self.phase,
+            turn=self.turn,
+            direction=self.direction,
+            discard=self.discard.copy(),
+            color=self.color,
+            live_rank=self.live_rank,
+            pile=self.pile.copy(),
+            pile_unknown=self.pile_unknown,
+            hands=[h.copy() for h in self.hands],
+            called=self.called.copy(),
+            uno_calls=self.uno_calls.copy(),
+            pending=self.pending,
+            challenge=self.challenge,
+            awaiting_color=self.awaiting_color,
+            awaiting_show=self.awaiting_show,
+            has_drawn=self.has_drawn,
+            drawn=self.drawn,
+            drawn_unknown=self.drawn_unknown,
+            uno_window=self.uno_window,
+            uno_next=self.uno_next,
+            winner=self.winner,
+            scores=self.scores.copy(),
+            results=self.results.copy(),
+            eliminated=self.eliminated.copy(),
+            unverified=self.unverified,
+        )
+
+    # --- card accounting --------------------------------------------------------------------
+
+    def known_counts(self) -> Counter[Card]:
+        counts: Counter[Card] = Counter(self.discard)
+        counts.update(self.pile)
+        for hand in self.hands:
+            counts.update(hand.known)
+        return counts
+
+    def unknown_pool(self) -> Counter[Card]:
+        """The faces of the cards whose place is not known, with their counts."""
+        pool = Counter(edition_counts(self.options.deck))
+        pool.subtract(self.known_counts())
+        return +pool
+
+    def unknown_slots(self) -> int:
+        return self.pile_unknown + sum(h.unknown for h in self.hands)
+
+    def is_available(self, card: Card) -> bool:
+        """Whether one copy of ``card`` could be among the unknown cards."""
+        total = edition_counts(self.options.deck).get(card, 0)
+        if total == 0:
+            return False
+        known = self.discard.count(card) + self.pile.count(card)
+        for hand in self.hands:
+            known += hand.known.count(card)
+        return known < total
+
+    def check_conservation(self) -> None:
+        """Raise ``AssertionError`` unless every physical card is in exactly one place."""
+        edition = edition_counts(self.options.deck)
+        known = self.known_counts()
+        for card, count in known.items():
+            assert count <= edition.get(card, 0), f"{count} known copies of {card}"
+        placed = sum(known.values()) + self.unknown_slots()
+        deck = sum(edition.values())
+        assert placed == deck, f"{placed} cards placed, the deck has {deck}"
+        assert all(h.unknown >= 0 for h in self.hands) and self.pile_unknown >= 0

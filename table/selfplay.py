@@ -1,0 +1,209 @@
+"""Self-play: complete rounds with random legal actions, for tests, benchmarks and statistics.
+
+The chance events a real table supplies (the shuffle, the dealer draw, the order of a reshuffled
+pile, a Shuffle Hands redeal) come from one seeded ``random.Random``, fed to the engine as
+explicit inputs: the same seed gives the same games.
+
+The random player is "random with a pulse": it plays a card when it can more often than it
+draws, calls UNO most of the time (and sometimes forgets), catches forgotten calls, bluffs
+Wild Draw Fours and challenges them at random.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from table.cards import COLORS, Card, edition_cards, sort_key
+from table.rules import (
+    Action,
+    CallUno,
+    Catch,
+    Challenge,
+    ChooseColor,
+    Deal,
+    Draw,
+    Event,
+    Identify,
+    Options,
+    Pass,
+    Phase,
+    Play,
+    State,
+    apply_in_place,
+    choose_dealer,
+    legal_actions,
+    make_options,
+    new_game,
+)
+from table.rules.engine import next_round
+
+MAX_ACTIONS = 20_000  # a round that runs this long is stopped and counted as capped
+
+
+@dataclass
+class Stats:
+    games: int = 0
+    turns: int = 0
+    capped: int = 0
+    wins: Counter[int] = field(default_factory=Counter)
+    penalties: Counter[str] = field(default_factory=Counter)
+
+    def summary(self, players: int) -> dict[str, object]:
+        return {
+            "games": self.games,
+            "turns": self.turns,
+            "capped": self.capped,
+            "wins_per_seat": [self.wins[i] for i in range(players)],
+            "mean_turns_per_round": round(self.turns / self.games, 2) if self.games else 0.0,
+            "penalties": dict(sorted(self.penalties.items())),
+        }
+
+
+class RandomTable:
+    """Chance and random players for one seeded table."""
+
+    def __init__(self, options: Options, players: int, seed: int) -> None:
+        self.options = options
+        self.names = tuple(f"P{i + 1}" for i in range(players))
+        self.rng = random.Random(seed)
+
+    # --- chance ---------------------------------------------------------------------------
+
+    def shuffled_deck(self) -> list[Card]:
+        deck = edition_cards(self.options.deck)
+        self.rng.shuffle(deck)
+        return deck
+
+    def deal(self, state: State | None = None) -> Deal:
+        deck = self.shuffled_deck()
+        size = self.options.hand_size
+        hands: list[tuple[list[Card], int]] = []
+        for i in range(len(self.names)):
+            if state is not None and state.eliminated[i]:
+                hands.append(([], 0))
+            else:
+                hands.append((deck[:size], 0))
+                del deck[:size]
+        return Deal(hands=hands, pile=deck[1:], start=deck[:1])
+
+    def dealer(self) -> int:
+        deck = self.shuffled_deck()
+        return choose_dealer(len(self.names), lambda _seat: deck.pop(), self.options)
+
+    def identify_all(self, s: State) -> list[Event]:
+        """Name every unknown card in the hands (what seat pads do at a real table): chance
+        picks them from the cards whose place is unknown."""
+        events: list[Event] = []
+        for seat, hand in enumerate(s.hands):
+            if not hand.unknown:
+                continue
+            pool = sorted(s.unknown_pool().elements(), key=sort_key)
+            picks = self.rng.sample(pool, hand.unknown)
+            for card in picks:
+                events += apply_in_place(s, Identify(seat, card))
+        return events
+
+    # --- players --------------------------------------------------------------------------
+
+    def choose(self, s: State) -> Action | None:
+        """A random but lively action for the player on turn."""
+        rng = self.rng
+        acts = legal_actions(s)
+        if not acts:
+            return None
+        first = acts[0]
+        if isinstance(first, ChooseColor):
+            return rng.choice(acts)
+        plays = [a for a in acts if isinstance(a, Play)]
+        if any(isinstance(a, Challenge) for a in acts) and rng.random() < 0.3:
+            return Challenge(s.turn)
+        if any(isinstance(a, CallUno) for a in acts) and plays and rng.random() < 0.8:
+            return CallUno(s.turn)
+        if plays and rng.random() < 0.9:
+            card = rng.choice(plays).cards[0]
+            color = rng.choice(COLORS) if card.is_wild else None
+            return Play(s.turn, (card,), color)
+        others = [a for a in acts if isinstance(a, Draw | Pass)]
+        return rng.choice(others) if others else rng.choice(acts)
+
+    def out_of_turn(self, s: State) -> Action | None:
+        """After a play: the player who went down to one card may call late, or be caught."""
+        seat = s.uno_window
+        if seat is None or s.phase is not Phase.PLAY or s.called[seat]:
+            return None
+        roll = self.rng.random()
+        if roll < 0.3:
+            return CallUno(seat)
+        if roll < 0.7:
+            catchers = [
+                c
+                for c in s.active
+                if c != seat and (self.options.uno_catchers == "any" or c == s.uno_next)
+            ]
+            if catchers:
+                return Catch(self.rng.choice(catchers), seat)
+        return None
+
+
+def play_round(table: RandomTable, s: State, stats: Stats | None = None) -> State:
+    """Play ``s`` (a freshly dealt round) to its end, in place."""
+    actions = 0
+    while s.phase is Phase.PLAY:
+        if actions >= MAX_ACTIONS:
+            if stats is not None:
+                stats.capped += 1
+            return s
+        table.identify_all(s)
+        action = table.choose(s)
+        if action is None:  # pragma: no cover - a state in PLAY always has an action
+            break
+        events = apply_in_place(s, action)
+        actions += 1
+        late = table.out_of_turn(s)
+        if late is not None:
+            events += apply_in_place(s, late)
+            actions += 1
+        if stats is not None:
+            for e in events:
+                if e.kind == "penalty" and e.reason:
+                    stats.penalties[e.reason] += 1
+    table.identify_all(s)
+    if stats is not None:
+        stats.turns += actions
+        stats.games += 1
+        if s.winner is not None:
+            stats.wins[s.winner] += 1
+    return s
+
+
+def rounds(table: RandomTable, count: int, stats: Stats | None = None) -> Iterator[State]:
+    """``count`` independent rounds, each a new match with a drawn dealer."""
+    for _ in range(count):
+        s, _ = new_game(table.options, table.names, table.dealer(), table.deal())
+        yield play_round(table, s, stats)
+
+
+def play_match(table: RandomTable, max_rounds: int = 200) -> State:
+    """A whole match: rounds until the match ends (or ``max_rounds``)."""
+    s, _ = new_game(table.options, table.names, table.dealer(), table.deal())
+    for _ in range(max_rounds):
+        play_round(table, s)
+        if s.phase is not Phase.ROUND_OVER:
+            break
+        s, _ = next_round(s, table.deal(s))
+    return s
+
+
+def selfplay(games: int, players: int, seed: int, preset: str = "official") -> dict[str, object]:
+    """The JSON summary printed by ``uno-table selfplay``."""
+    options = make_options(preset)
+    table = RandomTable(options, players, seed)
+    stats = Stats()
+    for _ in rounds(table, games, stats):
+        pass
+    out: dict[str, object] = {"rules": preset, "players": players, "seed": seed}
+    out.update(stats.summary(players))
+    return out
