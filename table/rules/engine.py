@@ -238,6 +238,8 @@ def _seat(s: State, seat: int) -> None:
 def _in_play(s: State) -> None:
     if s.phase is Phase.START:
         raise IllegalPlay("no-card-turned-up", "the first card has not been turned up")
+    if s.phase is Phase.MATCH_OVER:
+        raise IllegalPlay("match-over", "the match is over")
     if s.phase is not Phase.PLAY:
         raise IllegalPlay("round-over", "the round is over")
 
@@ -316,7 +318,9 @@ def _check_named_draw(s: State, card: Card) -> None:
         if s.pile[-1] is not card:
             raise IllegalPlay("not-top-card", f"{card} is not the top card of the draw pile")
     elif source == "unknown":
-        if not s.is_available(card) and card not in s.discard[:-1]:
+        # A card under the top of the discard pile is drawable only once it is reshuffled.
+        reshuffled = s.pile_unknown == 0 and card in s.discard[:-1]
+        if not s.is_available(card) and not reshuffled:
             raise IllegalPlay("card-not-available", f"every {card} is already accounted for")
     else:
         raise IllegalPlay("pile-empty", "there is no card left to draw")
@@ -437,9 +441,12 @@ def _on_play(s: State, a: Play, events: list[Event]) -> None:
     if not matches(s, card):
         raise IllegalPlay("wrong-color-or-number", f"{card} does not match")
     opts = s.options
-    rest: list[Card] = hand.known.copy()
-    if known:
-        rest.remove(card)
+    # The rest of the hand matters only to a Wild Draw Four (its restriction and challenge).
+    rest: list[Card] = []
+    if card.rank == WILD_DRAW_FOUR:
+        rest = hand.known.copy()
+        if known:
+            rest.remove(card)
     unknown_rest = hand.unknown - (0 if known else 1)
     wd4_unverified = False
     if card.rank == WILD_DRAW_FOUR and not opts.challengeable and opts.wild_draw_four != (
@@ -476,11 +483,12 @@ def _on_play(s: State, a: Play, events: list[Event]) -> None:
         last = len(hand) == 0
         if not last or opts.shuffle_hands_last_card == "redeal":
             _shuffle_hands(s, p, events)
+            hand = s.hands[p]  # the redeal gave every seat a new hand
     size = len(hand)
     if size == 0:
         _finish(s, p, card, events)
         return
-    if size == 1 and not s.called[p]:
+    if size == 1 and not s.called[p] and card.rank != SHUFFLE_HANDS:
         s.uno_window = p
     _resolve_effect(s, p, card, events, rest, unknown_rest, prior_color, prior_rank)
     if s.uno_window == p:
@@ -882,6 +890,13 @@ def _on_identify(s: State, a: Identify, events: list[Event]) -> None:
         s.drawn = a.card
         s.drawn_unknown = False
     events.append(Event("identified", player=p))
+    if (
+        s.phase is Phase.ROUND_OVER
+        and len(s.results) < s.round
+        and not any(s.hands[i].unknown for i in s.active if i != s.winner)
+    ):
+        # The last hidden card of the losing hands is read: the round can be scored now.
+        _try_score(s, events)
 
 
 def _waiting_show(handler: Callable[[State, Action, list[Event]], None]) -> Callable[

@@ -1,0 +1,273 @@
+"""Self-play throughput of uno-table's rules engine, side by side with RLCard's raw UNO game.
+
+Our engine plays complete rounds under the official rules with every feature on (Wild Draw Four
+challenges, UNO calls, catches). The driver mirrors ``bench/rlcard_driver.py``: each turn it
+picks a uniformly random action from ``legal_actions(state)`` with ``random.Random(seed)``.
+On top of that, whenever ``out_of_turn_actions(state)`` is non-empty it takes a random one of
+them with probability 0.5, and after every action ``RandomTable.identify_all`` names the cards
+that became unknown (reshuffled pile), as the seat pads of a real table would.
+
+A turn is one ``apply_in_place`` call for a game action (``Identify`` calls made by
+``identify_all`` are not counted). Only the play is timed, as for RLCard: the dealer draw, the
+deal, ``new_game`` and the rounds themselves. A uniformly random policy draws about as often as
+it plays, so rounds are long; mean turns per round are printed for both engines so that turns/s
+can be read in context.
+
+Usage::
+
+    python bench/engine.py [--games N] [--seed S] [--players 2 4] [--json] [--profile]
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import json
+import pstats
+import random
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Final
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # run as a script: find rlcard_driver
+
+from rlcard_driver import MAX_STEPS_PER_GAME, rlcard_available, run_rlcard
+
+from table.rules import (
+    Action,
+    Options,
+    Phase,
+    Show,
+    State,
+    apply_in_place,
+    legal_actions,
+    make_options,
+    new_game,
+)
+from table.rules.legal import out_of_turn_actions
+from table.selfplay import RandomTable
+
+MAX_ACTIONS_PER_ROUND: Final = 20_000
+"""A round still running after this many turns is stopped and counted in ``capped``."""
+
+TARGET_RATIO: Final = 2.0
+"""Our turns/s must be at least this many times RLCard's."""
+
+OUT_OF_TURN_PROBABILITY: Final = 0.5
+PROGRESS_INTERVAL_S: Final = 2.0
+
+
+@dataclass(frozen=True)
+class Result:
+    engine: str
+    players: int
+    games: int
+    turns: int
+    seconds: float
+    capped: int
+    cap: int
+
+    @property
+    def turns_per_s(self) -> float:
+        return self.turns / self.seconds if self.seconds else 0.0
+
+    @property
+    def games_per_s(self) -> float:
+        return self.games / self.seconds if self.seconds else 0.0
+
+    @property
+    def mean_turns(self) -> float:
+        return self.turns / self.games if self.games else 0.0
+
+    def as_dict(self) -> dict[str, object]:
+        out: dict[str, object] = asdict(self)
+        out["turns_per_s"] = round(self.turns_per_s, 1)
+        out["games_per_s"] = round(self.games_per_s, 2)
+        out["mean_turns_per_game"] = round(self.mean_turns, 2)
+        return out
+
+
+def bench_options() -> Options:
+    """The official rules, with the features the benchmark must exercise stated explicitly."""
+    options = make_options("official", challenge=True, uno_enforcement="catch", uno_catchers="any")
+    assert options.challengeable
+    return options
+
+
+def _play_round(table: RandomTable, s: State, rng: random.Random) -> tuple[int, bool]:
+    """Play the freshly dealt round ``s`` to its end. Returns (turns, capped)."""
+    turns = 0
+    table.identify_all(s)
+    while s.phase is Phase.PLAY:
+        if turns >= MAX_ACTIONS_PER_ROUND:
+            return turns, True
+        acts: list[Action] = legal_actions(s)
+        if acts:
+            apply_in_place(s, rng.choice(acts))
+        elif s.awaiting_show is not None:
+            # Only reachable when a challenged hand held unknown cards; identify_all keeps every
+            # hand known, so this is a safety net: show the (now fully known) hand.
+            seat = s.awaiting_show
+            apply_in_place(s, Show(seat, tuple(s.hands[seat].known)))
+        else:  # pragma: no cover - a state in PLAY always has an action
+            raise RuntimeError(f"no legal action in phase {s.phase} on turn {s.turn}")
+        turns += 1
+        table.identify_all(s)
+        late = out_of_turn_actions(s)
+        if late and rng.random() < OUT_OF_TURN_PROBABILITY:
+            apply_in_place(s, rng.choice(late))
+            turns += 1
+            table.identify_all(s)
+    return turns, False
+
+
+def run_engine(num_players: int, games: int, seed: int, progress: bool = False) -> Result:
+    """Play ``games`` independent rounds (each a new match with a drawn dealer)."""
+    if num_players < 2:
+        raise ValueError(f"num_players must be at least 2, got {num_players}")
+    if games < 1:
+        raise ValueError(f"games must be at least 1, got {games}")
+    options = bench_options()
+    table = RandomTable(options, num_players, seed)
+    rng = random.Random(seed)
+
+    total_turns = 0
+    capped = 0
+    start = time.perf_counter()
+    next_report = start + PROGRESS_INTERVAL_S
+    for played in range(1, games + 1):
+        s, _ = new_game(options, table.names, table.dealer(), table.deal())
+        turns, was_capped = _play_round(table, s, rng)
+        total_turns += turns
+        capped += was_capped
+        if progress and (now := time.perf_counter()) >= next_report:
+            next_report = now + PROGRESS_INTERVAL_S
+            _progress(f"  uno-table {num_players}p: {played}/{games} games, {total_turns} turns")
+    elapsed = time.perf_counter() - start
+    return Result(
+        "uno-table", num_players, games, total_turns, elapsed, capped, MAX_ACTIONS_PER_ROUND
+    )
+
+
+def run_reference(num_players: int, games: int, seed: int) -> Result:
+    raw = run_rlcard(num_players, games, seed)
+    return Result(
+        "rlcard 1.2.0",
+        num_players,
+        games,
+        int(raw["turns"]),
+        raw["seconds"],
+        int(raw["capped"]),
+        MAX_STEPS_PER_GAME,
+    )
+
+
+def _progress(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def _ratio(ours: Result, theirs: Result | None) -> float | None:
+    if theirs is None or not theirs.turns_per_s:
+        return None
+    return ours.turns_per_s / theirs.turns_per_s
+
+
+def markdown(pairs: Sequence[tuple[Result, Result | None]]) -> str:
+    lines = [
+        "| engine | players | games | turns | mean turns/game | capped | turns/s | games/s"
+        " | ours/RLCard turns/s |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    ratios: list[float] = []
+    for ours, theirs in pairs:
+        ratio = _ratio(ours, theirs)
+        for r in (ours, theirs):
+            if r is None:
+                continue
+            cell = f"{ratio:.2f}x" if r is ours and ratio is not None else ""
+            lines.append(
+                f"| {r.engine} | {r.players} | {r.games:,} | {r.turns:,} | {r.mean_turns:,.1f}"
+                f" | {r.capped} | {r.turns_per_s:,.0f} | {r.games_per_s:,.2f} | {cell} |"
+            )
+        if ratio is not None:
+            ratios.append(ratio)
+    lines.append("")
+    if len(ratios) != len(pairs):
+        lines.append("2x target: not checked (RLCard was not run)")
+    else:
+        met = all(r >= TARGET_RATIO for r in ratios)
+        worst = min(ratios)
+        lines.append(
+            f"2x target (ours >= {TARGET_RATIO:g} x RLCard turns/s at every player count): "
+            f"{'MET' if met else 'NOT MET'} (lowest ratio {worst:.2f}x)"
+        )
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--games", type=int, default=1_000, help="rounds per engine and count")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--players", type=int, nargs="+", default=[2, 4])
+    parser.add_argument("--json", action="store_true", help="print JSON instead of Markdown")
+    parser.add_argument("--no-rlcard", action="store_true", help="measure our engine only")
+    parser.add_argument(
+        "--profile",
+        action="store_true",
+        help="profile our engine's runs (cProfile, by tottime) and print the top to stderr",
+    )
+    args = parser.parse_args(argv)
+
+    with_rlcard = not args.no_rlcard and rlcard_available()
+    if not args.no_rlcard and not with_rlcard:
+        _progress("rlcard is not installed: measuring uno-table only (pip install -e '.[bench]')")
+    profiler = cProfile.Profile() if args.profile else None
+
+    pairs: list[tuple[Result, Result | None]] = []
+    for players in args.players:
+        _progress(f"uno-table, {players} players, {args.games} games ...")
+        if profiler is not None:
+            profiler.enable()
+        ours = run_engine(players, args.games, args.seed, progress=True)
+        if profiler is not None:
+            profiler.disable()
+        theirs: Result | None = None
+        if with_rlcard:
+            _progress(f"rlcard, {players} players, {args.games} games ...")
+            theirs = run_reference(players, args.games, args.seed)
+        pairs.append((ours, theirs))
+
+    if args.json:
+        report = {
+            "seed": args.seed,
+            "target_ratio": TARGET_RATIO,
+            "profiled": args.profile,
+            "runs": [
+                {
+                    "players": ours.players,
+                    "uno_table": ours.as_dict(),
+                    "rlcard": theirs.as_dict() if theirs else None,
+                    "ratio_turns_per_s": (
+                        round(r, 3) if (r := _ratio(ours, theirs)) is not None else None
+                    ),
+                }
+                for ours, theirs in pairs
+            ],
+        }
+        print(json.dumps(report, indent=2))
+    else:
+        print(markdown(pairs))
+        if args.profile:
+            print("\n(our timings include cProfile overhead)")
+
+    if profiler is not None:
+        stats = pstats.Stats(profiler, stream=sys.stderr)
+        stats.sort_stats("tottime").print_stats(30)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,53 @@
+"""Announcements: both languages, renderable, and never a hidden card."""
+
+from __future__ import annotations
+
+import re
+
+from table.announce import CATALOGUE, card_words, from_events, ja_number, render
+from table.cards import parse_card
+from table.rules import Phase, apply_in_place, make_options, new_game
+from table.selfplay import RandomTable
+
+
+def test_every_phrase_exists_in_both_languages() -> None:
+    for key, texts in CATALOGUE.items():
+        assert set(texts) == {"en", "ja"}, key
+        assert set(re.findall(r"{(\w+)}", texts["en"])) == set(
+            re.findall(r"{(\w+)}", texts["ja"])
+        ), key
+
+
+def test_japanese_is_kana_with_numbers_as_words() -> None:
+    assert ja_number(34) == "さんじゅうよん"
+    assert ja_number(300) == "さんびゃく"
+    assert ja_number(-67) == "マイナス ろくじゅうなな"
+    assert card_words(parse_card("R5"), "ja") == "あかの ご"
+    assert card_words(parse_card("W+4"), "ja") == "ワイルド ドロー フォー"
+    for texts in CATALOGUE.values():
+        assert not re.search(r"[A-Za-z]", texts["ja"].replace("{", "<").split("<")[0])
+        assert not re.search(r"[\u4e00-\u9fff]", texts["ja"]), texts["ja"]
+
+
+def test_self_play_announcements_render_and_hide_hands() -> None:
+    """Run many rounds; every announcement renders in both languages, and a card is only ever
+    named when it is face up on the table (played or turned up)."""
+    options = make_options()
+    table = RandomTable(options, 4, seed=11)
+    said = 0
+    for _ in range(30):
+        s, events = new_game(options, table.names, table.dealer(), table.deal())
+        while s.phase is Phase.PLAY:
+            table.identify_all(s)
+            action = table.choose(s)
+            assert action is not None
+            events = apply_in_place(s, action)
+            public = {e.card.code for e in events if e.kind in ("played", "turned-up", "buried")
+                      and e.card is not None}
+            for ann in from_events(events, s.players, options):
+                for lang in ("en", "ja"):
+                    assert render(ann, lang)
+                said += 1
+                card = ann.param("card")
+                assert card is None or card in public
+    assert said > 1000
