@@ -212,7 +212,11 @@ class Replay:
     def _deal(self, line: Line) -> Deal:
         su = self.setup
         size = self._options(line).hand_size
-        hands = [su.hands.get(p, ([], size)) for p in su.players]
+        out = self.state.eliminated if self.state else [False] * len(su.players)
+        hands = [
+            su.hands.get(p, ([], 0 if gone else size))
+            for p, gone in zip(su.players, out, strict=True)
+        ]
         return Deal(hands=hands, pile=su.pile, start=su.start)
 
     def _begin(self, line: Line) -> None:
