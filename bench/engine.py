@@ -4,11 +4,11 @@ Our engine plays complete rounds under the official rules with every feature on 
 challenges, UNO calls, catches). The driver mirrors ``bench/rlcard_driver.py``: each turn it
 picks a uniformly random action from ``legal_actions(state)`` with ``random.Random(seed)``.
 On top of that, whenever ``out_of_turn_actions(state)`` is non-empty it takes a random one of
-them with probability 0.5, and after every action ``RandomTable.identify_all`` names the cards
+them with probability 0.5, and after every action ``RandomTable.supply_chance`` names the cards
 that became unknown (reshuffled pile), as the seat pads of a real table would.
 
 A turn is one ``apply_in_place`` call for a game action (``Identify`` calls made by
-``identify_all`` are not counted). Only the play is timed, as for RLCard: the dealer draw, the
+``supply_chance`` are not counted). Only the play is timed, as for RLCard: the dealer draw, the
 deal, ``new_game`` and the rounds themselves. A uniformly random policy draws about as often as
 it plays, so rounds are long; mean turns per round are printed for both engines so that turns/s
 can be read in context.
@@ -100,7 +100,7 @@ def bench_options() -> Options:
 def _play_round(table: RandomTable, s: State, rng: random.Random) -> tuple[int, bool]:
     """Play the freshly dealt round ``s`` to its end. Returns (turns, capped)."""
     turns = 0
-    table.identify_all(s)
+    table.supply_chance(s)
     while s.phase is Phase.PLAY:
         if turns >= MAX_ACTIONS_PER_ROUND:
             return turns, True
@@ -108,19 +108,19 @@ def _play_round(table: RandomTable, s: State, rng: random.Random) -> tuple[int, 
         if acts:
             apply_in_place(s, rng.choice(acts))
         elif s.awaiting_show is not None:
-            # Only reachable when a challenged hand held unknown cards; identify_all keeps every
+            # Only reachable when a challenged hand held unknown cards; supply_chance keeps every
             # hand known, so this is a safety net: show the (now fully known) hand.
             seat = s.awaiting_show
             apply_in_place(s, Show(seat, tuple(s.hands[seat].known)))
         else:  # pragma: no cover - a state in PLAY always has an action
             raise RuntimeError(f"no legal action in phase {s.phase} on turn {s.turn}")
         turns += 1
-        table.identify_all(s)
+        table.supply_chance(s)
         late = out_of_turn_actions(s)
         if late and rng.random() < OUT_OF_TURN_PROBABILITY:
             apply_in_place(s, rng.choice(late))
             turns += 1
-            table.identify_all(s)
+            table.supply_chance(s)
     return turns, False
 
 

@@ -16,7 +16,7 @@ from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from table.cards import COLORS, Card, edition_cards, sort_key
+from table.cards import COLORS, Card, edition_cards, edition_counts
 from table.rules import (
     Action,
     CallUno,
@@ -31,6 +31,7 @@ from table.rules import (
     Pass,
     Phase,
     Play,
+    Reshuffle,
     State,
     apply_in_place,
     choose_dealer,
@@ -93,16 +94,29 @@ class RandomTable:
         deck = self.shuffled_deck()
         return choose_dealer(len(self.names), lambda _seat: deck.pop(), self.options)
 
-    def identify_all(self, s: State) -> list[Event]:
-        """Name every unknown card in the hands (what seat pads do at a real table): chance
-        picks them from the cards whose place is unknown."""
+    def supply_chance(self, s: State) -> list[Event]:
+        """What chance decides at a real table before the next action: the order of a
+        reshuffled pile (when the draw pile is empty), and which cards the unknown cards in the
+        hands are (what seat pads report), picked from the cards whose place is unknown."""
         events: list[Event] = []
+        if not s.pile and not s.pile_unknown and len(s.discard) > 1 and s.phase is Phase.PLAY:
+            order = s.discard[:-1]
+            self.rng.shuffle(order)
+            events += apply_in_place(s, Reshuffle(tuple(order)))
+        if not any(h.unknown for h in s.hands):
+            return events
+        known = s.known_counts()
+        # Edition order is the sorted order, so no sort is needed for a repeatable pick.
+        pool = [
+            c
+            for c, n in edition_counts(s.options.deck).items()
+            for _ in range(n - known[c])
+        ]
         for seat, hand in enumerate(s.hands):
             if not hand.unknown:
                 continue
-            pool = sorted(s.unknown_pool().elements(), key=sort_key)
-            picks = self.rng.sample(pool, hand.unknown)
-            for card in picks:
+            for card in self.rng.sample(pool, hand.unknown):
+                pool.remove(card)
                 events += apply_in_place(s, Identify(seat, card))
         return events
 
@@ -156,7 +170,7 @@ def play_round(table: RandomTable, s: State, stats: Stats | None = None) -> Stat
             if stats is not None:
                 stats.capped += 1
             return s
-        table.identify_all(s)
+        table.supply_chance(s)
         action = table.choose(s)
         if action is None:  # pragma: no cover - a state in PLAY always has an action
             break
@@ -170,7 +184,7 @@ def play_round(table: RandomTable, s: State, stats: Stats | None = None) -> Stat
             for e in events:
                 if e.kind == "penalty" and e.reason:
                     stats.penalties[e.reason] += 1
-    table.identify_all(s)
+    table.supply_chance(s)
     if stats is not None:
         stats.turns += actions
         stats.games += 1

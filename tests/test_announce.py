@@ -38,7 +38,7 @@ def test_self_play_announcements_render_and_hide_hands() -> None:
     for _ in range(30):
         s, events = new_game(options, table.names, table.dealer(), table.deal())
         while s.phase is Phase.PLAY:
-            table.identify_all(s)
+            table.supply_chance(s)
             action = table.choose(s)
             assert action is not None
             events = apply_in_place(s, action)

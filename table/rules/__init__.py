@@ -15,6 +15,7 @@ from table.rules.actions import (
     Identify,
     Pass,
     Play,
+    Reshuffle,
     Show,
     TurnUp,
 )
@@ -49,6 +50,7 @@ __all__ = [
     "Pass",
     "Phase",
     "Play",
+    "Reshuffle",
     "RoundResult",
     "Show",
     "State",

@@ -86,12 +86,23 @@ class TurnUp:
     card: Card
 
 
-Action = Play | Draw | Pass | ChooseColor | CallUno | Catch | Challenge | Show | Identify | TurnUp
+@dataclass(frozen=True, slots=True)
+class Reshuffle:
+    """Chance: the empty draw pile is remade from the discard pile (all but its top card) in
+    this order, top first. Without it the engine reshuffles by itself into unknown cards."""
+
+    cards: tuple[Card, ...]
+
+
+Action = (
+    Play | Draw | Pass | ChooseColor | CallUno | Catch | Challenge | Show | Identify | TurnUp
+    | Reshuffle
+)
 
 
 def actor(action: Action) -> int | None:
-    """The seat that takes an action (``None`` for a turn-up)."""
-    if isinstance(action, TurnUp):
+    """The seat that takes an action (``None`` for chance: a turn-up or a reshuffle)."""
+    if isinstance(action, TurnUp | Reshuffle):
         return None
     if isinstance(action, Catch):
         return action.catcher

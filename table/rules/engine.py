@@ -36,6 +36,7 @@ from table.rules.actions import (
     Identify,
     Pass,
     Play,
+    Reshuffle,
     Show,
     TurnUp,
     actor,
@@ -245,8 +246,9 @@ def _in_play(s: State) -> None:
 
 
 def _on_turn(s: State, player: int) -> None:
-    _seat(s, player)
-    _in_play(s)
+    if player != s.turn or s.phase is not Phase.PLAY:  # the common case costs one test
+        _seat(s, player)
+        _in_play(s)
     if s.awaiting_color is not None:
         raise IllegalPlay("color-not-chosen", "the colour of the wild has not been named")
     if player != s.turn:
@@ -899,6 +901,17 @@ def _on_identify(s: State, a: Identify, events: list[Event]) -> None:
         _try_score(s, events)
 
 
+def _on_reshuffle(s: State, a: Reshuffle, events: list[Event]) -> None:
+    _in_play(s)
+    if s.pile or s.pile_unknown:
+        raise IllegalPlay("pile-not-empty", "the draw pile is not empty yet")
+    if Counter(a.cards) != Counter(s.discard[:-1]):
+        raise IllegalPlay("reshuffle-mismatch", "a reshuffle uses the discard pile but its top")
+    s.discard = s.discard[-1:]
+    s.pile = list(reversed(a.cards))
+    events.append(Event("reshuffled", count=len(a.cards)))
+
+
 def _waiting_show(handler: Callable[[State, Action, list[Event]], None]) -> Callable[
     [State, Action, list[Event]], None
 ]:
@@ -925,4 +938,5 @@ _HANDLERS: dict[type, Callable[[State, Action, list[Event]], None]] = {
     Show: _on_show,  # type: ignore[dict-item]
     Identify: _on_identify,  # type: ignore[dict-item]
     TurnUp: _on_turn_up,  # type: ignore[dict-item]
+    Reshuffle: _on_reshuffle,  # type: ignore[dict-item]
 }

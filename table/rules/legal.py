@@ -8,22 +8,31 @@ challenge expose a bluff. Out-of-turn actions (UNO calls after the play, catches
 
 from __future__ import annotations
 
-from functools import cache
-
 from table.cards import COLORS, WILD_DRAW_FOUR, Card, Color
 from table.rules.actions import Action, CallUno, Catch, Challenge, ChooseColor, Draw, Pass, Play
 from table.rules.matching import has_playable, matches, wd4_guilty
 from table.rules.state import Phase, State
 
+# Actions are immutable values, so each is made once and shared: enumerating the legal
+# actions then costs a dictionary look-up per card instead of building objects.
+_PLAYS: dict[tuple[int, Card], tuple[Play, ...]] = {}
+_SIMPLE: dict[tuple[type, int], Action] = {}
 
-@cache
-def _play(player: int, card: Card, color: Color | None) -> Play:
-    return Play(player, (card,), color)
+
+def _plays_of(player: int, card: Card) -> tuple[Play, ...]:
+    key = (player, card)
+    plays = _PLAYS.get(key)
+    if plays is None:
+        colors: tuple[Color | None, ...] = COLORS if card.is_wild else (None,)
+        plays = _PLAYS[key] = tuple(Play(player, (card,), c) for c in colors)
+    return plays
 
 
-@cache
 def _simple(kind: type, player: int) -> Action:
-    return kind(player)  # type: ignore[no-any-return]
+    action = _SIMPLE.get((kind, player))
+    if action is None:
+        action = _SIMPLE[(kind, player)] = kind(player)
+    return action
 
 
 def _plays(s: State, player: int, card: Card, out: list[Action]) -> None:
@@ -33,10 +42,9 @@ def _plays(s: State, player: int, card: Card, out: list[Action]) -> None:
             rest.remove(card)
             if wd4_guilty(rest, s.color, s.live_rank, s.options.wild_draw_four):
                 return
-        for color in COLORS:
-            out.append(_play(player, card, color))
+        out.extend(_plays_of(player, card))
     elif matches(s, card):
-        out.append(_play(player, card, None))
+        out.extend(_plays_of(player, card))
 
 
 def legal_actions(s: State) -> list[Action]:
@@ -65,8 +73,12 @@ def legal_actions(s: State) -> list[Action]:
             if s.options.draw == "until-playable":
                 out.append(_simple(Draw, p))
         return out
+    color, rank = s.color, s.live_rank
     for card in dict.fromkeys(hand.known):
-        _plays(s, p, card, out)
+        if card.is_wild:
+            _plays(s, p, card, out)
+        elif card.color is color or card.rank == rank:
+            out.extend(_plays_of(p, card))
     if s.options.draw_by_choice or not has_playable(s, hand.known):
         out.append(_simple(Draw, p))
     if len(hand) == 2 and not s.called[p]:
