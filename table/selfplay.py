@@ -103,7 +103,10 @@ class RandomTable:
             order = s.discard[:-1]
             self.rng.shuffle(order)
             events += apply_in_place(s, Reshuffle(tuple(order)))
-        if not any(h.unknown for h in s.hands):
+        for hand in s.hands:
+            if hand.unknown:
+                break
+        else:
             return events
         known = s.known_counts()
         # Edition order is the sorted order, so no sort is needed for a repeatable pick.

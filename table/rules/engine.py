@@ -219,9 +219,14 @@ def _step(state: State, events: list[Event]) -> Step:
 
 def apply_in_place(s: State, action: Action) -> list[Event]:
     """Apply ``action`` to ``s`` itself. Raises :class:`IllegalPlay` (leaving ``s`` untouched)."""
-    handler = _HANDLERS.get(type(action))
+    kind = type(action)
+    handler = _HANDLERS.get(kind)
     if handler is None:  # pragma: no cover - Action is a closed union
         raise IllegalPlay("unknown-action", f"unknown action {action!r}")
+    if s.awaiting_show is not None and kind in _WAIT_FOR_SHOW:
+        raise IllegalPlay(
+            "show-needed", f"{s.players[s.awaiting_show]} must show their hand first"
+        )
     events: list[Event] = []
     handler(s, action, events)
     return events
@@ -912,29 +917,17 @@ def _on_reshuffle(s: State, a: Reshuffle, events: list[Event]) -> None:
     events.append(Event("reshuffled", count=len(a.cards)))
 
 
-def _waiting_show(handler: Callable[[State, Action, list[Event]], None]) -> Callable[
-    [State, Action, list[Event]], None
-]:
-    """While a challenged hand must be shown, only the show (and UNO business) may happen."""
-
-    def guarded(s: State, a: Action, events: list[Event]) -> None:
-        if s.awaiting_show is not None:
-            raise IllegalPlay(
-                "show-needed", f"{s.players[s.awaiting_show]} must show their hand first"
-            )
-        handler(s, a, events)
-
-    return guarded
-
+# While a challenged hand must be shown, only the show (and UNO business) may happen.
+_WAIT_FOR_SHOW = frozenset({Play, Draw, Pass, ChooseColor, Challenge})
 
 _HANDLERS: dict[type, Callable[[State, Action, list[Event]], None]] = {
-    Play: _waiting_show(_on_play),  # type: ignore[arg-type]
-    Draw: _waiting_show(_on_draw),  # type: ignore[arg-type]
-    Pass: _waiting_show(_on_pass),  # type: ignore[arg-type]
-    ChooseColor: _waiting_show(_on_choose_color),  # type: ignore[arg-type]
+    Play: _on_play,  # type: ignore[dict-item]
+    Draw: _on_draw,  # type: ignore[dict-item]
+    Pass: _on_pass,  # type: ignore[dict-item]
+    ChooseColor: _on_choose_color,  # type: ignore[dict-item]
     CallUno: _on_call_uno,  # type: ignore[dict-item]
     Catch: _on_catch,  # type: ignore[dict-item]
-    Challenge: _waiting_show(_on_challenge),  # type: ignore[arg-type]
+    Challenge: _on_challenge,  # type: ignore[dict-item]
     Show: _on_show,  # type: ignore[dict-item]
     Identify: _on_identify,  # type: ignore[dict-item]
     TurnUp: _on_turn_up,  # type: ignore[dict-item]
