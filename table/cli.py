@@ -8,6 +8,7 @@ import sys
 from collections.abc import Sequence
 
 from table import __version__
+from table.cards import EDITIONS
 from table.errors import TableError
 
 EXIT_USAGE = 2
@@ -41,6 +42,36 @@ def _selfplay(args: argparse.Namespace) -> int:
     return 0
 
 
+def _deck_virtual(args: argparse.Namespace) -> int:
+    from table.deck import deck_toml, virtual_deck
+
+    deck = virtual_deck(args.edition)
+    text = deck_toml(deck)
+    if args.out == "-":
+        sys.stdout.write(text)
+        return 0
+    try:
+        with open(args.out, "w", encoding="utf-8") as f:
+            f.write(text)
+    except OSError as exc:
+        raise TableError(f"{args.out}: cannot write the deck file: {exc.strerror}") from None
+    print(f"wrote {len(deck.tags)} tags ({args.edition} and every control token) to {args.out}")
+    return 0
+
+
+def _deck_check(args: argparse.Namespace) -> int:
+    from table.deck import load_deck
+
+    deck = load_deck(args.file, args.edition)
+    missing = deck.missing()
+    print(f"{args.file}: {len(deck.tags)} tags, edition {deck.edition}")
+    if missing:
+        print(f"missing {len(missing)}: {' '.join(missing)}")
+        return 1
+    print("complete: every card and token has a tag")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="uno-table", description="An automatic referee for UNO played with RFID-tagged cards."
@@ -60,6 +91,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     p.add_argument("--rules", default="official", help="rules preset (default official)")
     p.set_defaults(run=_selfplay)
+
+    deck = sub.add_parser("deck", help="deck files: tag UIDs to cards and tokens")
+    deck_sub = deck.add_subparsers(dest="deck_command", required=True, metavar="DECK-COMMAND")
+    p = deck_sub.add_parser("virtual", help="write the simulator's virtual deck")
+    p.add_argument("--edition", choices=sorted(EDITIONS), default="classic-108")
+    p.add_argument("--out", required=True, help="the deck file to write (- for stdout)")
+    p.set_defaults(run=_deck_virtual)
+    p = deck_sub.add_parser("check", help="check a deck file; list missing cards and tokens")
+    p.add_argument("file")
+    p.add_argument("--edition", choices=sorted(EDITIONS), default="classic-108",
+                   help="the edition, unless the file names one")
+    p.set_defaults(run=_deck_check)
     return parser
 
 
