@@ -14,6 +14,8 @@ from typing import Any
 
 from table.announce import from_events, render
 from table.cards import Card, Color, parse_card
+from table.controller import BUTTONS, Press, ReaderRole, Referee, TagRead
+from table.deck import normalise_uid, parse_tag, virtual_deck
 from table.errors import ScenarioError, TableError
 from table.rules import (
     Action,
@@ -29,10 +31,7 @@ from table.rules import (
     Play,
     Show,
     State,
-    apply,
     make_options,
-    new_game,
-    next_round,
 )
 
 _COMMENT = re.compile(r"(^|\s)#.*$")
@@ -67,9 +66,10 @@ def parse(text: str, path: str = "<scenario>") -> list[Line]:
                 raise ScenarioError(path, number, f"'{head}' takes no arguments")
             lines.append(Line(number, body, head, tuple(words[1:])))
         elif head in ("tap", "press"):
-            raise ScenarioError(
-                path, number, f"'{head}' lines need the table controller, which is not built yet"
-            )
+            if len(words) != 3:
+                what = "READER TAG" if head == "tap" else "PLAYER BUTTON"
+                raise ScenarioError(path, number, f"'{head}' takes {what}")
+            lines.append(Line(number, body, head, tuple(words[1:])))
         elif len(words) >= 2 and words[1].lower() in VERBS:
             lines.append(Line(number, body, words[1].lower(), tuple(words[2:]), words[0]))
         else:
@@ -124,11 +124,14 @@ class Replay:
         self.path = path
         self.lang = lang
         self.setup = _Setup()
-        self.state: State | None = None
-        self.history: list[State] = []
+        self.referee: Referee | None = None
         self.steps: list[StepRecord] = []
         self.pending_round = False  # ``next-round`` seen, its set-up lines may follow
         self._carry: list[str] = []  # what the deal said, spoken before the next step
+
+    @property
+    def state(self) -> State | None:
+        return self.referee.state if self.referee else None
 
     # --- errors and lookups ---------------------------------------------------------------
 
@@ -226,15 +229,26 @@ class Replay:
         try:
             dealer = self._seat(line, su.dealer) if su.dealer else None
             deal = self._deal(line)
-            if self.state is None:
-                self.state, events = new_game(self._options(line), su.players, dealer or 0, deal)
+            if self.referee is None:
+                options = self._options(line)
+                self.referee, said = Referee.create(
+                    options,
+                    su.players,
+                    virtual_deck(options.deck),
+                    virtual_readers(su.players),
+                    dealer or 0,
+                    deal,
+                )
             else:
-                self.state, events = next_round(self.state, deal, dealer)
+                out = self.referee.next_round(deal, dealer)
+                if out.verdict == "rejected":
+                    raise self._error(line, f"the next round cannot start: {out.reason}")
+                said = list(out.announcements)
         except TableError as exc:
             raise self._error(line, str(exc)) from None
         self.pending_round = False
         su.clear_deal()
-        self._carry = self._say(events)
+        self._carry = [render(a, self.lang) for a in said]
 
     # --- game lines -----------------------------------------------------------------------
 
@@ -298,27 +312,45 @@ class Replay:
                 over = s is not None and s.phase is Phase.MATCH_OVER
                 self._record(line, "rejected", "match-over" if over else "round-not-over", [])
                 return
-            self.history.append(s)
             self.pending_round = True
             self._record(line, "accepted", None, [])
             return
-        if self.state is None or self.pending_round:
+        if self.referee is None or self.pending_round:
             self._begin(line)
-        assert self.state is not None
+        ref = self.referee
+        assert ref is not None
         if line.word == "undo":
-            if not self.history:
-                self._record(line, "rejected", "nothing-to-undo", [])
-                return
-            self.state = self.history.pop()
-            self._record(line, "accepted", None, [render(_undone(), self.lang)])
-            return
-        assert line.player is not None
-        action = self._action(line, self._seat(line, line.player))
-        step = apply(self.state, action)
-        if step.verdict != "rejected":
-            self.history.append(self.state)
-            self.state = step.state
-        self._record(line, step.verdict, step.reason, self._say(step.events))
+            out = ref.undo()
+        elif line.word == "tap":
+            out = ref.handle(TagRead(line.args[0], self._uid(line, ref)))
+        elif line.word == "press":
+            if line.args[1].lower() not in BUTTONS:
+                allowed = ", ".join(BUTTONS)
+                raise self._error(line, f"unknown button {line.args[1]!r}: use {allowed}")
+            out = ref.handle(Press(self._seat(line, line.args[0]), line.args[1].lower()))
+        else:
+            assert line.player is not None
+            out = ref.act(self._action(line, self._seat(line, line.player)))
+        verdict = "rejected" if out.verdict == "ignored" else out.verdict
+        says = [render(a, self.lang) for a in out.announcements]
+        self._record(line, verdict, out.reason, says)
+
+    def _uid(self, line: Line, ref: Referee) -> str:
+        """A tap's tag: a hex UID, or a card copy / token of the virtual deck."""
+        text = line.args[1]
+        if text.lower().startswith("token:") or "#" in text:
+            try:
+                tag = parse_tag(text if text.lower().startswith("token:") else text.upper())
+            except TableError as exc:
+                raise self._error(line, str(exc)) from None
+            uid = ref.deck.uid_of(tag)
+            if uid is None:
+                raise self._error(line, f"{text} is not in the {ref.deck.edition} virtual deck")
+            return uid
+        try:
+            return normalise_uid(text)
+        except TableError as exc:
+            raise self._error(line, str(exc)) from None
 
     def run(self, lines: Sequence[Line]) -> None:
         for line in lines:
@@ -346,10 +378,14 @@ class Replay:
         }
 
 
-def _undone() -> Any:
-    from table.announce import Announcement
-
-    return Announcement("undone")
+def virtual_readers(players: Sequence[str]) -> list[ReaderRole]:
+    """The replay's virtual table: a play pad ``pad``, a draw shoe ``shoe`` and one seat pad
+    per player, named after the player."""
+    return [
+        ReaderRole("pad", "play"),
+        ReaderRole("shoe", "draw"),
+        *(ReaderRole(name, "seat", i) for i, name in enumerate(players)),
+    ]
 
 
 def state_json(s: State) -> dict[str, Any]:

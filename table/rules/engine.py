@@ -425,12 +425,22 @@ def _on_turn_up(s: State, a: TurnUp, events: list[Event]) -> None:
 
 def _on_play(s: State, a: Play, events: list[Event]) -> None:
     p = a.player
-    _on_turn(s, p)
+    # Fast path: the common case (the player on turn, in play, no colour awaited) costs three
+    # tests; anything else goes through the full checks of _on_turn.
+    if p != s.turn or s.phase is not Phase.PLAY or s.awaiting_color is not None:
+        _on_turn(s, p)
     if len(a.cards) != 1:
         raise IllegalPlay("one-card-at-a-time", "cards are played one at a time")
     card = a.cards[0]
     hand = s.hands[p]
-    known = card in hand.known
+    held = hand.known
+    # The card's first place among the known cards (-1: not there), looked up once: the play
+    # takes it from there, and before that a hand can only grow at its end (a penalty draw).
+    try:
+        index = held.index(card)
+    except ValueError:
+        index = -1
+    known = index >= 0
     if s.has_drawn:
         if s.drawn is not None:
             if card is not s.drawn:
@@ -445,62 +455,76 @@ def _on_play(s: State, a: Play, events: list[Event]) -> None:
             raise IllegalPlay("card-not-available", f"every {card} is already accounted for")
     if s.pending:
         raise IllegalPlay("draw-penalty-pending", "draw the penalty cards (or challenge) first")
-    if not matches(s, card):
+    wild = card.is_wild
+    rank = card.rank
+    prior_color, prior_rank = s.color, s.live_rank
+    # matches(s, card), inlined.
+    if not (
+        wild or card.color is prior_color or (prior_rank is not None and rank == prior_rank)
+    ):
         raise IllegalPlay("wrong-color-or-number", f"{card} does not match")
     opts = s.options
     # The rest of the hand matters only to a Wild Draw Four (its restriction and challenge).
     rest: list[Card] = []
-    if card.rank == WILD_DRAW_FOUR:
-        rest = hand.known.copy()
+    wd4_unverified = False
+    if rank == WILD_DRAW_FOUR:
+        rest = held.copy()
         if known:
             rest.remove(card)
+        if not opts.challengeable and opts.wild_draw_four != "unrestricted":
+            # Choice: with no challenge the restriction can only be enforced by the referee, so
+            # it refuses a Wild Draw Four it can see is illegal; with a hidden hand the play is
+            # accepted as unverified.
+            if wd4_guilty(rest, prior_color, prior_rank, opts.wild_draw_four):
+                raise IllegalPlay(
+                    "wild-draw-four-not-allowed",
+                    "a Wild Draw Four needs no matching card in hand",
+                )
+            wd4_unverified = hand.unknown - (0 if known else 1) > 0
     unknown_rest = hand.unknown - (0 if known else 1)
-    wd4_unverified = False
-    if card.rank == WILD_DRAW_FOUR and not opts.challengeable and opts.wild_draw_four != (
-        "unrestricted"
-    ):
-        # Choice: with no challenge the restriction can only be enforced by the referee, so it
-        # refuses a Wild Draw Four it can see is illegal; with a hidden hand the play is
-        # accepted as unverified.
-        if wd4_guilty(rest, s.color, s.live_rank, opts.wild_draw_four):
-            raise IllegalPlay(
-                "wild-draw-four-not-allowed", "a Wild Draw Four needs no matching card in hand"
-            )
-        wd4_unverified = unknown_rest > 0
 
     # --- from here on the play is accepted ---
     if wd4_unverified:
         s.unverified += 1
         events.append(Event("unverified", player=p))
-    _begin_turn(s, events)
-    prior_color, prior_rank = s.color, s.live_rank
-    _take_from_hand(s, p, card)
+    if s.uno_window is not None:
+        _begin_turn(s, events)
+    # _take_from_hand, with the place found above.
+    if index >= 0:
+        del held[index]
+    else:
+        hand.unknown -= 1
     s.discard.append(card)
     s.has_drawn = False
     s.drawn = None
     s.drawn_unknown = False
-    events.append(Event("played", player=p, card=card, color=a.color if card.is_wild else None))
-    if card.is_wild:
+    # Positional Event fields (kind, player, target, card, color): this is the hottest event.
+    if wild:
+        events.append(Event("played", p, None, card, a.color))
         s.color = a.color
         s.live_rank = None
     else:
+        events.append(Event("played", p, None, card, None))
         s.color = card.color
-        s.live_rank = card.rank
-    if card.rank == SHUFFLE_HANDS:
+        s.live_rank = rank
+    if rank == SHUFFLE_HANDS:
         last = len(hand) == 0
         if not last or opts.shuffle_hands_last_card == "redeal":
             _shuffle_hands(s, p, events)
             hand = s.hands[p]  # the redeal gave every seat a new hand
-    size = len(hand)
+    size = len(hand.known) + hand.unknown
     if size == 0:
         _finish(s, p, card, events)
         return
-    if size == 1 and not s.called[p] and card.rank != SHUFFLE_HANDS:
+    if size == 1 and not s.called[p] and rank != SHUFFLE_HANDS:
         s.uno_window = p
-    _resolve_effect(s, p, card, events, rest, unknown_rest, prior_color, prior_rank)
+    if card.number is None:
+        _resolve_effect(s, p, card, events, rest, unknown_rest, prior_color, prior_rank)
+    else:  # a number card has no effect: the next seat is on turn
+        s.turn = s.next_seat(p)
     if s.uno_window == p:
         s.uno_next = s.turn
-    if card.is_wild and a.color is None:
+    if wild and a.color is None:
         s.awaiting_color = p
         events.append(Event("color-needed", player=p))
     else:
@@ -510,7 +534,7 @@ def _on_play(s: State, a: Play, events: list[Event]) -> None:
 def _announce_turn(s: State, events: list[Event]) -> None:
     if s.pending:
         events.append(Event("pending-draw", player=s.turn, count=s.pending))
-    events.append(Event("turn", player=s.turn))
+    events.append(Event("turn", s.turn))
 
 
 def _resolve_effect(
@@ -645,7 +669,9 @@ def _try_score(s: State, events: list[Event]) -> None:
 
 def _on_draw(s: State, a: Draw, events: list[Event]) -> None:
     p = a.player
-    _on_turn(s, p)
+    # Fast path of _on_turn, as in _on_play.
+    if p != s.turn or s.phase is not Phase.PLAY or s.awaiting_color is not None:
+        _on_turn(s, p)
     opts = s.options
     hand = s.hands[p]
     if s.pending:
@@ -673,29 +699,36 @@ def _on_draw(s: State, a: Draw, events: list[Event]) -> None:
         raise IllegalPlay("has-playable-card", "a card in hand can be played")
     if a.card is not None:
         _check_named_draw(s, a.card)
-    elif _next_draw_source(s) == "none" and s.has_drawn:
+    elif s.has_drawn and _next_draw_source(s) == "none":
         raise IllegalPlay("pile-empty", "there is no card left to draw")
 
     # --- accepted ---
     if not s.has_drawn and not opts.draw_by_choice and hand.unknown:
         s.unverified += 1
         events.append(Event("unverified", player=p))
-    _begin_turn(s, events)
-    source = _next_draw_source(s)
-    if source == "none":
-        events.append(Event("piles-exhausted", player=p, count=1))
-        _end_turn(s, p, events)
-        return
-    if a.card is not None and source == "unknown":
-        if s.pile_unknown == 0:
-            _reshuffle(s, events)
-        s.pile_unknown -= 1
-        hand.known.append(a.card)
-        drawn: Card | None = a.card
+    if s.uno_window is not None:
+        _begin_turn(s, events)
+    drawn: Card | None
+    if s.pile:
+        # The common case, _draw_cards for one known card inlined: the top of the pile.
+        drawn = s.pile.pop()
+        hand.known.append(drawn)
     else:
-        _draw_cards(s, p, 1, events, "")
-        drawn = hand.known[-1] if source == "known" else None
-    if len(hand) > 1:
+        source = _next_draw_source(s)
+        if source == "none":
+            events.append(Event("piles-exhausted", player=p, count=1))
+            _end_turn(s, p, events)
+            return
+        if a.card is not None:
+            if s.pile_unknown == 0:
+                _reshuffle(s, events)
+            s.pile_unknown -= 1
+            hand.known.append(a.card)
+            drawn = a.card
+        else:
+            _draw_cards(s, p, 1, events, "")
+            drawn = None
+    if len(hand.known) + hand.unknown > 1:
         s.called[p] = False
     events.append(Event("drew", player=p, count=1))
     s.has_drawn = True
@@ -893,10 +926,14 @@ def _on_identify(s: State, a: Identify, events: list[Event]) -> None:
     hand.unknown -= 1
     hand.known.append(a.card)
     if s.drawn_unknown and p == s.turn and s.has_drawn:
-        # Choice: a seat-pad read right after a blind draw names the drawn card.
+        # Choice: a seat-pad read right after a blind draw names the drawn card, and the turn
+        # then goes on as after a seen draw (an unplayable card ends it under one-may-play).
         s.drawn = a.card
         s.drawn_unknown = False
-    events.append(Event("identified", player=p))
+        events.append(Event("identified", player=p))
+        if not matches(s, a.card) and s.options.draw == "one-may-play":
+            _end_turn(s, p, events)
+        return
     if (
         s.phase is Phase.ROUND_OVER
         and len(s.results) < s.round

@@ -1,0 +1,320 @@
+"""The table controller (the referee): from tag reads and button presses to refereed play.
+
+It maps what the hardware reports, through the reader roles (``play``, ``seat``, ``draw``), the
+seat map and the deck registry, to engine actions; it keeps table hygiene (a card re-read on a
+pad is one read, a card already played or held elsewhere is refused politely, an unknown tag is
+announced and ignored) and it tracks every physical copy, so one card can never be in two places.
+
+It is single-threaded by design: the daemon feeds it from one queue. It has no clock of its
+own: every input carries its time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from table.announce import Announcement, from_events
+from table.cards import Card, CardCopy, Color
+from table.deck import Deck, Token
+from table.errors import TableError
+from table.rules import (
+    Action,
+    CallUno,
+    Catch,
+    Challenge,
+    ChooseColor,
+    Deal,
+    Draw,
+    Identify,
+    Options,
+    Pass,
+    Phase,
+    Play,
+    Show,
+    State,
+    TurnUp,
+    apply,
+    new_game,
+    next_round,
+)
+from table.rules.state import Event
+
+ROLES = ("play", "seat", "draw")
+BUTTONS = ("uno", "draw", "pass", "challenge", "don")
+
+
+class ControllerError(TableError, ValueError):
+    """A table set-up the controller cannot run (an unknown role, two play pads...)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ReaderRole:
+    name: str
+    role: str
+    seat: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TagRead:
+    reader: str
+    uid: str
+    t: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class Press:
+    seat: int
+    button: str
+    t: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What one input did: ``verdict`` is accepted, rejected, penalty or ignored."""
+
+    verdict: str
+    reason: str | None = None
+    announcements: tuple[Announcement, ...] = ()
+    action: Action | None = None
+
+
+@dataclass
+class _Snapshot:
+    state: State
+    places: dict[CardCopy, str]
+
+
+@dataclass
+class Referee:
+    """One table: its engine state, the physical copies and the undo history."""
+
+    state: State
+    deck: Deck
+    readers: dict[str, ReaderRole]
+    places: dict[CardCopy, str] = field(default_factory=dict)  # copy -> "discard" | "hand:N"
+    history: list[_Snapshot] = field(default_factory=list)
+    actor: int | None = None  # chosen by a seat:N token for the next action
+    showing: list[Card] = field(default_factory=list)  # cards shown on the play pad so far
+    on_pad: dict[str, str] = field(default_factory=dict)  # reader -> uid resting on it
+
+    @classmethod
+    def create(
+        cls,
+        options: Options,
+        players: Sequence[str],
+        deck: Deck,
+        readers: Sequence[ReaderRole],
+        dealer: int = 0,
+        deal: Deal | None = None,
+    ) -> tuple[Referee, list[Announcement]]:
+        roles: dict[str, ReaderRole] = {}
+        for r in readers:
+            if r.role not in ROLES:
+                raise ControllerError(
+                    f"reader {r.name}: unknown role {r.role!r}: use play, seat or draw"
+                )
+            if r.role == "seat" and (r.seat is None or not 0 <= r.seat < len(players)):
+                raise ControllerError(f"reader {r.name}: a seat reader needs one of the players")
+            roles[r.name] = r
+        if sum(r.role == "play" for r in readers) != 1:
+            raise ControllerError("a table has exactly one play pad (role = \"play\")")
+        state, events = new_game(options, players, dealer, deal)
+        ref = cls(state, deck, roles)
+        return ref, ref._say(events)
+
+    # --- helpers --------------------------------------------------------------------------
+
+    @property
+    def tracking(self) -> str:
+        """``full`` when seat pads or a draw shoe exist, else ``counts``."""
+        return "full" if any(r.role != "play" for r in self.readers.values()) else "counts"
+
+    def _say(self, events: Sequence[Event]) -> list[Announcement]:
+        return from_events(events, self.state.players, self.state.options)
+
+    def _refuse(self, key: str, reason: str) -> Outcome:
+        return Outcome("rejected", reason, (Announcement(key, (), 2),))
+
+    def act(self, action: Action) -> Outcome:
+        """Apply a game action given directly (a scenario's game line, a bot's move)."""
+        return self._act(action)
+
+    def _act(self, action: Action, copy: CardCopy | None = None, place: str = "") -> Outcome:
+        step = apply(self.state, action)
+        anns = tuple(self._say(step.events))
+        if step.verdict == "rejected":
+            return Outcome("rejected", step.reason, anns, action)
+        self.history.append(_Snapshot(self.state, dict(self.places)))
+        self.state = step.state
+        if copy is not None and place:
+            self.places[copy] = place
+        if any(e.kind == "reshuffled" for e in step.events):
+            top = self.state.top
+            self.places = {c: p for c, p in self.places.items() if p != "discard" or c.card is top}
+        return Outcome(step.verdict, step.reason, anns, action)
+
+    def _who(self, default: int) -> int:
+        seat = self.actor if self.actor is not None else default
+        self.actor = None
+        return seat
+
+    # --- inputs ---------------------------------------------------------------------------
+
+    def handle(self, item: TagRead | Press) -> Outcome:
+        if isinstance(item, Press):
+            return self._press(item)
+        return self._tag(item)
+
+    def lift(self, reader: str) -> None:
+        """A card was taken off a pad (the reader noticed the removal)."""
+        self.on_pad.pop(reader, None)
+
+    def _press(self, p: Press) -> Outcome:
+        s = self.state
+        if p.button not in BUTTONS or not 0 <= p.seat < s.n:
+            return self._refuse("rejected", "unknown-button")
+        if p.button == "uno":
+            return self._uno(p.seat)
+        actions: dict[str, Action] = {
+            "draw": Draw(p.seat),
+            "pass": Pass(p.seat),
+            "challenge": Challenge(p.seat),
+        }
+        if p.button not in actions:
+            return self._refuse("rejected", "not-in-these-rules")
+        return self._act(actions[p.button])
+
+    def _uno(self, seat: int) -> Outcome:
+        """"UNO" from ``seat``: its own call, or, while another player who went down to one card
+        uncalled is catchable, a catch of that player (DESIGN.md §1: a seat token, then the
+        action)."""
+        window = self.state.uno_window
+        if window is not None and window != seat and not self.state.called[window]:
+            return self._act(Catch(seat, window))
+        return self._act(CallUno(seat))
+
+    def _tag(self, read: TagRead) -> Outcome:
+        role = self.readers.get(read.reader)
+        if role is None:
+            return Outcome("ignored", "unknown-reader")
+        if self.on_pad.get(read.reader) == read.uid:
+            return Outcome("ignored", "still-on-pad")  # a card resting on a pad is one read
+        self.on_pad[read.reader] = read.uid
+        tag = self.deck.lookup(read.uid)
+        if tag is None:
+            return self._refuse("unknown-tag", "unknown-tag")
+        if isinstance(tag, Token):
+            if role.role != "play":
+                return self._refuse("rejected", "token-on-seat-pad")
+            return self._token(tag)
+        where = self.places.get(tag)
+        if role.role == "play":
+            return self._play_pad(tag, where)
+        seat = role.seat if role.role == "seat" else self.state.turn
+        assert seat is not None
+        return self._seat_pad(seat, tag, where)
+
+    def _token(self, token: Token) -> Outcome:
+        s = self.state
+        name = token.name
+        if name.startswith("seat:"):
+            seat = int(name[5:]) - 1
+            if seat >= s.n:
+                return self._refuse("rejected", "no-such-player")
+            self.actor = seat
+            return Outcome("accepted", None, ())
+        if name.startswith("color:"):
+            namer = s.awaiting_color if s.awaiting_color is not None else s.turn
+            return self._act(ChooseColor(self._who(namer), Color(name[6:])))
+        if name == "undo":
+            return self.undo()
+        if name == "next-round":
+            return self.next_round()
+        if name == "uno":
+            default = s.uno_window if s.uno_window is not None else s.turn
+            return self._uno(self._who(default))
+        if name == "draw":
+            return self._act(Draw(self._who(s.turn)))
+        if name == "pass":
+            return self._act(Pass(self._who(s.turn)))
+        if name == "challenge":
+            return self._act(Challenge(self._who(s.turn)))
+        return self._refuse("rejected", "not-in-these-rules")
+
+    def _play_pad(self, copy: CardCopy, where: str | None) -> Outcome:
+        s = self.state
+        card = copy.card
+        if s.phase is Phase.ROUND_OVER and self._shower() is None:
+            return self._refuse("rejected-round-over", "round-over")
+        if where == "discard":
+            return self._refuse("rejected-card-not-available", "card-already-played")
+        if s.phase is Phase.START:
+            return self._act(TurnUp(card), copy, "discard")
+        shower = self._shower()
+        if shower is not None:
+            return self._show_card(shower, copy, where)
+        seat = self._who(s.turn)
+        if where is not None and where != f"hand:{seat}":
+            return self._refuse("rejected-card-not-in-hand", "card-in-another-hand")
+        return self._act(Play(seat, (card,)), copy, "discard")
+
+    def _shower(self) -> int | None:
+        """The seat that must show its hand on the play pad now, if any."""
+        s = self.state
+        if s.awaiting_show is not None:
+            return s.awaiting_show
+        if s.phase is Phase.ROUND_OVER and len(s.results) < s.round:
+            hidden = [i for i in s.active if i != s.winner and s.hands[i].unknown]
+            return hidden[0] if hidden else None
+        return None
+
+    def _show_card(self, seat: int, copy: CardCopy, where: str | None) -> Outcome:
+        if where is not None and where != f"hand:{seat}":
+            return self._refuse("rejected-card-not-in-hand", "card-in-another-hand")
+        self.showing.append(copy.card)
+        hand = self.state.hands[seat]
+        if len(self.showing) < len(hand):
+            self.places[copy] = f"hand:{seat}"
+            return Outcome("accepted", None, ())
+        shown, self.showing = tuple(self.showing), []
+        out = self._act(Show(seat, shown))
+        if out.verdict != "rejected":
+            self.places[copy] = f"hand:{seat}"
+        return out
+
+    def _seat_pad(self, seat: int, copy: CardCopy, where: str | None) -> Outcome:
+        """A card read on a seat pad (or the shoe): it is now in that hand."""
+        s = self.state
+        if where == "discard":
+            return self._refuse("rejected-card-not-available", "card-already-played")
+        if where is not None:
+            if where == f"hand:{seat}":
+                return Outcome("ignored", "already-in-hand")
+            return self._refuse("rejected-card-not-available", "card-in-another-hand")
+        hand = s.hands[seat]
+        if s.phase is Phase.PLAY and seat == s.turn and not s.pending and not hand.unknown:
+            return self._act(Draw(seat, copy.card), copy, f"hand:{seat}")
+        return self._act(Identify(seat, copy.card), copy, f"hand:{seat}")
+
+    # --- undo and rounds ------------------------------------------------------------------
+
+    def undo(self) -> Outcome:
+        if not self.history:
+            return self._refuse("rejected-nothing-to-undo", "nothing-to-undo")
+        snap = self.history.pop()
+        self.state, self.places = snap.state, snap.places
+        self.on_pad.clear()
+        return Outcome("accepted", None, (Announcement("undone"),))
+
+    def next_round(self, deal: Deal | None = None, dealer: int | None = None) -> Outcome:
+        try:
+            state, events = next_round(self.state, deal, dealer)
+        except TableError as exc:
+            reason = getattr(exc, "reason", "round-not-over")
+            return self._refuse("rejected", str(reason))
+        self.history.append(_Snapshot(self.state, dict(self.places)))
+        self.state = state
+        self.places = {}
+        self.on_pad.clear()
+        return Outcome("accepted", None, tuple(self._say(events)))
