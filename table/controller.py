@@ -70,6 +70,13 @@ class Press:
 
 
 @dataclass(frozen=True, slots=True)
+class Tick:
+    """Time passing with no input: lets the referee remind a player who owes a colour."""
+
+    t: float
+
+
+@dataclass(frozen=True, slots=True)
 class Outcome:
     """What one input did: ``verdict`` is accepted, rejected, penalty or ignored."""
 
@@ -97,6 +104,9 @@ class Referee:
     actor: int | None = None  # chosen by a seat:N token for the next action
     showing: list[Card] = field(default_factory=list)  # cards shown on the play pad so far
     on_pad: dict[str, str] = field(default_factory=dict)  # reader -> uid resting on it
+    reminder_after: float = 5.0  # seconds before a missing wild colour is asked for again
+    now: float = 0.0  # the time of the latest input
+    color_since: float | None = None  # when the referee started waiting for a colour
 
     @classmethod
     def create(
@@ -161,10 +171,30 @@ class Referee:
 
     # --- inputs ---------------------------------------------------------------------------
 
-    def handle(self, item: TagRead | Press) -> Outcome:
-        if isinstance(item, Press):
-            return self._press(item)
-        return self._tag(item)
+    def handle(self, item: TagRead | Press | Tick) -> Outcome:
+        self.now = max(self.now, item.t)
+        if isinstance(item, Tick):
+            out = self._tick()
+        elif isinstance(item, Press):
+            out = self._press(item)
+        else:
+            out = self._tag(item)
+        waiting = self.state.awaiting_color is not None
+        if not waiting:
+            self.color_since = None
+        elif self.color_since is None:
+            self.color_since = self.now
+        return out
+
+    def _tick(self) -> Outcome:
+        seat = self.state.awaiting_color
+        if seat is None or self.color_since is None:
+            return Outcome("ignored")
+        if self.now - self.color_since < self.reminder_after:
+            return Outcome("ignored")
+        self.color_since = self.now  # remind again after the same delay
+        name = self.state.players[seat]
+        return Outcome("ignored", None, (Announcement("color-reminder", (("player", name),), 2),))
 
     def lift(self, reader: str) -> None:
         """A card was taken off a pad (the reader noticed the removal)."""
