@@ -108,13 +108,13 @@ class RandomTable:
                 break
         else:
             return events
-        known = s.known_counts()
+        known = s.known_counts().get  # dict.get: no Counter.__missing__ call per absent face
         # Edition order is the sorted order, so no sort is needed for a repeatable pick.
-        pool = [
-            c
-            for c, n in edition_counts(s.options.deck).items()
-            for _ in range(n - known[c])
-        ]
+        pool: list[Card] = []
+        for c, n in edition_counts(s.options.deck).items():
+            left = n - known(c, 0)
+            if left:
+                pool += [c] * left
         for seat, hand in enumerate(s.hands):
             if not hand.unknown:
                 continue

@@ -925,12 +925,12 @@ def _on_identify(s: State, a: Identify, events: list[Event]) -> None:
         raise IllegalPlay("card-not-available", f"every {a.card} is already accounted for")
     hand.unknown -= 1
     hand.known.append(a.card)
+    events.append(Event("identified", player=p))
     if s.drawn_unknown and p == s.turn and s.has_drawn:
         # Choice: a seat-pad read right after a blind draw names the drawn card, and the turn
         # then goes on as after a seen draw (an unplayable card ends it under one-may-play).
         s.drawn = a.card
         s.drawn_unknown = False
-        events.append(Event("identified", player=p))
         if not matches(s, a.card) and s.options.draw == "one-may-play":
             _end_turn(s, p, events)
         return

@@ -10,21 +10,29 @@ from __future__ import annotations
 
 from table.cards import COLORS, WILD_DRAW_FOUR, Card, Color
 from table.rules.actions import Action, CallUno, Catch, Challenge, ChooseColor, Draw, Pass, Play
-from table.rules.matching import has_playable, matches, wd4_guilty
+from table.rules.matching import matches, wd4_guilty
 from table.rules.state import Phase, State
 
 # Actions are immutable values, so each is made once and shared: enumerating the legal
-# actions then costs a dictionary look-up per card instead of building objects.
-_PLAYS: dict[tuple[int, Card], tuple[Play, ...]] = {}
+# actions then costs a dictionary look-up per card instead of building objects. The plays are
+# kept per seat, so the look-up key is the card itself.
+_PLAYS: dict[int, dict[Card, tuple[Play, ...]]] = {}
 _SIMPLE: dict[tuple[type, int], Action] = {}
 
 
+def _seat_plays(player: int) -> dict[Card, tuple[Play, ...]]:
+    plays = _PLAYS.get(player)
+    if plays is None:
+        plays = _PLAYS[player] = {}
+    return plays
+
+
 def _plays_of(player: int, card: Card) -> tuple[Play, ...]:
-    key = (player, card)
-    plays = _PLAYS.get(key)
+    seat_plays = _seat_plays(player)
+    plays = seat_plays.get(card)
     if plays is None:
         colors: tuple[Color | None, ...] = COLORS if card.is_wild else (None,)
-        plays = _PLAYS[key] = tuple(Play(player, (card,), c) for c in colors)
+        plays = seat_plays[card] = tuple(Play(player, (card,), c) for c in colors)
     return plays
 
 
@@ -74,14 +82,20 @@ def legal_actions(s: State) -> list[Action]:
                 out.append(_simple(Draw, p))
         return out
     color, rank = s.color, s.live_rank
+    seat_plays = _seat_plays(p)
+    # Whether a known card matches (has_playable), worked out in the same pass.
+    playable = False
     for card in dict.fromkeys(hand.known):
         if card.is_wild:
+            playable = True
             _plays(s, p, card, out)
         elif card.color is color or card.rank == rank:
-            out.extend(_plays_of(p, card))
-    if s.options.draw_by_choice or not has_playable(s, hand.known):
+            playable = True
+            plays = seat_plays.get(card)
+            out.extend(plays if plays is not None else _plays_of(p, card))
+    if s.options.draw_by_choice or not playable:
         out.append(_simple(Draw, p))
-    if len(hand) == 2 and not s.called[p]:
+    if len(hand.known) + hand.unknown == 2 and not s.called[p]:
         out.append(_simple(CallUno, p))
     return out
 

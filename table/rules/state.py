@@ -139,10 +139,12 @@ class State:
         """The seat ``steps`` places after ``seat`` in the direction of play, skipping seats
         that were eliminated."""
         d = self.direction if direction is None else direction
+        n = len(self.players)
+        eliminated = self.eliminated
         for _ in range(steps):
-            seat = (seat + d) % self.n
-            while self.eliminated[seat]:
-                seat = (seat + d) % self.n
+            seat = (seat + d) % n
+            while eliminated[seat]:
+                seat = (seat + d) % n
         return seat
 
     @property
@@ -206,10 +208,15 @@ class State:
         total = edition_counts(self.options.deck).get(card, 0)
         if total == 0:
             return False
+        # Stop counting as soon as every copy is found: usually in the discard pile or a hand.
         known = self.discard.count(card) + self.pile.count(card)
+        if known >= total:
+            return False
         for hand in self.hands:
             known += hand.known.count(card)
-        return known < total
+            if known >= total:
+                return False
+        return True
 
     def check_conservation(self) -> None:
         """Raise ``AssertionError`` unless every physical card is in exactly one place."""
