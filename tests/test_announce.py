@@ -51,3 +51,38 @@ def test_self_play_announcements_render_and_hide_hands() -> None:
                 card = ann.param("card")
                 assert card is None or card in public
     assert said > 1000
+
+
+def test_referee_never_names_a_hidden_card() -> None:
+    """A long self-play driven through the referee, as the daemon drives it: no sentence it
+    says names a coloured card that is not face up on the table at that moment."""
+    from table.cards import COLORS, NUMBER_RANKS, Card
+    from table.controller import ReaderRole, Referee
+    from table.deck import virtual_deck
+
+    names = {
+        card_words(Card(color, rank), lang): Card(color, rank)
+        for color in COLORS
+        for rank in (*NUMBER_RANKS, "S", "R", "+2")
+        for lang in ("en", "ja")
+    }
+    options = make_options()
+    table = RandomTable(options, 3, seed=5)
+    spoken = 0
+    for _ in range(20):
+        ref, _ = Referee.create(options, table.names, virtual_deck(), [ReaderRole("pad", "play")],
+                                table.dealer(), table.deal())
+        while ref.state.phase is Phase.PLAY:
+            table.supply_chance(ref.state)
+            action = table.choose(ref.state)
+            assert action is not None
+            out = ref.act(action)
+            top = ref.state.top
+            for ann in out.announcements:
+                for lang in ("en", "ja"):
+                    text = render(ann, lang)
+                    spoken += 1
+                    for words, card in names.items():
+                        if words in text:
+                            assert card is top or ann.key in ("turned-up", "buried"), text
+    assert spoken > 1000

@@ -1,0 +1,72 @@
+"""The referee's thread: inputs from several threads, in order, and a loop that never dies."""
+
+from __future__ import annotations
+
+import threading
+
+from table.cards import parse_cards
+from table.controller import Outcome, ReaderRole, Referee, TagRead, Tick
+from table.deck import parse_tag, virtual_deck
+from table.loop import Input, TableLoop
+from table.rules import Deal, make_options
+
+
+def make_referee() -> Referee:
+    deck = virtual_deck()
+    hands = [(parse_cards(["R1", "R2", "W"]), 0), (parse_cards(["R3", "R4", "B1"]), 0)]
+    ref, _ = Referee.create(make_options(), ["Aki", "Ken"], deck, [ReaderRole("pad", "play")],
+                            1, Deal(hands=hands, start=parse_cards(["R5"])))
+    return ref
+
+
+def uid(ref: Referee, code: str) -> str:
+    found = ref.deck.uid_of(parse_tag(code))
+    assert found is not None
+    return found
+
+
+def test_inputs_from_threads_are_refereed_in_queue_order() -> None:
+    ref = make_referee()
+    seen: list[tuple[Input, Outcome]] = []
+    loop = TableLoop(ref, lambda i, o: seen.append((i, o)), tick_every=60)
+    loop.start()
+    plays = ["R1#1", "R3#1", "R2#1", "R4#1"]
+    for code in plays:
+        t = threading.Thread(target=loop.put, args=(TagRead("pad", uid(ref, code)),))
+        t.start()
+        t.join()
+    loop.stop()
+    assert [o.verdict for _, o in seen] == ["accepted"] * 4
+    assert ref.state.top is not None and ref.state.top.code == "R4"
+
+
+def test_a_failing_listener_does_not_stop_the_referee() -> None:
+    ref = make_referee()
+    calls: list[str] = []
+
+    def listener(item: Input, outcome: Outcome) -> None:
+        calls.append(outcome.verdict)
+        if len(calls) == 1:
+            raise RuntimeError("display unplugged")
+
+    loop = TableLoop(ref, listener, tick_every=60)
+    loop.start()
+    loop.put(TagRead("pad", uid(ref, "R1#1")))
+    loop.put(TagRead("pad", uid(ref, "R3#1")))
+    loop.stop()
+    assert calls == ["accepted", "accepted"]
+
+
+def test_ticks_come_when_nothing_happens() -> None:
+    ref = make_referee()
+    got = threading.Event()
+    times = iter(range(1000))
+
+    def listener(item: Input, outcome: Outcome) -> None:
+        if isinstance(item, Tick):
+            got.set()
+
+    loop = TableLoop(ref, listener, tick_every=0.01, clock=lambda: float(next(times)))
+    loop.start()
+    assert got.wait(5)
+    loop.stop()
