@@ -107,6 +107,7 @@ class Referee:
     reminder_after: float = 5.0  # seconds before a missing wild colour is asked for again
     now: float = 0.0  # the time of the latest input
     color_since: float | None = None  # when the referee started waiting for a colour
+    due: int | None = None  # the seat that was last given cards (for the draw shoe)
 
     @classmethod
     def create(
@@ -159,6 +160,9 @@ class Referee:
         self.state = step.state
         if copy is not None and place:
             self.places[copy] = place
+        for event in step.events:
+            if event.kind in ("penalty", "drew") and event.count and event.player is not None:
+                self.due = event.player
         if any(e.kind == "reshuffled" for e in step.events):
             top = self.state.top
             self.places = {c: p for c, p in self.places.items() if p != "discard" or c.card is top}
@@ -241,7 +245,7 @@ class Referee:
         where = self.places.get(tag)
         if role.role == "play":
             return self._play_pad(tag, where)
-        seat = role.seat if role.role == "seat" else self.state.turn
+        seat = role.seat if role.role == "seat" else self._due()
         assert seat is not None
         return self._seat_pad(seat, tag, where)
 
@@ -284,10 +288,21 @@ class Referee:
         shower = self._shower()
         if shower is not None:
             return self._show_card(shower, copy, where)
-        seat = self._who(s.turn)
+        # A card known to be in a hand is played by that hand's player, unless a seat token
+        # said otherwise: the card itself tells who is acting (out of turn, or jumping in).
+        default = int(where[5:]) if where is not None and where.startswith("hand:") else s.turn
+        seat = self._who(default)
         if where is not None and where != f"hand:{seat}":
             return self._refuse("rejected-card-not-in-hand", "card-in-another-hand")
         return self._act(Play(seat, (card,)), copy, "discard")
+
+    def _due(self) -> int:
+        """Who a card passing the draw shoe goes to: the player who was last given cards that
+        are not yet named (a penalty, a catch), else the player on turn."""
+        due = self.due
+        if due is not None and self.state.hands[due].unknown:
+            return due
+        return self.state.turn
 
     def _shower(self) -> int | None:
         """The seat that must show its hand on the play pad now, if any."""
