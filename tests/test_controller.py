@@ -4,30 +4,18 @@ another deck."""
 from __future__ import annotations
 
 import pytest
+from pad_table import pad_referee, uid
 
 from table.announce import render
-from table.cards import parse_cards
 from table.controller import ControllerError, Press, ReaderRole, Referee, TagRead, Tick
 from table.deck import virtual_deck
-from table.rules import Deal, make_options
+from table.rules import make_options
 
 PAD = [ReaderRole("pad", "play")]
 
 
-def referee(edition: str = "classic-108") -> Referee:
-    deck = virtual_deck(edition)
-    hands = [(parse_cards(["W", "R1", "R2"]), 0), (parse_cards(["B1", "B2", "B3"]), 0)]
-    ref, _ = Referee.create(make_options(deck=edition), ["Aki", "Ken"], deck, PAD, 1,
-                            Deal(hands=hands, start=parse_cards(["R5"])))
-    return ref
-
-
-def uid(ref: Referee, code: str) -> str:
-    from table.deck import parse_tag
-
-    found = ref.deck.uid_of(parse_tag(code))
-    assert found is not None
-    return found
+def referee() -> Referee:
+    return pad_referee("W R1 R2", "B1 B2 B3")
 
 
 def test_missing_colour_is_asked_for_again_after_a_few_seconds() -> None:

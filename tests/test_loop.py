@@ -4,25 +4,14 @@ from __future__ import annotations
 
 import threading
 
-from table.cards import parse_cards
-from table.controller import Outcome, ReaderRole, Referee, TagRead, Tick
-from table.deck import parse_tag, virtual_deck
+from pad_table import pad_referee, uid
+
+from table.controller import Outcome, Referee, TagRead, Tick
 from table.loop import Input, TableLoop
-from table.rules import Deal, make_options
 
 
 def make_referee() -> Referee:
-    deck = virtual_deck()
-    hands = [(parse_cards(["R1", "R2", "W"]), 0), (parse_cards(["R3", "R4", "B1"]), 0)]
-    ref, _ = Referee.create(make_options(), ["Aki", "Ken"], deck, [ReaderRole("pad", "play")],
-                            1, Deal(hands=hands, start=parse_cards(["R5"])))
-    return ref
-
-
-def uid(ref: Referee, code: str) -> str:
-    found = ref.deck.uid_of(parse_tag(code))
-    assert found is not None
-    return found
+    return pad_referee("R1 R2 W", "R3 R4 B1")
 
 
 def test_inputs_from_threads_are_refereed_in_queue_order() -> None:

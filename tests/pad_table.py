@@ -1,0 +1,24 @@
+"""A two-player table with only a play pad and known hands, for referee tests."""
+
+from __future__ import annotations
+
+from table.cards import parse_cards
+from table.controller import ReaderRole, Referee
+from table.deck import parse_tag, virtual_deck
+from table.rules import Deal, make_options
+
+
+def pad_referee(aki: str, ken: str, start: str = "R5") -> Referee:
+    """Aki and Ken (Ken deals, Aki plays first) holding the given cards, ``start`` turned up."""
+    hands = [(parse_cards(aki.split()), 0), (parse_cards(ken.split()), 0)]
+    ref, _ = Referee.create(make_options(), ["Aki", "Ken"], virtual_deck(),
+                            [ReaderRole("pad", "play")], 1,
+                            Deal(hands=hands, start=parse_cards([start])))
+    return ref
+
+
+def uid(ref: Referee, code: str) -> str:
+    """The virtual deck's UID of a card copy (``R5#1``) or token (``token:undo``)."""
+    found = ref.deck.uid_of(parse_tag(code))
+    assert found is not None
+    return found
