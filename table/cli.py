@@ -72,6 +72,46 @@ def _deck_check(args: argparse.Namespace) -> int:
     return 0
 
 
+def _say(args: argparse.Namespace) -> int:
+    import tempfile
+    from pathlib import Path
+
+    from table.announce import CATALOGUE, Announcement, render
+    from table.voice.espeak import render_wav
+
+    if args.text in CATALOGUE:
+        params: list[tuple[str, str | int]] = []
+        for pair in args.params:
+            key, eq, value = pair.partition("=")
+            if not eq:
+                raise TableError(f"{pair!r} is not key=value")
+            params.append((key, int(value) if value.lstrip("-").isdigit() else value))
+        try:
+            text = render(Announcement(args.text, tuple(params)), args.lang)
+        except (KeyError, ValueError) as exc:
+            raise TableError(f"phrase {args.text}: missing or bad parameter {exc}") from None
+    else:
+        text = " ".join([args.text, *args.params])
+    print(text)
+    if args.out:
+        seconds = render_wav(text, args.lang, Path(args.out))
+        print(f"wrote {args.out} ({seconds:.2f} s)")
+        return 0
+    import subprocess
+
+    with tempfile.TemporaryDirectory() as tmp:
+        wav = Path(tmp) / "say.wav"
+        render_wav(text, args.lang, wav)
+        for player in (["aplay", "-q"], ["paplay"], ["pw-play"]):
+            try:
+                subprocess.run([*player, str(wav)], check=True, capture_output=True, timeout=30)
+                return 0
+            except (OSError, subprocess.SubprocessError):
+                continue
+    print("no audio output found (aplay, paplay or pw-play): use --out FILE.wav", file=sys.stderr)
+    return 1
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="uno-table", description="An automatic referee for UNO played with RFID-tagged cards."
@@ -91,6 +131,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     p.add_argument("--rules", default="official", help="rules preset (default official)")
     p.set_defaults(run=_selfplay)
+
+    p = sub.add_parser("say", help="hear or render a phrase (a catalogue key or any text)")
+    p.add_argument("text", help="a phrase key such as turn, or text to speak")
+    p.add_argument("params", nargs="*", help="key=value parameters of a phrase key")
+    p.add_argument("--lang", choices=("en", "ja"), default="en")
+    p.add_argument("--out", help="write a WAV file instead of playing it")
+    p.set_defaults(run=_say)
 
     deck = sub.add_parser("deck", help="deck files: tag UIDs to cards and tokens")
     deck_sub = deck.add_subparsers(dest="deck_command", required=True, metavar="DECK-COMMAND")

@@ -11,8 +11,6 @@ from table.controller import ControllerError, Press, ReaderRole, Referee, TagRea
 from table.deck import virtual_deck
 from table.rules import make_options
 
-PAD = [ReaderRole("pad", "play")]
-
 
 def referee() -> Referee:
     return pad_referee("W R1 R2", "B1 B2 B3")

@@ -1,0 +1,64 @@
+"""The espeak-ng command line: WAV rendering and phoneme output, one process per utterance.
+
+A process per utterance costs 10-20 ms and cannot hang the caller past its timeout, which is
+why it is the fallback backend and the one the tests use to check what is actually said.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import wave
+from pathlib import Path
+from typing import Final
+
+from table.errors import TableError
+
+VOICES: Final = {"en": "en", "ja": "ja"}
+TIMEOUT_S: Final = 10.0
+
+
+class SpeechError(TableError, RuntimeError):
+    """The speech engine is missing or failed."""
+
+
+def espeak_path() -> str:
+    path = shutil.which("espeak-ng")
+    if path is None:
+        raise SpeechError(
+            "espeak-ng is not installed: install the Debian package espeak-ng "
+            "(sudo apt-get install espeak-ng)"
+        )
+    return path
+
+
+def _run(args: list[str]) -> subprocess.CompletedProcess[bytes]:
+    try:
+        done = subprocess.run(
+            [espeak_path(), *args], capture_output=True, timeout=TIMEOUT_S, check=False
+        )
+    except subprocess.TimeoutExpired:
+        raise SpeechError(f"espeak-ng took longer than {TIMEOUT_S:.0f} s") from None
+    if done.returncode != 0:
+        raise SpeechError(f"espeak-ng failed: {done.stderr.decode(errors='replace').strip()}")
+    return done
+
+
+def render_wav(text: str, lang: str, out: Path) -> float:
+    """Speak ``text`` in ``lang`` into the WAV file ``out``; return its length in seconds."""
+    voice = VOICES.get(lang)
+    if voice is None:
+        raise SpeechError(f"no voice for language {lang!r}: use en or ja")
+    _run(["-v", voice, "-w", str(out), "--", text])
+    return wav_seconds(out)
+
+
+def phonemes(text: str, lang: str) -> str:
+    """What espeak-ng will say, as its phoneme mnemonics (``-x``). A switch to English inside
+    Japanese shows as ``(en)``."""
+    return _run(["-q", "-x", "-v", VOICES[lang], "--", text]).stdout.decode().strip()
+
+
+def wav_seconds(path: Path) -> float:
+    with wave.open(str(path), "rb") as w:
+        return w.getnframes() / float(w.getframerate())
