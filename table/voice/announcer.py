@@ -1,0 +1,153 @@
+"""The announcer: speaks announcements in the background so the referee never waits for speech.
+
+- :meth:`Announcer.announce` never blocks: it files the announcement and returns.
+- Penalties and verdicts (higher priority) are spoken before routine turn calls; a newer turn
+  call replaces an older one not yet spoken; the backlog is bounded (the least urgent, oldest
+  announcement is dropped first).
+- The speech engine runs in a speaker thread of its own. If it raises, or does not finish an
+  utterance within ``timeout`` seconds, the speaker is abandoned, the failure is logged, and a
+  new engine is made by the factory. Captions are written for every announcement regardless,
+  so the game goes on even with no working voice.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import queue
+import threading
+from collections.abc import Callable, Mapping
+from typing import Protocol
+
+from table.announce import Announcement, render
+
+log = logging.getLogger(__name__)
+
+
+class Backend(Protocol):
+    def speak(self, text: str, lang: str) -> None:
+        """Say ``text`` and return when it has been said (it may hang: the announcer copes)."""
+
+
+class _Speaker:
+    """One engine in one thread: the only thread that ever touches that engine."""
+
+    def __init__(self, factory: Callable[[], Backend]) -> None:
+        self.jobs: queue.Queue[tuple[str, str, threading.Event] | None] = queue.Queue()
+        self.failed = threading.Event()
+        self._factory = factory
+        self.thread = threading.Thread(target=self._run, name="speaker", daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        try:
+            backend = self._factory()  # made in the thread that uses it (pyttsx3 needs that)
+        except Exception:
+            log.exception("the speech engine could not start")
+            self.failed.set()
+            return
+        while True:
+            job = self.jobs.get()
+            if job is None:
+                return
+            text, lang, done = job
+            try:
+                backend.speak(text, lang)
+            except Exception:
+                log.exception("the speech engine failed on %r", text)
+                self.failed.set()
+                return
+            finally:
+                done.set()
+
+
+class Announcer:
+    def __init__(
+        self,
+        factory: Callable[[], Backend],
+        lang: str = "en",
+        pronounce: Mapping[str, str] | None = None,
+        caption: Callable[[str], None] | None = None,
+        max_backlog: int = 8,
+        timeout: float = 10.0,
+    ) -> None:
+        self.factory = factory
+        self.lang = lang
+        self.pronounce = dict(pronounce or {})
+        self.caption = caption
+        self.max_backlog = max_backlog
+        self.timeout = timeout
+        self.restarts = 0
+        self.spoken: list[str] = []
+        self._backlog: list[tuple[int, int, Announcement]] = []  # (priority, order, ann)
+        self._order = itertools.count()
+        self._cond = threading.Condition()
+        self._stopping = False
+        self._busy = False  # the worker is saying something
+        self._speaker = _Speaker(factory)
+        self._worker = threading.Thread(target=self._run, name="announcer", daemon=True)
+        self._worker.start()
+
+    # --- the referee's side: never blocks ---------------------------------------------------
+
+    def announce(self, ann: Announcement) -> None:
+        text = render(ann, self.lang, self.pronounce)
+        if self.caption is not None:
+            self.caption(text)
+        with self._cond:
+            if ann.key == "turn":
+                self._backlog = [item for item in self._backlog if item[2].key != "turn"]
+            self._backlog.append((ann.priority, next(self._order), ann))
+            while len(self._backlog) > self.max_backlog:
+                least = min(self._backlog, key=lambda item: (item[0], item[1]))
+                self._backlog.remove(least)
+                log.info("speech backlog full: dropped %s", least[2].key)
+            self._cond.notify()
+
+    def close(self, timeout: float = 5.0) -> None:
+        """Say what is queued (within ``timeout``), then stop."""
+        with self._cond:
+            self._stopping = True
+            self._cond.notify()
+        self._worker.join(timeout)
+        self._speaker.jobs.put(None)
+
+    def idle(self, timeout: float = 5.0) -> bool:
+        """Wait until everything queued has been handled (for tests and shutdown)."""
+        with self._cond:
+            return self._cond.wait_for(lambda: not self._backlog and not self._busy, timeout)
+
+    # --- the worker ---------------------------------------------------------------------------
+
+    def _next(self) -> Announcement | None:
+        with self._cond:
+            self._cond.wait_for(lambda: self._backlog or self._stopping)
+            if not self._backlog:
+                return None
+            best = max(self._backlog, key=lambda item: (item[0], -item[1]))
+            self._backlog.remove(best)
+            self._busy = True
+            return best[2]
+
+    def _run(self) -> None:
+        while True:
+            ann = self._next()
+            if ann is None:
+                return
+            text = render(ann, self.lang, self.pronounce)
+            done = threading.Event()
+            self._speaker.jobs.put((text, self.lang, done))
+            if done.wait(self.timeout) and not self._speaker.failed.is_set():
+                self.spoken.append(text)
+            else:
+                self._replace_speaker(ann)
+            with self._cond:
+                self._busy = False
+                self._cond.notify_all()
+
+    def _replace_speaker(self, ann: Announcement) -> None:
+        what = "failed" if self._speaker.failed.is_set() else "hung"
+        log.warning("speech engine %s on %s; starting a new one (captions go on)", what, ann.key)
+        self._speaker.jobs.put(None)  # a hung thread is abandoned; it is a daemon thread
+        self._speaker = _Speaker(self.factory)
+        self.restarts += 1
