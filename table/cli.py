@@ -112,6 +112,30 @@ def _say(args: argparse.Namespace) -> int:
     return 1
 
 
+def _voices(args: argparse.Namespace) -> int:
+    from table.voice.backends import BACKENDS, audio_player, make_backend
+    from table.voice.espeak import phonemes
+
+    for lang in ("en", "ja"):
+        try:
+            phonemes("test", lang)
+            print(f"espeak-ng voice for {lang}: ok")
+        except TableError as exc:
+            print(f"espeak-ng voice for {lang}: {exc}")
+    player = audio_player()
+    print(f"audio output: {' '.join(player) if player else 'none found (captions only)'}")
+    for name in BACKENDS:
+        if name in ("wav", "captions"):
+            print(f"backend {name}: usable (no sound card needed)")
+            continue
+        try:
+            make_backend(name)
+            print(f"backend {name}: usable" + ("" if player else " (renders only: no audio out)"))
+        except TableError as exc:
+            print(f"backend {name}: not usable: {exc}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="uno-table", description="An automatic referee for UNO played with RFID-tagged cards."
@@ -138,6 +162,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--lang", choices=("en", "ja"), default="en")
     p.add_argument("--out", help="write a WAV file instead of playing it")
     p.set_defaults(run=_say)
+
+    p = sub.add_parser("voices", help="list the speech backends and voices usable here")
+    p.set_defaults(run=_voices)
 
     deck = sub.add_parser("deck", help="deck files: tag UIDs to cards and tokens")
     deck_sub = deck.add_subparsers(dest="deck_command", required=True, metavar="DECK-COMMAND")

@@ -30,3 +30,26 @@ def test_prewarm_renders_only_what_is_new() -> None:
     cache = PhraseCache()
     assert cache.prewarm(["Aki's turn.", "Ken's turn.", "Aki's turn."], "en") == 2
     assert cache.prewarm(["Aki's turn."], "en") == 0
+
+
+def test_pyttsx3_renders_each_utterance_in_its_own_thread() -> None:
+    """The default backend, as the announcer uses it: made and used in the speaker thread, one
+    utterance per runAndWait, several utterances in a row (pyttsx3 2.99 only renders the last
+    one queued before a runAndWait, so queuing more than one would lose speech)."""
+    import threading
+
+    from table.voice.backends import Pyttsx3Backend
+
+    results: list[bytes] = []
+
+    def work() -> None:
+        backend = Pyttsx3Backend(play=False)
+        for text, lang in (("Aki's turn.", "en"), ("あきの ばん。", "ja"), ("Ken's turn.", "en")):
+            results.append(backend.render(text, lang))
+
+    t = threading.Thread(target=work)
+    t.start()
+    t.join(60)
+    assert len(results) == 3
+    assert all(len(r) > 22050 for r in results)  # more than half a second of 16-bit audio
+    assert results[0] != results[2]

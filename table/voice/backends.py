@@ -13,10 +13,11 @@ import tempfile
 import threading
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Final
 
 from table.voice.espeak import SpeechError, render_wav
 
-BACKENDS = ("espeak-ng", "wav", "captions")
+BACKENDS = ("pyttsx3", "espeak-ng", "wav", "captions")
 
 
 class PhraseCache:
@@ -97,3 +98,55 @@ class EspeakBackend:
         assert self.player is not None
         data = self.cache.audio(text, lang)
         subprocess.run(self.player, input=data, check=True, capture_output=True, timeout=60)
+
+
+class Pyttsx3Backend:
+    """pyttsx3 on espeak-ng, used the way its Linux bugs allow: the engine is made in the
+    speaker thread that uses it; only ``save_to_file`` is used (``say`` shells out to aplay and,
+    after a ``save_to_file``, keeps writing to that file); one utterance per ``runAndWait``;
+    the audio is played by our own player, or only rendered when the machine has none."""
+
+    VOICE_IDS: Final = {"en": "gmw/en", "ja": "jpx/ja"}
+
+    def __init__(self, play: bool = True) -> None:
+        try:
+            import pyttsx3
+        except ImportError:
+            raise SpeechError("pyttsx3 is not installed (pip install pyttsx3)") from None
+        try:
+            self.engine = pyttsx3.init("espeak")
+        except Exception as exc:  # pyttsx3 raises bare errors when libespeak-ng is missing
+            raise SpeechError(f"pyttsx3 could not start espeak-ng: {exc}") from None
+        self.player = audio_player() if play else None
+        self.rendered = 0
+
+    def render(self, text: str, lang: str) -> bytes:
+        import contextlib
+        import io
+
+        self.engine.setProperty("voice", self.VOICE_IDS.get(lang, "gmw/en"))
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "utterance.wav"
+            with contextlib.redirect_stdout(io.StringIO()):  # it prints "Audio saved to ..."
+                self.engine.save_to_file(text, str(path))
+                self.engine.runAndWait()
+            self.rendered += 1
+            return path.read_bytes()
+
+    def speak(self, text: str, lang: str) -> None:
+        data = self.render(text, lang)
+        if self.player is not None:
+            subprocess.run(self.player, input=data, check=True, capture_output=True, timeout=60)
+
+
+def make_backend(name: str, folder: Path | None = None) -> object:
+    """A backend by its config name. Raises :class:`SpeechError` when it cannot work here."""
+    if name == "pyttsx3":
+        return Pyttsx3Backend()
+    if name == "espeak-ng":
+        return EspeakBackend()
+    if name == "wav":
+        return WavBackend(folder or Path("announcements"))
+    if name == "captions":
+        return CaptionsBackend()
+    raise SpeechError(f"unknown voice backend {name!r}: use {', '.join(BACKENDS)}")
