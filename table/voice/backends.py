@@ -11,7 +11,7 @@ import shutil
 import subprocess
 import tempfile
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Final
 
@@ -23,8 +23,11 @@ BACKENDS = ("pyttsx3", "espeak-ng", "wav", "captions")
 class PhraseCache:
     """WAV bytes by (language, text). Thread-safe; rendering happens outside the lock."""
 
-    def __init__(self, enabled: bool = True) -> None:
+    def __init__(
+        self, enabled: bool = True, render: Callable[[str, str], bytes] | None = None
+    ) -> None:
         self.enabled = enabled
+        self._render = render or espeak_wav_bytes
         self._wavs: dict[tuple[str, str], bytes] = {}
         self._lock = threading.Lock()
         self.hits = 0
@@ -39,10 +42,7 @@ class PhraseCache:
                 self.hits += 1
                 return found
         self.misses += 1
-        with tempfile.TemporaryDirectory() as tmp:
-            path = Path(tmp) / "phrase.wav"
-            render_wav(text, lang, path)
-            data = path.read_bytes()
+        data = self._render(text, lang)
         if self.enabled:
             with self._lock:
                 self._wavs[key] = data
@@ -54,6 +54,14 @@ class PhraseCache:
         for text in texts:
             self.audio(text, lang)
         return self.misses - before
+
+
+def espeak_wav_bytes(text: str, lang: str) -> bytes:
+    """WAV bytes from the espeak-ng command."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "phrase.wav"
+        render_wav(text, lang, path)
+        return path.read_bytes()
 
 
 def audio_player() -> list[str] | None:
@@ -119,6 +127,7 @@ class Pyttsx3Backend:
             raise SpeechError(f"pyttsx3 could not start espeak-ng: {exc}") from None
         self.player = audio_player() if play else None
         self.rendered = 0
+        self.cache = PhraseCache(render=self.render)
 
     def render(self, text: str, lang: str) -> bytes:
         import contextlib
@@ -134,7 +143,7 @@ class Pyttsx3Backend:
             return path.read_bytes()
 
     def speak(self, text: str, lang: str) -> None:
-        data = self.render(text, lang)
+        data = self.cache.audio(text, lang)
         if self.player is not None:
             subprocess.run(self.player, input=data, check=True, capture_output=True, timeout=60)
 
