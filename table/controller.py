@@ -136,11 +136,6 @@ class Referee:
 
     # --- helpers --------------------------------------------------------------------------
 
-    @property
-    def tracking(self) -> str:
-        """``full`` when seat pads or a draw shoe exist, else ``counts``."""
-        return "full" if any(r.role != "play" for r in self.readers.values()) else "counts"
-
     def _say(self, events: Sequence[Event]) -> list[Announcement]:
         return from_events(events, self.state.players, self.state.options)
 

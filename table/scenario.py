@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from table.announce import from_events, render
+from table.announce import render
 from table.cards import Card, Color, parse_card
 from table.controller import BUTTONS, Press, ReaderRole, Referee, TagRead
 from table.deck import normalise_uid, parse_tag, virtual_deck
@@ -292,11 +292,6 @@ class Replay:
         if w == "challenges":
             return Challenge(seat)
         raise self._error(line, f"'{w}' is not part of the {self.setup.preset} rules")
-
-    def _say(self, events: Sequence[Any]) -> list[str]:
-        assert self.state is not None
-        anns = from_events(events, self.state.players, self.state.options)
-        return [render(a, self.lang) for a in anns]
 
     def _record(self, line: Line, verdict: str, reason: str | None, says: list[str]) -> None:
         says, self._carry = self._carry + says, []
