@@ -1,0 +1,1 @@
+"""Tag readers: one module per backend behind one interface, chosen by configuration."""
