@@ -1,0 +1,60 @@
+"""The reader interface: what every backend reports, and the debounce they share.
+
+A reader runs in its own thread and calls its ``sink`` with :class:`Read` (a tag placed on a
+pad, once per placement) and :class:`ReaderStatus` (``connecting``, ``live``, ``lost``). Times
+are monotonic seconds from the reader's clock.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Read:
+    reader: str
+    uid: str
+    t: float
+
+
+@dataclass(frozen=True, slots=True)
+class ReaderStatus:
+    reader: str
+    state: str  # connecting | live | lost
+    t: float
+    detail: str = ""
+
+
+Report = Read | ReaderStatus
+Sink = Callable[[Report], None]
+
+
+class Debounce:
+    """One read per placement. A tag seen again before ``hold`` seconds without a sighting is
+    the same placement; a reader that polls calls :meth:`miss` on an empty poll, and after
+    ``misses`` of them in a row the tag counts as removed."""
+
+    def __init__(self, hold: float = 1.0, misses: int = 3) -> None:
+        self.hold = hold
+        self.misses = misses
+        self.present: str | None = None
+        self.last_seen = float("-inf")
+        self._missed = 0
+
+    def seen(self, uid: str, t: float) -> bool:
+        """Record a sighting; True when it is a new placement to report."""
+        new = uid != self.present or t - self.last_seen > self.hold
+        self.present, self.last_seen, self._missed = uid, t, 0
+        return new
+
+    def miss(self) -> bool:
+        """Record an empty poll; True when the tag has just been removed."""
+        if self.present is None:
+            return False
+        self._missed += 1
+        if self._missed >= self.misses:
+            self.present = None
+            self._missed = 0
+            return True
+        return False

@@ -1,0 +1,89 @@
+"""Serial readers (``serial-line`` and ``rdm6300``) on pyserial, surviving unplug and replug.
+
+The port is opened by its stable path (``/dev/serial/by-id/...``), so a replugged reader is
+found again under the same name. States: connecting -> live -> lost -> connecting..., with a
+backoff between attempts; every change is reported to the sink, which announces it.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+
+from table.readers.base import Debounce, Read, ReaderStatus, Sink
+from table.readers.formats import LineDecoder, Rdm6300Decoder
+
+log = logging.getLogger(__name__)
+
+DECODERS: dict[str, Callable[[], LineDecoder | Rdm6300Decoder]] = {
+    "serial-line": LineDecoder,
+    "rdm6300": Rdm6300Decoder,
+}
+BAUD = {"serial-line": 115200, "rdm6300": 9600}
+
+
+class SerialReader:
+    def __init__(
+        self,
+        name: str,
+        port: str,
+        kind: str,
+        sink: Sink,
+        *,
+        backoff: tuple[float, ...] = (0.2, 0.5, 1.0, 2.0),
+        hold: float = 1.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        if kind not in DECODERS:
+            raise ValueError(f"unknown serial reader kind {kind!r}: use {', '.join(DECODERS)}")
+        self.name, self.port, self.kind, self.sink = name, port, kind, sink
+        self.backoff = backoff
+        self.clock = clock
+        self.debounce = Debounce(hold=hold)
+        self.state = ""
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name=f"reader-{name}", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self, timeout: float = 5.0) -> None:
+        self._stop.set()
+        self._thread.join(timeout)
+
+    def _status(self, state: str, detail: str = "") -> None:
+        if state != self.state:
+            self.state = state
+            self.sink(ReaderStatus(self.name, state, self.clock(), detail))
+
+    def _run(self) -> None:
+        import serial
+
+        attempt = 0
+        while not self._stop.is_set():
+            self._status("connecting" if self.state != "lost" else "lost")
+            try:
+                port = serial.Serial(self.port, BAUD[self.kind], timeout=0.1)
+            except (serial.SerialException, OSError) as exc:
+                wait = self.backoff[min(attempt, len(self.backoff) - 1)]
+                attempt += 1
+                log.debug("reader %s: cannot open %s (%s)", self.name, self.port, exc)
+                self._stop.wait(wait)
+                continue
+            attempt = 0
+            self._status("live")
+            decoder = DECODERS[self.kind]()
+            try:
+                while not self._stop.is_set():
+                    data = port.read(256)
+                    for uid in decoder.feed(data):
+                        t = self.clock()
+                        if self.debounce.seen(uid, t):
+                            self.sink(Read(self.name, uid, t))
+            except (serial.SerialException, OSError) as exc:
+                log.warning("reader %s lost: %s", self.name, exc)
+                self._status("lost", str(exc))
+            finally:
+                port.close()
