@@ -105,6 +105,8 @@ CATALOGUE: Final[dict[str, dict[str, str]]] = {
                                "ja": "てふだが あいません。もう いちど みせて ください。"},
     "rejected-round-over": {"en": "The round is over.", "ja": "この ラウンドは おわりました。"},
     "rejected-nothing-to-undo": {"en": "There is nothing to undo.", "ja": "とりけす ものが ありません。"},
+    "reader-lost": {"en": "The {reader} reader is disconnected.", "ja": "{reader}の リーダーが きれました。"},
+    "reader-back": {"en": "The {reader} reader is back.", "ja": "{reader}の リーダーが もどりました。"},
     "unknown-tag": {"en": "Unknown card. Please try another.", "ja": "しらない カード です。"},
 }
 

@@ -18,6 +18,7 @@ from table.announce import Announcement, from_events
 from table.cards import Card, CardCopy, Color
 from table.deck import Deck, Token
 from table.errors import TableError
+from table.readers.base import ReaderStatus, TagRead
 from table.rules import (
     Action,
     CallUno,
@@ -53,13 +54,6 @@ class ReaderRole:
     name: str
     role: str
     seat: int | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class TagRead:
-    reader: str
-    uid: str
-    t: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,6 +102,7 @@ class Referee:
     now: float = 0.0  # the time of the latest input
     color_since: float | None = None  # when the referee started waiting for a colour
     due: int | None = None  # the seat that was last given cards (for the draw shoe)
+    reader_states: dict[str, str] = field(default_factory=dict)  # reader -> its last state
 
     @classmethod
     def create(
@@ -170,10 +165,12 @@ class Referee:
 
     # --- inputs ---------------------------------------------------------------------------
 
-    def handle(self, item: TagRead | Press | Tick) -> Outcome:
+    def handle(self, item: TagRead | Press | Tick | ReaderStatus) -> Outcome:
         self.now = max(self.now, item.t)
         if isinstance(item, Tick):
             out = self._tick()
+        elif isinstance(item, ReaderStatus):
+            out = self._reader_status(item)
         elif isinstance(item, Press):
             out = self._press(item)
         else:
@@ -184,6 +181,18 @@ class Referee:
         elif self.color_since is None:
             self.color_since = self.now
         return out
+
+    def _reader_status(self, status: ReaderStatus) -> Outcome:
+        """A reader lost or back: said aloud; the game state is untouched."""
+        was = self.reader_states.get(status.reader)
+        self.reader_states[status.reader] = status.state
+        if status.state == "lost" and was != "lost":
+            key = "reader-lost"
+        elif status.state == "live" and was == "lost":
+            key = "reader-back"
+        else:
+            return Outcome("ignored")
+        return Outcome("accepted", None, (Announcement(key, (("reader", status.reader),), 2),))
 
     def _tick(self) -> Outcome:
         seat = self.state.awaiting_color

@@ -13,11 +13,12 @@ import threading
 import time
 from collections.abc import Callable
 
-from table.controller import Outcome, Press, Referee, TagRead, Tick
+from table.controller import Outcome, Press, Referee, Tick
+from table.readers.base import ReaderStatus, TagRead
 
 log = logging.getLogger(__name__)
 
-Input = TagRead | Press | Tick
+Input = TagRead | Press | Tick | ReaderStatus
 Listener = Callable[[Input, Outcome], None]
 
 

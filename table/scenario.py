@@ -14,9 +14,10 @@ from typing import Any
 
 from table.announce import render
 from table.cards import Card, Color, parse_card
-from table.controller import BUTTONS, Press, ReaderRole, Referee, TagRead
+from table.controller import BUTTONS, Press, ReaderRole, Referee
 from table.deck import normalise_uid, parse_tag, virtual_deck
 from table.errors import ScenarioError, TableError
+from table.readers.base import TagRead
 from table.rules import (
     Action,
     CallUno,

@@ -7,8 +7,9 @@ import pytest
 from pad_table import pad_referee, uid
 
 from table.announce import render
-from table.controller import ControllerError, Press, ReaderRole, Referee, TagRead, Tick
+from table.controller import ControllerError, Press, ReaderRole, Referee, Tick
 from table.deck import virtual_deck
+from table.readers.base import TagRead
 from table.rules import make_options
 
 
@@ -58,3 +59,18 @@ def test_uno_button_out_of_time_is_refused() -> None:
 def test_table_setup_errors(readers: list[ReaderRole], message: str) -> None:
     with pytest.raises(ControllerError, match=message):
         Referee.create(make_options(), ["Aki", "Ken"], virtual_deck(), readers)
+
+
+def test_reader_lost_and_back_are_said_and_change_nothing() -> None:
+    from table.readers.base import ReaderStatus
+
+    ref = referee()
+    before = ref.state
+    assert ref.handle(ReaderStatus("pad", "connecting", 1.0)).announcements == ()
+    assert ref.handle(ReaderStatus("pad", "live", 1.1)).announcements == ()
+    lost = ref.handle(ReaderStatus("pad", "lost", 5.0))
+    assert [render(a) for a in lost.announcements] == ["The pad reader is disconnected."]
+    back = ref.handle(ReaderStatus("pad", "live", 9.0))
+    assert [render(a) for a in back.announcements] == ["The pad reader is back."]
+    assert ref.state is before
+    assert ref.handle(TagRead("pad", uid(ref, "R1#1"), 9.5)).verdict == "accepted"

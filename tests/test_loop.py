@@ -6,8 +6,9 @@ import threading
 
 from pad_table import pad_referee, uid
 
-from table.controller import Outcome, Referee, TagRead, Tick
+from table.controller import Outcome, Referee, Tick
 from table.loop import Input, TableLoop
+from table.readers.base import TagRead
 
 
 def make_referee() -> Referee:

@@ -6,7 +6,7 @@ import os
 import queue
 from pathlib import Path
 
-from table.readers.base import Read, ReaderStatus, Report
+from table.readers.base import ReaderStatus, Report, TagRead
 from table.readers.serial_reader import SerialReader
 
 
@@ -46,8 +46,8 @@ def test_reads_survive_unplug_and_replug(tmp_path: Path) -> None:
         status = next_report(reports, ReaderStatus)
         assert isinstance(status, ReaderStatus) and status.state == "live"
         pty.send(b"UID: 04:A1:B2:C3\r\n")
-        read = next_report(reports, Read)
-        assert isinstance(read, Read) and read.uid == "04A1B2C3"
+        read = next_report(reports, TagRead)
+        assert isinstance(read, TagRead) and read.uid == "04A1B2C3"
 
         pty.unplug()
         status = next_report(reports, ReaderStatus)
@@ -57,8 +57,8 @@ def test_reads_survive_unplug_and_replug(tmp_path: Path) -> None:
         status = next_report(reports, ReaderStatus)
         assert isinstance(status, ReaderStatus) and status.state == "live"
         pty.send(b"04A1B2C4\n")
-        read = next_report(reports, Read)
-        assert isinstance(read, Read) and read.uid == "04A1B2C4"
+        read = next_report(reports, TagRead)
+        assert isinstance(read, TagRead) and read.uid == "04A1B2C4"
     finally:
         reader.stop()
         pty.unplug()
@@ -74,3 +74,57 @@ def test_a_card_resting_on_a_pad_is_one_read() -> None:
     assert d.seen("04A1B2C4", 1.3)  # another card
     assert not d.miss() and not d.miss() and d.miss()  # removed after three empty polls
     assert d.seen("04A1B2C4", 1.4)  # placed again: a new read
+
+
+def test_unplugged_mid_game_the_referee_loses_nothing(tmp_path: Path) -> None:
+    """The reader thread feeds the referee's loop: plays before and after an unplug are
+    refereed, and the disconnect and the return are announced."""
+    from pad_table import pad_referee, uid
+
+    from table.announce import render
+    from table.controller import Outcome
+    from table.loop import Input, TableLoop
+
+    ref = pad_referee("R1 R2 W", "R3 R4 B1")
+    said: queue.Queue[str] = queue.Queue()
+    verdicts: queue.Queue[tuple[str, str | None]] = queue.Queue()
+
+    def listener(item: Input, out: Outcome) -> None:
+        for a in out.announcements:
+            said.put(render(a))
+        if isinstance(item, TagRead):
+            verdicts.put((out.verdict, out.reason))
+
+    loop = TableLoop(ref, listener, tick_every=60)
+    loop.start()
+    link = tmp_path / "usb-pad"
+    pty = Pty(link)
+    live: queue.Queue[Report] = queue.Queue()
+
+    def sink(report: Report) -> None:
+        loop.put(report)
+        live.put(report)
+
+    reader = SerialReader("pad", str(link), "serial-line", sink, backoff=(0.05,), hold=0)
+    reader.start()
+    try:
+        assert next_report(live, ReaderStatus).state == "connecting"  # type: ignore[union-attr]
+        assert next_report(live, ReaderStatus).state == "live"  # type: ignore[union-attr]
+        pty.send(uid(ref, "R1#1").encode() + b"\n")  # Aki plays
+        assert verdicts.get(timeout=10) == ("accepted", None)
+        pty.unplug()
+        assert next_report(live, ReaderStatus).state == "lost"  # type: ignore[union-attr]
+        pty = Pty(link)
+        assert next_report(live, ReaderStatus).state == "live"  # type: ignore[union-attr]
+        pty.send(uid(ref, "R3#1").encode() + b"\n")  # Ken plays after the replug
+        assert verdicts.get(timeout=10) == ("accepted", None)
+    finally:
+        reader.stop()
+        loop.stop()
+        pty.unplug()
+    spoken = []
+    while not said.empty():
+        spoken.append(said.get())
+    assert "The pad reader is disconnected." in spoken and "The pad reader is back." in spoken
+    assert ref.state.top is not None and ref.state.top.code == "R3"
+    assert [len(h) for h in ref.state.hands] == [2, 2]

@@ -12,9 +12,11 @@ from table.announce import CATALOGUE, Announcement, render
 from table.voice.espeak import phonemes, render_wav
 
 SAMPLE: dict[str, dict[str, str | int]] = {
-    "en": {"player": "Aki", "catcher": "Ken", "offender": "Mio", "turn": "Ken"},
+    "en": {"player": "Aki", "catcher": "Ken", "offender": "Mio", "turn": "Ken", "reader": "pad"},
     # Names as a Japanese table would write them in the config's pronunciations.
-    "ja": {"player": "あき", "catcher": "けん", "offender": "みお", "turn": "けん"},
+    "ja": {
+        "player": "あき", "catcher": "けん", "offender": "みお", "turn": "けん", "reader": "パッド"
+    },
 }
 COMMON: dict[str, str | int] = {"card": "R7", "color": "blue", "count": 4, "points": 34,
                                 "round": 2, "scores": "10"}

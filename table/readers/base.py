@@ -1,6 +1,6 @@
 """The reader interface: what every backend reports, and the debounce they share.
 
-A reader runs in its own thread and calls its ``sink`` with :class:`Read` (a tag placed on a
+A reader runs in its own thread and calls its ``sink`` with :class:`TagRead` (a tag placed on a
 pad, once per placement) and :class:`ReaderStatus` (``connecting``, ``live``, ``lost``). Times
 are monotonic seconds from the reader's clock.
 """
@@ -12,10 +12,12 @@ from dataclasses import dataclass
 
 
 @dataclass(frozen=True, slots=True)
-class Read:
+class TagRead:
+    """A tag placed on a reader (once per placement)."""
+
     reader: str
     uid: str
-    t: float
+    t: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,7 +28,7 @@ class ReaderStatus:
     detail: str = ""
 
 
-Report = Read | ReaderStatus
+Report = TagRead | ReaderStatus
 Sink = Callable[[Report], None]
 
 

@@ -12,7 +12,7 @@ import threading
 import time
 from collections.abc import Callable
 
-from table.readers.base import Debounce, Read, ReaderStatus, Sink
+from table.readers.base import Debounce, ReaderStatus, Sink, TagRead
 from table.readers.formats import LineDecoder, Rdm6300Decoder
 
 log = logging.getLogger(__name__)
@@ -81,7 +81,7 @@ class SerialReader:
                     for uid in decoder.feed(data):
                         t = self.clock()
                         if self.debounce.seen(uid, t):
-                            self.sink(Read(self.name, uid, t))
+                            self.sink(TagRead(self.name, uid, t))
             except (serial.SerialException, OSError) as exc:
                 log.warning("reader %s lost: %s", self.name, exc)
                 self._status("lost", str(exc))
