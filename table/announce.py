@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from table.cards import Card, Color
+from table.cards import Card, Color, parse_card
 from table.rules.options import Options
 from table.rules.state import Event
 
@@ -176,7 +176,7 @@ def render(
         if name in ("player", "catcher", "offender", "turn") and pronounce:
             values[name] = pronounce.get(str(value), str(value))
         elif name == "card":
-            values[name] = card_words(_card(str(value)), lang)
+            values[name] = card_words(parse_card(str(value)), lang)
         elif name == "color":
             values[name] = _COLOR_WORDS[lang][Color(value)]
         elif isinstance(value, int):
@@ -185,11 +185,6 @@ def render(
             values[name] = str(value)
     return template.format(**values)
 
-
-def _card(code: str) -> Card:
-    from table.cards import parse_card
-
-    return parse_card(code)
 
 
 def _ann(key: str, priority: int = INFO, **params: str | int) -> Announcement:

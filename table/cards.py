@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import enum
 import re
-from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import ClassVar, Final
@@ -68,7 +67,7 @@ _RANK_NAMES: Final = {
 class Card:
     """One card face: a colour (``None`` for wilds) and a rank.
 
-    Build cards with :func:`parse_card` or :meth:`Card.of`; there is exactly one instance per face.
+    Build cards with :func:`parse_card` or ``Card(color, rank)``: one instance per face.
     """
 
     __slots__ = ("code", "color", "is_action", "is_draw", "is_wild", "number", "points", "rank")
@@ -114,10 +113,6 @@ class Card:
             card.points = 40
         cls._instances[key] = card
         return card
-
-    @classmethod
-    def of(cls, color: Color | None, rank: str) -> Card:
-        return cls(color, rank)
 
     def __reduce__(self) -> tuple[object, tuple[Color | None, str]]:
         return (Card, (self.color, self.rank))
@@ -179,9 +174,6 @@ def parse_card(code: str) -> Card:
 def parse_cards(codes: Iterable[str]) -> tuple[Card, ...]:
     return tuple(parse_card(c) for c in codes)
 
-
-def codes(cards: Iterable[Card]) -> list[str]:
-    return [c.code for c in cards]
 
 
 @dataclass(frozen=True, slots=True)
@@ -260,9 +252,3 @@ def edition_copies(edition: str) -> Iterator[CardCopy]:
             yield CardCopy(card, i)
 
 
-def hand_points(cards: Iterable[Card]) -> int:
-    return sum(c.points for c in cards)
-
-
-def count_cards(cards: Iterable[Card]) -> Counter[Card]:
-    return Counter(cards)

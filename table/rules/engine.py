@@ -264,14 +264,6 @@ def _on_turn(s: State, player: int) -> None:
 # Moving cards
 
 
-def _take_from_hand(s: State, player: int, card: Card) -> None:
-    hand = s.hands[player]
-    try:
-        hand.known.remove(card)
-    except ValueError:
-        hand.unknown -= 1
-
-
 def _reshuffle(s: State, events: list[Event]) -> None:
     """Shuffle the discard pile except its top card into a new draw pile [000][003].
 
@@ -489,7 +481,7 @@ def _on_play(s: State, a: Play, events: list[Event]) -> None:
         events.append(Event("unverified", player=p))
     if s.uno_window is not None:
         _begin_turn(s, events)
-    # _take_from_hand, with the place found above.
+    # Take the card from the hand, at the place found above (or from its unknown cards).
     if index >= 0:
         del held[index]
     else:
