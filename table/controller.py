@@ -26,6 +26,7 @@ from table.rules import (
     Challenge,
     ChooseColor,
     Deal,
+    Don,
     Draw,
     Identify,
     Options,
@@ -34,6 +35,7 @@ from table.rules import (
     Play,
     Show,
     State,
+    Swap,
     TurnUp,
     apply,
     new_game,
@@ -218,9 +220,8 @@ class Referee:
             "draw": Draw(p.seat),
             "pass": Pass(p.seat),
             "challenge": Challenge(p.seat),
+            "don": Don(p.seat),
         }
-        if p.button not in actions:
-            return self._refuse("rejected", "not-in-these-rules")
         return self._act(actions[p.button])
 
     def _uno(self, seat: int) -> Outcome:
@@ -260,6 +261,9 @@ class Referee:
             seat = int(name[5:]) - 1
             if seat >= s.n:
                 return self._refuse("rejected", "no-such-player")
+            swapper = s.extra.awaiting_swap
+            if swapper is not None:  # Seven-O: the player of the 7 names whose hand to take
+                return self._act(Swap(self._who(swapper), seat))
             self.actor = seat
             return Outcome("accepted", None, ())
         if name.startswith("color:"):
@@ -278,6 +282,10 @@ class Referee:
             return self._act(Pass(self._who(s.turn)))
         if name == "challenge":
             return self._act(Challenge(self._who(s.turn)))
+        if name == "don":
+            if self.actor is None:  # a Don is out of turn: it needs the caller's seat token
+                return self._refuse("rejected-don-needs-seat", "don-needs-seat")
+            return self._act(Don(self._who(s.turn)))
         return self._refuse("rejected", "not-in-these-rules")
 
     def _play_pad(self, copy: CardCopy, where: str | None) -> Outcome:

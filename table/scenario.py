@@ -25,6 +25,7 @@ from table.rules import (
     Challenge,
     ChooseColor,
     Deal,
+    Don,
     Draw,
     Options,
     Pass,
@@ -32,12 +33,15 @@ from table.rules import (
     Play,
     Show,
     State,
+    Swap,
     make_options,
 )
 
 _COMMENT = re.compile(r"(^|\s)#.*$")
 SETUP_WORDS = ("players", "rules", "set", "dealer", "hand", "pile", "start")
-VERBS = ("plays", "draws", "passes", "uno", "catches", "challenges", "shows", "chooses", "don")
+VERBS = (
+    "plays", "draws", "passes", "uno", "catches", "challenges", "shows", "chooses", "don", "swaps"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -284,15 +288,19 @@ class Replay:
             return Catch(seat, self._seat(line, args[0]))
         if w == "shows":
             return Show(seat, tuple(self._card(line, c) for c in args))
+        if w == "don":  # optionally with the hand shown: ``Aki don R1 B2``
+            return Don(seat, tuple(self._card(line, c) for c in args))
+        if w == "swaps":
+            if len(args) != 1:
+                raise self._error(line, "'swaps' takes a player")
+            return Swap(seat, self._seat(line, args[0]))
         if args:
             raise self._error(line, f"'{w}' takes no arguments")
         if w == "passes":
             return Pass(seat)
         if w == "uno":
             return CallUno(seat)
-        if w == "challenges":
-            return Challenge(seat)
-        raise self._error(line, f"'{w}' is not part of the {self.setup.preset} rules")
+        return Challenge(seat)
 
     def _record(self, line: Line, verdict: str, reason: str | None, says: list[str]) -> None:
         says, self._carry = self._carry + says, []

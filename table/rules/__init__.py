@@ -5,18 +5,21 @@ The API follows OpenSpiel: :attr:`State.current_player`, :func:`legal_actions`, 
 journal is a set-up plus actions and replay is exact.
 """
 
+from table.rules import variants  # noqa: F401  (registers the house and musician presets)
 from table.rules.actions import (
     Action,
     CallUno,
     Catch,
     Challenge,
     ChooseColor,
+    Don,
     Draw,
     Identify,
     Pass,
     Play,
     Reshuffle,
     Show,
+    Swap,
     TurnUp,
 )
 from table.rules.engine import (
@@ -42,6 +45,7 @@ __all__ = [
     "Challenge",
     "ChooseColor",
     "Deal",
+    "Don",
     "Draw",
     "Event",
     "Hand",
@@ -55,6 +59,7 @@ __all__ = [
     "Show",
     "State",
     "Step",
+    "Swap",
     "TurnUp",
     "apply",
     "apply_in_place",

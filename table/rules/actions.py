@@ -94,9 +94,26 @@ class Reshuffle:
     cards: tuple[Card, ...]
 
 
+@dataclass(frozen=True, slots=True)
+class Don:
+    """Call Don (ドン, RULES.md §6): win out of turn on the number card just played. ``cards``
+    is the hand shown on the play pad when the referee does not know it."""
+
+    player: int
+    cards: tuple[Card, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Swap:
+    """Seven-O: the player of a 7 names whose hand to swap with."""
+
+    player: int
+    target: int
+
+
 Action = (
     Play | Draw | Pass | ChooseColor | CallUno | Catch | Challenge | Show | Identify | TurnUp
-    | Reshuffle
+    | Reshuffle | Don | Swap
 )
 
 

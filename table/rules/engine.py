@@ -32,12 +32,14 @@ from table.rules.actions import (
     Catch,
     Challenge,
     ChooseColor,
+    Don,
     Draw,
     Identify,
     Pass,
     Play,
     Reshuffle,
     Show,
+    Swap,
     TurnUp,
     actor,
 )
@@ -45,10 +47,11 @@ from table.rules.matching import has_playable, matches, wd4_guilty
 from table.rules.options import Options
 from table.rules.scoring import score_round
 from table.rules.state import ChallengeWindow, Event, Hand, Phase, State
+from table.rules.variant_state import round_extra
 
 # Reasons that make a step a "penalty" rather than a plain "accepted".
 PENALTY_REASONS = frozenset(
-    {"uno-not-called", "illegal-wild-draw-four", "challenge-failed", "false-catch"}
+    {"uno-not-called", "illegal-wild-draw-four", "challenge-failed", "false-catch", "false-don"}
 )
 
 
@@ -140,6 +143,7 @@ def _deal_round(s: State, deal: Deal) -> tuple[State, list[Event]]:
     s.winner = None
     s.called = [False] * n
     s.uno_calls = [0] * n
+    s.extra = round_extra(s.extra, opts, n)
     if deal.hands is None:
         s.hands = [Hand([], 0 if s.eliminated[i] else opts.hand_size) for i in range(n)]
     else:
@@ -361,7 +365,10 @@ def _turn_up(s: State, card: Card, events: list[Event]) -> None:
         card.rank == WILD_DRAW_FOUR
         or (card.rank == WILD and opts.first_wild == "redraw")
         or (card.rank in (SHUFFLE_HANDS, CUSTOMIZABLE) and opts.first_special == "redraw")
+        or (s.extra.on and house.bury_first(s, card))
     )
+    if card.rank == WILD_DRAW_FOUR and opts.first_player == "dealer":
+        bury = opts.first_action == "redraw"  # [002]: the dealer draws it (or stacks)
     if bury:
         # Choice: the card is buried in the pile (its place unknown) rather than the whole pile
         # reshuffled, so a known top of the pile stays known [003][004].
@@ -375,6 +382,11 @@ def _turn_up(s: State, card: Card, events: list[Event]) -> None:
     left = s.next_seat(s.dealer)
     s.color = card.color
     s.live_rank = None if card.is_wild else card.rank
+    if opts.don:
+        don.note_turn_up(s, card)
+    if opts.first_player == "dealer":
+        house.dealer_first(s, card, events)
+        return
     two = len(s.active) == 2
     if card.number is not None:
         s.turn = left
@@ -416,6 +428,9 @@ def _on_turn_up(s: State, a: TurnUp, events: list[Event]) -> None:
 
 
 def _on_play(s: State, a: Play, events: list[Event]) -> None:
+    if s.extra.on:
+        house.play(s, a, events)
+        return
     p = a.player
     # Fast path: the common case (the player on turn, in play, no colour awaited) costs three
     # tests; anything else goes through the full checks of _on_turn.
@@ -666,6 +681,8 @@ def _on_draw(s: State, a: Draw, events: list[Event]) -> None:
         _on_turn(s, p)
     opts = s.options
     hand = s.hands[p]
+    if s.extra.on:
+        house.before_turn_action(s, p)
     if s.pending:
         if a.card is not None:
             raise IllegalPlay(
@@ -687,7 +704,9 @@ def _on_draw(s: State, a: Draw, events: list[Event]) -> None:
         )
         if not again:
             raise IllegalPlay("already-drew", "one card is drawn per turn")
-    elif not opts.draw_by_choice and has_playable(s, hand.known):
+    elif not opts.draw_by_choice and (
+        house.has_play(s, p) if s.extra.on else has_playable(s, hand.known)
+    ):
         raise IllegalPlay("has-playable-card", "a card in hand can be played")
     if a.card is not None:
         _check_named_draw(s, a.card)
@@ -747,6 +766,8 @@ def _on_pass(s: State, a: Pass, events: list[Event]) -> None:
     _on_turn(s, p)
     if s.pending:
         raise IllegalPlay("draw-penalty-pending", "draw the penalty cards (or challenge) first")
+    if s.extra.on:
+        house.before_turn_action(s, p)
     if not s.has_drawn:
         raise IllegalPlay("draw-first", "draw a card before passing")
     if (
@@ -772,6 +793,8 @@ def _on_choose_color(s: State, a: ChooseColor, events: list[Event]) -> None:
         raise IllegalPlay("not-your-turn", f"{s.players[s.awaiting_color]} names the colour")
     s.awaiting_color = None
     s.color = a.color
+    if s.extra.on:
+        house.color_named(s, a.player, a.color)
     events.append(Event("color-chosen", player=a.player, color=a.color))
     _announce_turn(s, events)
 
@@ -783,7 +806,11 @@ def _on_call_uno(s: State, a: CallUno, events: list[Event]) -> None:
     if s.called[p]:
         raise IllegalPlay("already-called", "UNO was already called")
     size = len(s.hands[p])
-    about_to = p == s.turn and size == 2 and s.awaiting_color is None
+    about_to = (
+        p == s.turn
+        and (size == 2 or (s.extra.on and house.several_at_once(s, size)))
+        and s.awaiting_color is None
+    )
     if not (about_to or s.uno_window == p):
         raise IllegalPlay("uno-not-due", "UNO is called when going down to one card")
     s.called[p] = True
@@ -848,9 +875,17 @@ def _judge_challenge(
     """Announce only guilty or innocent: the hand's contents are never announced [M]."""
     opts = s.options
     p, offender = window.target, window.offender
+    # Stacked, the whole pending count is at stake (4 for a lone Wild Draw Four).
+    count = s.pending or 4
     s.pending = 0
     s.challenge = None
-    if wd4_guilty(hand, window.prior_color, window.prior_rank, opts.wild_draw_four):
+    if window.stacked:
+        # [000] 「「ワイルド・ドロー4を出したプレイヤー」の手札に場と同じ色の「ドロー2」があること
+        # が「チャレンジ成功」の条件」
+        guilty = any(c.rank == DRAW_TWO and c.color is window.prior_color for c in hand)
+    else:
+        guilty = wd4_guilty(hand, window.prior_color, window.prior_rank, opts.wild_draw_four)
+    if guilty:
         events.append(Event("guilty", player=offender, target=p))
         if opts.challenge_success == "take-back":
             # [000][004]: the card goes back, the offender draws 4 and plays again legally.
@@ -858,15 +893,15 @@ def _judge_challenge(
             s.hands[offender].known.append(Card(None, WILD_DRAW_FOUR))
             s.color = window.prior_color
             s.live_rank = window.prior_rank
-            _draw_cards(s, offender, 4, events, "illegal-wild-draw-four")
+            _draw_cards(s, offender, count, events, "illegal-wild-draw-four")
             s.turn = offender
         else:
             # [M]: the card stays, its colour stands, the challenger takes a normal turn.
-            _draw_cards(s, offender, 4, events, "illegal-wild-draw-four")
+            _draw_cards(s, offender, count, events, "illegal-wild-draw-four")
             s.turn = p
     else:
         events.append(Event("innocent", player=offender, target=p))
-        _draw_cards(s, p, 4 + opts.challenge_penalty, events, "challenge-failed")
+        _draw_cards(s, p, count + opts.challenge_penalty, events, "challenge-failed")
         events.append(Event("skipped", player=p))
         s.turn = s.next_seat(p)
     _announce_turn(s, events)
@@ -900,7 +935,9 @@ def _on_show(s: State, a: Show, events: list[Event]) -> None:
     hand.unknown = 0
     events.append(Event("shown", player=p, count=len(a.cards)))
     window = s.challenge
-    if window is not None and s.awaiting_show == p:
+    if s.extra.don_claim == p:
+        don.judge(s, p, events)
+    elif window is not None and s.awaiting_show == p:
         s.awaiting_show = None
         _judge_challenge(s, window, list(a.cards), events)
     elif s.phase is Phase.ROUND_OVER and len(s.results) < s.round:
@@ -947,7 +984,7 @@ def _on_reshuffle(s: State, a: Reshuffle, events: list[Event]) -> None:
 
 
 # While a challenged hand must be shown, only the show (and UNO business) may happen.
-_WAIT_FOR_SHOW = frozenset({Play, Draw, Pass, ChooseColor, Challenge})
+_WAIT_FOR_SHOW = frozenset({Play, Draw, Pass, ChooseColor, Challenge, Swap})
 
 _HANDLERS: dict[type, Callable[[State, Action, list[Event]], None]] = {
     Play: _on_play,  # type: ignore[dict-item]
@@ -962,3 +999,9 @@ _HANDLERS: dict[type, Callable[[State, Action, list[Event]], None]] = {
     TurnUp: _on_turn_up,  # type: ignore[dict-item]
     Reshuffle: _on_reshuffle,  # type: ignore[dict-item]
 }
+
+# The competition, local and Musician rules (they use the helpers above).
+from table.rules import don, house  # noqa: E402
+
+_HANDLERS[Don] = don.on_don  # type: ignore[assignment]
+_HANDLERS[Swap] = house.on_swap  # type: ignore[assignment]

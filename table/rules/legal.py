@@ -9,6 +9,7 @@ challenge expose a bluff. Out-of-turn actions (UNO calls after the play, catches
 from __future__ import annotations
 
 from table.cards import COLORS, WILD_DRAW_FOUR, Card, Color
+from table.rules import house
 from table.rules.actions import Action, CallUno, Catch, Challenge, ChooseColor, Draw, Pass, Play
 from table.rules.matching import matches, wd4_guilty
 from table.rules.state import Phase, State
@@ -57,6 +58,8 @@ def _plays(s: State, player: int, card: Card, out: list[Action]) -> None:
 
 def legal_actions(s: State) -> list[Action]:
     """The actions the player on turn may take, each once; empty when no one is on turn."""
+    if s.extra.on:
+        return house.legal(s)
     if s.phase is not Phase.PLAY or s.awaiting_show is not None:
         return []
     if s.awaiting_color is not None:
@@ -101,11 +104,13 @@ def legal_actions(s: State) -> list[Action]:
 
 
 def out_of_turn_actions(s: State) -> list[Action]:
-    """A late UNO call and every catch that would succeed now."""
+    """A late UNO call and every catch that would succeed now (and, under the local and
+    Musician rules, every jump-in and Don)."""
+    out: list[Action] = house.out_of_turn(s) if s.extra.on else []
     seat = s.uno_window
     if s.phase is not Phase.PLAY or seat is None or s.called[seat]:
-        return []
-    out: list[Action] = [_simple(CallUno, seat)]
+        return out
+    out.append(_simple(CallUno, seat))
     for c in s.active:
         if c != seat and (s.options.uno_catchers == "any" or c == s.uno_next):
             out.append(Catch(c, seat))

@@ -66,6 +66,19 @@ def _flag(name: str, default: bool, doc: str) -> OptionSpec:
 
 
 CUSTOMIZABLE_EFFECTS: Final = ("none", "skip", "reverse", "next-draws-two", "others-draw-one")
+STACKING_MODES: Final = ("off", "draw-two", "draw-two-into-four", "any", "same-kind")
+MUSICIAN_OPTIONS: Final = {
+    "color_call": "色指定: the colour namer pays 10 more",
+    "reverse_back": "リバース返し: the Reverse's player pays 10 more",
+    "skip_back": "スキップ返し: the Skip's player pays 10 more",
+    "panpakapan": "パンパカパーン: equal losses flip winning and losing",
+    "same_color_don": "同色ドン: 5 more for a one-card Don of the same colour",
+    "zero_don": "0ドン: 5 more for a Don of zeros on a 0",
+    "tenhou": "テンホー: a Don on the first card turned up, every loser pays ten times",
+    "renchan": "連チャン: a third win in a row doubles plus 10, then doubles",
+    "eight_renchan": "8連チャン: an eighth win in a row, ten times",
+    "rendon": "連ドン: a third Don in a row costs 10 instead of 5",
+}
 
 SPECS: Final[dict[str, OptionSpec]] = {
     s.name: s
@@ -94,11 +107,29 @@ SPECS: Final[dict[str, OptionSpec]] = {
         _choice("uno_enforcement", ("catch", "automatic"), "how a missed UNO is penalised"),
         _number("false_catch_penalty", 0, 0, 10, "cards for a false catch"),
         _choice("next_dealer", ("winner", "rotate-left"), "who deals the next round"),
-        _choice("scoring", ("international", "japanese", "lowest"), "scoring system"),
+        _choice(
+            "scoring", ("international", "japanese", "lowest", "musician"), "scoring system"
+        ),
         _number("target", 500, 0, 100000, "points that end the match (0: none)"),
         _number("rounds", 0, 0, 1000, "rounds in the match (0: no limit)"),
         _flag("eliminate", False, "lowest scoring: players at the target drop out"),
         _flag("doubling", False, "a loser's round points times (UNO calls + 1)"),
+        # Competition options (RULES.md §4).
+        _flag("two_card_play", False, "two identical number cards may be played together"),
+        _choice("stacking", STACKING_MODES, "draw cards stacked on draw cards"),
+        # Local rules (RULES.md §5).
+        _choice("multi_play", ("off", "same-number"), "several cards of one rank at once"),
+        _flag("jump_in", False, "an identical card may be played out of turn"),
+        _flag("action_finish", True, "a round may end on an action or wild card"),
+        _choice("first_action", ("apply", "redraw"), "a first card that is not a number"),
+        _flag("seven_o", False, "a 7 swaps hands, a 0 passes every hand on"),
+        _flag("wild_keeps_symbol", False, "a Wild changes only the colour, not the rank"),
+        # Musician rules (RULES.md §6).
+        _choice("first_player", ("left-of-dealer", "dealer"), "who plays first"),
+        _flag("chin", False, "no Wild finish; with 3 players or fewer no Wild down to one"),
+        _flag("don", False, "a number-only hand wins out of turn on a card equal to its sum"),
+        _number("false_don_penalty", 2, 0, 10, "cards for a false Don (chombo)"),
+        *(_flag(f"musician_{name}", False, doc) for name, doc in MUSICIAN_OPTIONS.items()),
     )
 }
 
@@ -133,6 +164,28 @@ class Options:
     rounds: int = 0
     eliminate: bool = False
     doubling: bool = False
+    two_card_play: bool = False
+    stacking: str = "off"
+    multi_play: str = "off"
+    jump_in: bool = False
+    action_finish: bool = True
+    first_action: str = "apply"
+    seven_o: bool = False
+    wild_keeps_symbol: bool = False
+    first_player: str = "left-of-dealer"
+    chin: bool = False
+    don: bool = False
+    false_don_penalty: int = 2
+    musician_color_call: bool = False
+    musician_reverse_back: bool = False
+    musician_skip_back: bool = False
+    musician_panpakapan: bool = False
+    musician_same_color_don: bool = False
+    musician_zero_don: bool = False
+    musician_tenhou: bool = False
+    musician_renchan: bool = False
+    musician_eight_renchan: bool = False
+    musician_rendon: bool = False
 
     def as_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -147,6 +200,7 @@ PRESETS: Final[dict[str, dict[str, str | int | bool]]] = {
     "official": {},
     "japanese": {"scoring": "japanese", "rounds": 5, "target": 0},
 }
+# ``house`` and ``musician`` are registered by table.rules.variants.
 
 
 def register_preset(name: str, overrides: Mapping[str, str | int | bool]) -> None:

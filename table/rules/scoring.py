@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from table.rules import musician
 from table.rules.state import Event, Phase, RoundResult, State
 
 
@@ -54,7 +55,11 @@ def match_over(s: State) -> bool:
 def score_round(s: State, events: list[Event]) -> None:
     """Score the round just won, record it and end the match when it is over."""
     assert s.winner is not None
-    points = round_points(s)
+    if s.options.scoring == "musician":
+        points, why = musician.score(s)
+        events += why
+    else:
+        points = round_points(s)
     for i, p in enumerate(points):
         s.scores[i] += p
     s.results.append(RoundResult(s.winner, points))

@@ -18,6 +18,7 @@ from typing import NamedTuple
 
 from table.cards import Card, Color, edition_counts
 from table.rules.options import Options
+from table.rules.variant_state import Extra
 
 
 class Phase(enum.Enum):
@@ -56,6 +57,8 @@ class ChallengeWindow:
     prior_color: Color | None
     prior_rank: str | None
     color_was_named: bool
+    # Stacked on a Draw Two: guilty iff a Draw Two of the current colour was held [000].
+    stacked: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,6 +114,7 @@ class State:
     results: list[RoundResult] = field(default_factory=list)
     eliminated: list[bool] = field(default_factory=list)
     unverified: int = 0  # plays accepted without being able to check them
+    extra: Extra = field(default_factory=Extra)  # competition, local and Musician rules
 
     # --- derived --------------------------------------------------------------------------
 
@@ -129,6 +133,8 @@ class State:
             return None
         if self.awaiting_color is not None:
             return self.awaiting_color
+        if self.extra.awaiting_swap is not None:
+            return self.extra.awaiting_swap
         return self.turn
 
     @property
@@ -183,6 +189,7 @@ class State:
             results=self.results.copy(),
             eliminated=self.eliminated.copy(),
             unverified=self.unverified,
+            extra=self.extra,
         )
 
     # --- card accounting --------------------------------------------------------------------

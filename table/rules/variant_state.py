@@ -1,0 +1,82 @@
+"""What the competition, local and Musician rules remember beyond the official game.
+
+One immutable value hangs off :class:`~table.rules.state.State` (``state.extra``): copying a
+state copies a reference, and a rule that changes it replaces it (``dataclasses.replace``).
+``on`` is false under rules that need none of it, so the official game pays one test per play.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+from table.cards import Card, Color
+from table.rules.options import Options
+
+
+@dataclass(frozen=True, slots=True)
+class Finish:
+    """How a Musician round was won, for its scoring (RULES.md §6).
+
+    ``winners``: the round's winner first (for a Double Don, the one furthest upstream), then
+    the other Don winners. ``bonuses``: (option name, the seat that pays it) for each
+    ``musician_*`` bonus the finish earned.
+    """
+
+    kind: str  # chin | don
+    winners: tuple[int, ...]
+    card: Card
+    donned: int | None = None
+    tenhou: bool = False
+    bonuses: tuple[tuple[str, int], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Extra:
+    on: bool = False
+    # --- Don: the number card on top and whose Don on it would be a chombo
+    don_card: Card | None = None  # the number card a Don may claim (the top card)
+    don_by: int | None = None  # who played it (the dealer for the card turned up)
+    don_first: bool = False  # it is the card the dealer turned up (テンホー)
+    don_stale: int = 0  # seats (bit per seat) that already saw this number in their rotation
+    seen: tuple[int, ...] = ()  # per seat: numbers (bit per number) seen in their rotation
+    don_claim: int | None = None  # this seat called Don and must show its hand
+    finish: Finish | None = None
+    # --- Musician bonuses in play
+    color_call: tuple[int, Color, int] | None = None  # namer, colour, seats (bits) on UNO
+    backs: tuple[tuple[str, int, int], ...] = ()  # (option, player, target on UNO)
+    # --- Seven-O
+    awaiting_swap: int | None = None
+    # --- match-long
+    don_streak: tuple[int, ...] = ()  # per seat: Dons suffered in consecutive rounds (連ドン)
+    base_scores: tuple[int, ...] = ()  # scores before this round was scored (Double Don)
+    base_streak: tuple[int, ...] = ()
+
+
+def uses_extra(o: Options) -> bool:
+    """Whether any rule that needs :class:`Extra` (or the variant play path) is on."""
+    return bool(
+        o.two_card_play
+        or o.stacking != "off"
+        or o.multi_play != "off"
+        or o.jump_in
+        or not o.action_finish
+        or o.seven_o
+        or o.wild_keeps_symbol
+        or o.first_player != "left-of-dealer"
+        or o.chin
+        or o.don
+        or o.scoring == "musician"
+    )
+
+
+def round_extra(previous: Extra, options: Options, n: int) -> Extra:
+    """The value a new round starts with: round state cleared, match state kept."""
+    if not uses_extra(options):
+        return Extra()
+    streak = previous.don_streak or (0,) * n
+    return Extra(on=True, seen=(0,) * n, don_streak=streak)
+
+
+def replace(extra: Extra, **changes: object) -> Extra:
+    return dataclasses.replace(extra, **changes)  # type: ignore[arg-type]
