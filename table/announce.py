@@ -108,6 +108,67 @@ CATALOGUE: Final[dict[str, dict[str, str]]] = {
     "reader-lost": {"en": "The {reader} reader is disconnected.", "ja": "{reader}の リーダーが きれました。"},
     "reader-back": {"en": "The {reader} reader is back.", "ja": "{reader}の リーダーが もどりました。"},
     "unknown-tag": {"en": "Unknown card. Please try another.", "ja": "しらない カード です。"},
+    # Competition, local and Musician rules.
+    "pending-draw-stack": {"en": "{player}, draw {count} or stack.",
+                           "ja": "{player}、{count}まい ひくか、かさねて ください。"},
+    "jump-in": {"en": "{player} jumps in!", "ja": "{player}の わりこみ!"},
+    "swap-needed": {"en": "{player}, choose whose hand to take.",
+                    "ja": "{player}、てふだを こうかんする あいてを えらんで ください。"},
+    "swapped": {"en": "{player} swaps hands with {target}.",
+                "ja": "{player}と {target}の てふだを こうかん します。"},
+    "hands-passed": {"en": "Every hand passes to the next player.",
+                     "ja": "てふだを ぜんいん となりに まわします。"},
+    "chin": {"en": "Chin! {player} goes out.", "ja": "チン! {player}の あがり!"},
+    "don": {"en": "Don! {player} wins on {target}'s card!",
+            "ja": "ドン! {player}が {target}の カードで あがり!"},
+    "don-called": {"en": "{player} calls Don!", "ja": "{player}、ドン!"},
+    "multi-don-2": {"en": "Double Don! {player} deals next.",
+                    "ja": "ダブルドン! つぎの おやは {player}。"},
+    "multi-don-3": {"en": "Triple Don! {player} deals next.",
+                    "ja": "トリプルドン! つぎの おやは {player}。"},
+    "false-don": {"en": "Chombo! That was a false Don. {player} draws {count}.",
+                  "ja": "チョンボ! {player}は {count}まい ひきます。"},
+    "tenhou": {"en": "Tenhou! A Don on the first card: every loss is ten times.",
+               "ja": "テンホー! みんなの まけてんは じゅうばい!"},
+    "renchan": {"en": "{player} has won {count} rounds in a row!",
+                "ja": "{player}、{count}れんチャン!"},
+    "rendon": {"en": "Rendon! {player} has been Don'd {count} times in a row.",
+               "ja": "レンドン! {player}は {count}かいめの ドン。"},
+    "panpakapan": {"en": "Panpakapan! Every loser lost the same: {player} pays {points} points.",
+                   "ja": "パンパカパーン! かちと まけが ぎゃくてん。{player}は {points}てん まけ。"},
+    "color-call": {"en": "Colour call! {player} pays {points} more.",
+                   "ja": "いろしてい! {player}は {points}てん ましです。"},
+    "reverse-back": {"en": "Reverse back! {player} pays {points} more.",
+                     "ja": "リバースがえし! {player}は {points}てん ましです。"},
+    "skip-back": {"en": "Skip back! {player} pays {points} more.",
+                  "ja": "スキップがえし! {player}は {points}てん ましです。"},
+    "same-color-don": {"en": "Same-colour Don! {player} pays {points} more.",
+                       "ja": "どうしょく ドン! {player}は {points}てん ましです。"},
+    "zero-don": {"en": "Zero Don! {player} pays {points} more.",
+                 "ja": "ゼロドン! {player}は {points}てん ましです。"},
+    "rejected-no-action-finish": {"en": "Sorry, you cannot go out on an action card. Please draw.",
+                                  "ja": "ごめんなさい、きごう カードでは あがれません。いちまい ひいて ください。"},
+    "rejected-no-wild-finish": {"en": "Sorry, you cannot go out on a wild card.",
+                                "ja": "ごめんなさい、ワイルドでは あがれません。"},
+    "rejected-no-wild-to-uno": {"en": "Sorry, with three players or fewer a wild cannot take you down to one card.",
+                                "ja": "ごめんなさい、さんにん いかでは ワイルドで ウノに できません。"},
+    "rejected-uno-first": {"en": "Please call UNO before going out with two cards.",
+                           "ja": "にまいで あがる まえに ウノと いって ください。"},
+    "rejected-not-same-card": {"en": "Sorry, only cards of the same number go down together.",
+                               "ja": "ごめんなさい、いっしょに だせるのは おなじ すうじの カード だけです。"},
+    "rejected-one-card-at-a-time": {"en": "Sorry, one card at a time.",
+                                    "ja": "ごめんなさい、いちまいずつ だして ください。"},
+    "rejected-swap-needed": {"en": "Waiting for the player of the seven to choose a hand.",
+                             "ja": "ななを だした ひとが あいてを えらぶのを まって います。"},
+    "rejected-nothing-to-don": {"en": "There is no number card to Don on.",
+                                "ja": "ドン できる すうじの カードが ありません。"},
+    "rejected-don-own-card": {"en": "You cannot Don your own card.",
+                              "ja": "じぶんの カードでは ドン できません。"},
+    "rejected-false-don": {"en": "That Don does not win.", "ja": "その ドンは なりたちません。"},
+    "rejected-don-needs-seat": {"en": "Tap your seat token first, then Don.",
+                                "ja": "さきに せきの トークンを タッチして から ドン して ください。"},
+    "rejected-not-in-these-rules": {"en": "Sorry, that is not part of these rules.",
+                                    "ja": "ごめんなさい、この ルールでは できません。"},
 }
 
 # Reasons whose correction names whose turn it is.
@@ -173,7 +234,7 @@ def render(
     template = CATALOGUE[ann.key][lang]
     values: dict[str, str] = {}
     for name, value in ann.params:
-        if name in ("player", "catcher", "offender", "turn") and pronounce:
+        if name in ("player", "catcher", "offender", "turn", "target") and pronounce:
             values[name] = pronounce.get(str(value), str(value))
         elif name == "card":
             values[name] = card_words(parse_card(str(value)), lang)
@@ -224,6 +285,8 @@ def from_events(
             out.append(_ann("color-needed", URGENT, player=p))
         elif k == "pending-draw":
             key = "pending-draw-challenge" if challengeable and _wd4_pending(events, i) else "pending-draw"
+            if key == "pending-draw" and options is not None and options.stacking != "off":
+                key = "pending-draw-stack"
             out.append(_ann(key, URGENT, player=p, count=e.count))
         elif k == "uno":
             out.append(_ann("uno", URGENT, player=p))
@@ -244,7 +307,14 @@ def from_events(
         elif k in ("reshuffled", "piles-exhausted", "shuffle-hands"):
             out.append(_ann(k, INFO))
         elif k == "round-won":
-            out.append(_ann("round-won", URGENT, player=p))
+            if e.reason == "don":
+                continue  # said by the Don itself
+            if options is not None and options.scoring == "musician":
+                out.append(_ann("chin", URGENT, player=p))
+            else:
+                out.append(_ann("round-won", URGENT, player=p))
+        elif k in _VARIANT_EVENTS:
+            out.append(_variant(e, p, name))
         elif k == "round-scored":
             out.append(_ann("round-scored", URGENT, player=p, points=e.count))
         elif k == "eliminated":
@@ -256,6 +326,34 @@ def from_events(
         elif k == "rejected":
             out.append(_ann(f"rejected-{e.reason}" if f"rejected-{e.reason}" in CATALOGUE else "rejected", URGENT))
     return out
+
+
+_VARIANT_EVENTS: Final = frozenset({
+    "jump-in", "swap-needed", "swapped", "hands-passed", "don", "multi-don",
+    "tenhou", "renchan", "rendon", "panpakapan", "color-call", "reverse-back", "skip-back",
+    "same-color-don", "zero-don",
+})
+
+
+def _variant(e: Event, p: str, name: object) -> Announcement:
+    """The phrase for an event of the competition, local or Musician rules."""
+    assert callable(name)
+    k = e.kind
+    if k == "swapped":
+        return _ann(k, URGENT, player=p, target=name(e.target))
+    if k == "don":
+        if e.target is None:
+            return _ann("don-called", URGENT, player=p)
+        return _ann("don", URGENT, player=p, target=name(e.target))
+    if k == "multi-don":
+        return _ann(f"multi-don-{min(e.count, 3)}", URGENT, player=p)
+    if k in ("renchan", "rendon"):
+        return _ann(k, URGENT, player=p, count=e.count)
+    if k in ("panpakapan", "color-call", "reverse-back", "skip-back", "same-color-don", "zero-don"):
+        return _ann(k, URGENT, player=p, points=e.count)
+    if k in ("jump-in", "swap-needed"):
+        return _ann(k, URGENT, player=p)
+    return _ann(k, URGENT)
 
 
 def _wd4_pending(events: Sequence[Event], upto: int) -> bool:
@@ -273,6 +371,8 @@ def _penalty(e: Event, p: str, name: object, caught: int | None) -> Announcement
         return _ann("guilty", URGENT, offender=p, count=e.count)
     if reason == "challenge-failed":
         return _ann("innocent", URGENT, player=p, count=e.count)
+    if reason == "false-don":
+        return _ann("false-don", URGENT, player=p, count=e.count)
     if reason == "false-catch":
         return _ann("false-catch", URGENT, player=p, count=e.count)
     return _ann("draws", URGENT, player=p, count=e.count)

@@ -146,8 +146,8 @@ def on_don(s: State, a: Don, events: list[Event]) -> None:
         hand.known = list(a.cards)
         hand.unknown = 0
         events.append(Event("shown", player=p, count=len(a.cards)))
-    events.append(Event("don", player=p, target=x.don_by))
     if hand.unknown:
+        events.append(Event("don", player=p))
         s.awaiting_show = p
         s.extra = replace(x, don_claim=p)
         events.append(Event("show-needed", player=p, reason="don"))
@@ -163,15 +163,15 @@ def judge(s: State, p: int, events: list[Event]) -> None:
         s.awaiting_show = None
     hand = s.hands[p].known
     if not _is_win(s, p, hand):
-        if s.phase is not Phase.PLAY:
-            events.append(Event("false-don", player=p))
+        if s.phase is not Phase.PLAY:  # a hidden hand joining a won round: nothing to draw
+            events.append(Event("rejected", player=p, reason="false-don"))
             return
-        events.append(Event("false-don", player=p))
         E._draw_cards(s, p, s.options.false_don_penalty, events, "false-don")
         return
     card = x.don_card
     donned = x.don_by
     assert card is not None and donned is not None
+    events.append(Event("don", player=p, target=donned))
     bonuses: tuple[tuple[str, int], ...] = ()
     if len(hand) == 1 and hand[0] is card:
         bonuses += (("same_color_don", donned),)  # 同色ドン

@@ -271,7 +271,7 @@ def _effect(
     elif rank == REVERSE:
         if count % 2:
             s.direction = -s.direction
-        events.append(Event("reversed", count=s.direction))
+            events.append(Event("reversed", count=s.direction))
         s.turn = s.next_seat(p)
     elif rank in _DRAWS:
         total = stacked + _DRAWS[rank] * count

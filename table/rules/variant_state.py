@@ -62,6 +62,7 @@ def uses_extra(o: Options) -> bool:
         or o.jump_in
         or not o.action_finish
         or o.seven_o
+        or o.first_action != "apply"
         or o.wild_keeps_symbol
         or o.first_player != "left-of-dealer"
         or o.chin
