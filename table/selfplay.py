@@ -24,6 +24,7 @@ from table.rules import (
     Challenge,
     ChooseColor,
     Deal,
+    Don,
     Draw,
     Event,
     Identify,
@@ -35,6 +36,7 @@ from table.rules import (
     State,
     apply_in_place,
     choose_dealer,
+    house,
     legal_actions,
     make_options,
     new_game,
@@ -51,6 +53,7 @@ class Stats:
     capped: int = 0
     wins: Counter[int] = field(default_factory=Counter)
     penalties: Counter[str] = field(default_factory=Counter)
+    don_wins: int = 0
 
     def summary(self, players: int) -> dict[str, object]:
         return {
@@ -60,6 +63,7 @@ class Stats:
             "wins_per_seat": [self.wins[i] for i in range(players)],
             "mean_turns_per_round": round(self.turns / self.games, 2) if self.games else 0.0,
             "penalties": dict(sorted(self.penalties.items())),
+            "don_wins": self.don_wins,
         }
 
 
@@ -140,14 +144,25 @@ class RandomTable:
         if any(isinstance(a, CallUno) for a in acts) and plays and rng.random() < 0.8:
             return CallUno(s.turn)
         if plays and rng.random() < 0.9:
-            card = rng.choice(plays).cards[0]
+            play = rng.choice(plays)
+            if len(play.cards) > 1:  # several cards at once (multi-play, two-card play)
+                return play
+            card = play.cards[0]
             color = rng.choice(COLORS) if card.is_wild else None
             return Play(s.turn, (card,), color)
         others = [a for a in acts if isinstance(a, Draw | Pass)]
         return rng.choice(others) if others else rng.choice(acts)
 
     def out_of_turn(self, s: State) -> Action | None:
-        """After a play: the player who went down to one card may call late, or be caught."""
+        """After a play: a winning Don is always called, a jump-in sometimes made; the player
+        who went down to one card may call late, or be caught."""
+        if s.extra.on:
+            extra = house.out_of_turn(s)
+            dons = [a for a in extra if isinstance(a, Don)]
+            if dons:
+                return self.rng.choice(dons)
+            if extra and self.rng.random() < 0.5:
+                return self.rng.choice(extra)
         seat = s.uno_window
         if seat is None or s.phase is not Phase.PLAY or s.called[seat]:
             return None
@@ -193,6 +208,8 @@ def play_round(table: RandomTable, s: State, stats: Stats | None = None) -> Stat
         stats.games += 1
         if s.winner is not None:
             stats.wins[s.winner] += 1
+            finish = s.extra.finish
+            stats.don_wins += finish is not None and finish.kind == "don"
     return s
 
 
