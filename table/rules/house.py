@@ -102,6 +102,8 @@ def _check_cards(s: State, p: int, cards: tuple[Card, ...], jump: bool) -> None:
         elif not (s.drawn_unknown and hand.unknown and s.is_available(card)):
             raise IllegalPlay("must-play-drawn-card", "only the card just drawn may be played")
         return
+    if len(cards) == 1 and cards[0] in hand.known:
+        return
     short = Counter(cards)
     short.subtract(Counter(hand.known))
     short = +short
