@@ -226,6 +226,8 @@ def play(s: State, a: Play, events: list[Event]) -> None:
         return
     if len(hand) == 1 and not s.called[p] and lead.rank != SHUFFLE_HANDS:
         s.uno_window = p
+    elif len(hand) > 1:
+        s.called[p] = False  # a call made for a multi-card play that did not come
     _effect(s, p, cards, events, stacked, prior_top, rest, unknown_rest, prior_color, prior_rank)
     if opts.scoring == "musician":
         _marks(s, p, cards, a.color)

@@ -116,7 +116,5 @@ def score(s: State) -> tuple[tuple[int, ...], list[Event]]:
         for i in others:
             points[i] = 5
         points[w] = total - 5 * len(others)
-    s.extra = replace(
-        x, don_streak=tuple(streak), base_scores=tuple(s.scores), base_streak=x.don_streak
-    )
+    s.extra = replace(x, don_streak=tuple(streak))
     return tuple(points), events

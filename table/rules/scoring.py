@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from table.rules import musician
 from table.rules.state import Event, Phase, RoundResult, State
+from table.rules.variant_state import replace
 
 
 def hand_value(s: State, seat: int) -> int:
@@ -24,7 +25,9 @@ def round_points(s: State) -> tuple[int, ...]:
     """
     assert s.winner is not None
     w = s.winner
-    values = [0 if i == w or s.eliminated[i] else hand_value(s, i) for i in range(s.n)]
+    # Choice: the other winners of a Double Don neither pay nor score outside Musician scoring.
+    won = s.extra.finish.winners if s.extra.finish is not None else (w,)
+    values = [0 if i in won or s.eliminated[i] else hand_value(s, i) for i in range(s.n)]
     scoring = s.options.scoring
     if scoring == "lowest":
         return tuple(values)
@@ -55,6 +58,8 @@ def match_over(s: State) -> bool:
 def score_round(s: State, events: list[Event]) -> None:
     """Score the round just won, record it and end the match when it is over."""
     assert s.winner is not None
+    if s.extra.on:  # what a Double Don that comes after the scoring starts again from
+        s.extra = replace(s.extra, base_scores=tuple(s.scores), base_streak=s.extra.don_streak)
     if s.options.scoring == "musician":
         points, why = musician.score(s)
         events += why
