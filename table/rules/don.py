@@ -183,16 +183,21 @@ def judge(s: State, p: int, events: list[Event]) -> None:
         _rejoin(s, f, p, bonuses, events)
         return
     s.extra = replace(x, finish=Finish("don", (p,), card, donned, x.don_first, bonuses))
+    win_round(s, p, events, "don")
+
+
+def win_round(s: State, p: int, events: list[Event], how: str | None = None) -> None:
+    """``p`` wins the round (by Chin or by Don): play stops and the round is scored once every
+    losing hand is known."""
     s.winner = p
     s.phase = Phase.ROUND_OVER
     s.pending = 0
     s.challenge = None
     s.uno_window = None
     s.awaiting_color = None
-    s.has_drawn = False
+    s.has_drawn = s.drawn_unknown = False
     s.drawn = None
-    s.drawn_unknown = False
-    events.append(Event("round-won", player=p, reason="don"))
+    events.append(Event("round-won", player=p, reason=how))
     E._try_score(s, events)
 
 

@@ -654,14 +654,7 @@ def _finish(s: State, p: int, card: Card, events: list[Event]) -> None:
         _draw_cards(s, nxt, 2, events, "draw-two")
     elif card.rank == WILD_DRAW_FOUR:
         _draw_cards(s, nxt, 4, events, "wild-draw-four")
-    s.winner = p
-    s.phase = Phase.ROUND_OVER
-    s.pending = 0
-    s.challenge = None
-    s.uno_window = None
-    s.awaiting_color = None
-    events.append(Event("round-won", player=p))
-    _try_score(s, events)
+    don.win_round(s, p, events)
 
 
 def _try_score(s: State, events: list[Event]) -> None:

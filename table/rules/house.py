@@ -309,20 +309,13 @@ def _finish(s: State, p: int, cards: tuple[Card, ...], events: list[Event]) -> N
     last = cards[-1]
     nxt = s.next_seat(p)
     total = s.pending + _DRAWS.get(last.rank, 0) * len(cards)
-    s.pending = 0
-    s.challenge = None
     if total:
         reason = "draw-two" if last.rank == DRAW_TWO else "wild-draw-four"
         E._draw_cards(s, nxt, total, events, reason)
     if s.options.scoring == "musician":
         bonuses = _chin_bonuses(s, p, last)
         s.extra = replace(s.extra, finish=Finish("chin", (p,), last, bonuses=bonuses))
-    s.winner = p
-    s.phase = Phase.ROUND_OVER
-    s.uno_window = None
-    s.awaiting_color = None
-    events.append(Event("round-won", player=p))
-    E._try_score(s, events)
+    don.win_round(s, p, events)
 
 
 # ---------------------------------------------------------------------------------------------
