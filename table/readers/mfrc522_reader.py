@@ -210,7 +210,6 @@ class Mfrc522Reader:
                     raise OSError("the MFRC522 does not answer (check its wiring and reset pin)")
                 if self.state != "live":
                     self.chip.MFRC522_Init()  # a chip that lost power has lost its settings
-                    self.chip.Write_MFRC522(T_RELOAD_L, TIMER_RELOAD)
                     self._status("live")
                     attempt = 0
                 uid = read_uid(self.chip)
@@ -273,6 +272,7 @@ def _open_chip(
             if not isinstance(self.spi, BusPort):  # before the first transfer
                 self.spi = BusPort(self.spi, lock, GPIO, cs)
             super().MFRC522_Init()
+            self.Write_MFRC522(T_RELOAD_L, TIMER_RELOAD)  # a shorter wait for no answer
 
     node = f"/dev/spidev{bus}.{device}"
     try:
