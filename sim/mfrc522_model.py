@@ -159,20 +159,23 @@ class Mfrc522Model:
         self.sent: Counter[int] = Counter()  # frames sent, by first byte (REQA, SEL, ...)
         self.transfers = 0
         self._deadline: float | None = None  # the timer, while a frame waits for an answer
-        self._sent = threading.Condition()
+        self._lock = threading.RLock()  # the SPI side and the test's hands
+        self._sent = threading.Condition(self._lock)
         self.soft_reset()
 
     # ------------------------------------------------------------------ the field
 
     def place(self, tag: VirtualTag) -> VirtualTag:
         """Bring a tag into the field (it powers up in IDLE)."""
-        tag.power_off()
-        self.tags.append(tag)
+        with self._lock:
+            tag.power_off()
+            self.tags.append(tag)
         return tag
 
     def remove(self, tag: VirtualTag) -> None:
-        self.tags.remove(tag)
-        tag.power_off()
+        with self._lock:
+            self.tags.remove(tag)
+            tag.power_off()
 
     def wait_frames(self, count: int, command: int | None = None, timeout: float = 10.0) -> None:
         """Block until ``count`` more frames (starting with ``command``, if given) have been
@@ -189,6 +192,10 @@ class Mfrc522Model:
     # ------------------------------------------------------------------ SPI
 
     def transfer(self, data: list[int]) -> list[int]:
+        with self._lock:
+            return self._transfer(data)
+
+    def _transfer(self, data: list[int]) -> list[int]:
         self.transfers += 1
         if not (self.connected and self.powered) or not data:
             return [0] * len(data)
@@ -206,13 +213,15 @@ class Mfrc522Model:
 
     def unplug(self) -> None:
         """Pull the module off the bus (it loses power: the tags in its field too)."""
-        self.connected = False
-        self._field_off()
+        with self._lock:
+            self.connected = False
+            self._field_off()
 
     def plug(self) -> None:
         """Plug it back: it powers up with its reset values (antenna off)."""
-        self.connected = True
-        self.soft_reset()
+        with self._lock:
+            self.connected = True
+            self.soft_reset()
 
     def set_reset_line(self, high: bool) -> None:
         """The chip's NRSTPD pin: low is hard power-down, a rising edge resets it."""

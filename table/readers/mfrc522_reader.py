@@ -31,7 +31,7 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from table.readers.base import Debounce, ReaderStatus, Sink, TagRead
+from table.readers.base import Debounce, ReaderThread, Sink, TagRead
 from table.readers.factory import ReaderError, ReaderSpec
 from table.readers.iso14443 import (
     CT,
@@ -157,7 +157,7 @@ def _int_key(name: str, key: str, value: Any, low: int, high: int, what: str) ->
     return value
 
 
-class Mfrc522Reader:
+class Mfrc522Reader(ReaderThread):
     """One MFRC522 polled in its own thread; reads go to ``sink``."""
 
     def __init__(
@@ -175,28 +175,15 @@ class Mfrc522Reader:
         backoff: tuple[float, ...] = (0.2, 0.5, 1.0, 2.0),
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        self.name, self.sink, self.clock = name, sink, clock
-        self.poll, self.backoff = poll, backoff
-        self.debounce = Debounce(hold=float("inf"), misses=misses)
-        self.state = ""
         self.chip = _open_chip(name, bus, device, cs_pin, reset_pin, speed_hz)
         self.port: BusPort = self.chip.spi
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name=f"reader-{name}", daemon=True)
-
-    def start(self) -> None:
-        self._thread.start()
+        super().__init__(name, sink, clock)
+        self.poll, self.backoff = poll, backoff
+        self.debounce = Debounce(hold=float("inf"), misses=misses)
 
     def stop(self, timeout: float = 5.0) -> None:
-        self._stop.set()
-        if self._thread.is_alive():
-            self._thread.join(timeout)
+        super().stop(timeout)
         self.port.close()  # never Close_MFRC522: it would GPIO.cleanup() the whole process
-
-    def _status(self, state: str, detail: str = "") -> None:
-        if state != self.state:
-            self.state = state
-            self.sink(ReaderStatus(self.name, state, self.clock(), detail))
 
     def _answers(self) -> bool:
         return int(self.chip.Read_MFRC522(VERSION)) not in (0x00, 0xFF)
@@ -213,7 +200,7 @@ class Mfrc522Reader:
                     self._status("live")
                     attempt = 0
                 uid = read_uid(self.chip)
-            except OSError as exc:
+            except (OSError, RuntimeError) as exc:  # RuntimeError: a GPIO line taken from us
                 if self.state == "live":
                     log.warning("reader %s lost: %s", self.name, exc)
                     self._status("lost", str(exc))
