@@ -5,7 +5,7 @@ time of a poll nobody answers is mostly the chip's timer, about 5.5 ms as the ba
 
     python bench/readers.py [--polls 200]
 
-Compares the backend's poll (``read_uid``: wake-up, anticollision and select per cascade
+Compares the backend's poll (``read_uid``: request, anticollision and select per cascade
 level, halt) with 0.0.7's own request on an empty pad.
 """
 
@@ -53,12 +53,21 @@ def main() -> None:
             ("read_uid, empty pad", *measure(port, args.polls, lambda: read_uid(chip_driver)))
         )
         for label, uid in (("4-byte UID", "04A1B2C3"), ("7-byte UID", "04112233445566")):
-            tag = chip.place(VirtualTag.of(uid))
-            assert read_uid(chip_driver) == bytes.fromhex(uid)
-            rows.append((f"read_uid, card ({label})", *measure(
-                port, args.polls, lambda: read_uid(chip_driver)
-            )))  # fmt: skip
-            chip.remove(tag)
+            tag = VirtualTag.of(uid)
+
+            def new_card(tag: VirtualTag = tag) -> bytes | None:
+                chip.place(tag)  # a card put on the pad before each poll
+                found: bytes | None = read_uid(chip_driver)
+                chip.remove(tag)
+                return found
+
+            assert new_card() == bytes.fromhex(uid)
+            rows.append((f"read_uid, new card ({label})", *measure(port, args.polls, new_card)))
+        chip.place(VirtualTag.of("04A1B2C3"))
+        read_uid(chip_driver)  # read, then halted: it rests on the pad
+        rows.append(("read_uid, card resting (halted)", *measure(
+            port, args.polls, lambda: read_uid(chip_driver)
+        )))  # fmt: skip
         reader.stop()
     print("| poll | SPI transfers | host CPU ms | wall ms |")
     print("|---|---:|---:|---:|")

@@ -180,9 +180,9 @@ class SimOperator:
         self.chips[reader].remove(self.tags[reader])
 
     def settle(self, reader: str) -> None:
-        from table.readers.iso14443 import WUPA
+        from table.readers.iso14443 import REQA
 
-        self.chips[reader].wait_frames(10, WUPA)  # ten polls
+        self.chips[reader].wait_frames(10, REQA)  # ten polls
 
     def press(self, seat: int, button: str) -> None:
         pin = self.factory.pin(self.seats[seat].buttons[button])

@@ -14,7 +14,7 @@ from sim.mfrc522_model import VirtualTag
 from sim.rpi_fakes import BOARD, SimBoard, simulated_pi
 from table.readers.base import ReaderStatus, Report, TagRead
 from table.readers.factory import Reader, ReaderError, ReaderSpec, make_reader
-from table.readers.iso14443 import WUPA
+from table.readers.iso14443 import REQA
 
 
 @pytest.fixture
@@ -71,25 +71,44 @@ def test_a_resting_card_is_one_read_and_its_removal_is_noticed(board: SimBoard) 
         assert next_report(q, ReaderStatus).state == "live"
         tag = chip.place(VirtualTag.of("04112233445566"))
         assert next_report(q, TagRead).uid == "04112233445566"
-        chip.wait_frames(10, WUPA)  # ten more polls with the card resting on the pad
+        chip.wait_frames(10, REQA)  # ten more polls with the card resting on the pad
         assert q.empty()
         chip.remove(tag)
-        chip.wait_frames(4, WUPA)  # three empty polls done: the card is gone
+        chip.wait_frames(4, REQA)  # three empty polls done: the card is gone
         chip.place(tag)  # placed again: a new read
         assert next_report(q, TagRead).uid == "04112233445566"
     finally:
         reader.stop()
 
 
-def test_a_card_answers_every_poll_so_it_is_never_read_twice(board: SimBoard) -> None:
-    """0.0.7's request leaves the card in READY and reads alternate; waking and halting it
-    makes every poll see it."""
+def test_a_read_card_stays_silent_until_it_comes_back(board: SimBoard) -> None:
+    """0.0.7's request leaves a card in READY and reads alternate; a halted card stays silent
+    while it rests, and answers again once it has left the field."""
     from table.readers.mfrc522_reader import Mfrc522Reader, read_uid
 
     chip = board.add_chip(ce=0)
-    chip.place(VirtualTag.of("04A1B2C3"))
+    tag = chip.place(VirtualTag.of("04A1B2C3"))
     reader = Mfrc522Reader("pad", lambda r: None)
-    assert [read_uid(reader.chip) for _ in range(4)] == [bytes.fromhex("04A1B2C3")] * 4
+    polls = [read_uid(reader.chip) for _ in range(4)]
+    assert polls == [bytes.fromhex("04A1B2C3"), None, None, None]
+    chip.remove(tag)
+    chip.place(tag)
+    assert read_uid(reader.chip) == bytes.fromhex("04A1B2C3")
+    reader.stop()
+
+
+def test_the_pile_on_the_play_pad_does_not_hide_the_next_card(board: SimBoard) -> None:
+    """Played cards pile up on the play pad: each new card is read, the pile stays silent."""
+    from table.readers.mfrc522_reader import Mfrc522Reader, read_uid
+
+    chip = board.add_chip(ce=0)
+    reader = Mfrc522Reader("pad", lambda r: None)
+    pile = ["04A1B2C3", "04112233445566", "0411223344AA66", "08CAFE01"]
+    for uid in pile:
+        chip.place(VirtualTag.of(uid))
+        assert read_uid(reader.chip) == bytes.fromhex(uid)
+        assert read_uid(reader.chip) is None
+    assert len(chip.tags) == 4
     reader.stop()
 
 
@@ -173,3 +192,39 @@ def test_off_a_pi_the_real_rpi_gpio_refusal_is_one_line() -> None:
         make_reader(ReaderSpec("pad", "mfrc522"), lambda r: None)
     assert "\n" not in str(info.value)
 
+
+
+def test_cards_on_an_spi_pad_are_refereed_once_each(board: SimBoard) -> None:
+    """The pad's reader feeds the referee: a card left resting on the pad while the turn
+    passes is not played again, and the next card played there is refereed."""
+    from pad_table import pad_referee, uid
+
+    from table.controller import Outcome
+    from table.loop import Input, TableLoop
+
+    ref = pad_referee("R1 R2 W", "R3 R4 B1")
+    verdicts: queue.Queue[tuple[str, str | None]] = queue.Queue()
+
+    def listener(item: Input, out: Outcome) -> None:
+        if isinstance(item, TagRead):
+            verdicts.put((out.verdict, out.reason))
+
+    loop = TableLoop(ref, listener, tick_every=60)
+    loop.start()
+    chip = board.add_chip(ce=0)
+    reader = make_reader(ReaderSpec("pad", "mfrc522", extra={"poll": 0.005}), loop.put)
+    reader.start()
+    try:
+        aki = chip.place(VirtualTag.of(uid(ref, "R1#1")))  # an NTAG sticker: 7-byte UID
+        assert verdicts.get(timeout=10) == ("accepted", None)
+        chip.wait_frames(10, REQA)  # Aki's card stays on the pad for ten polls
+        chip.remove(aki)
+        chip.place(VirtualTag.of(uid(ref, "R3#1")))  # Ken plays on it
+        assert verdicts.get(timeout=10) == ("accepted", None)
+        chip.wait_frames(3, REQA)
+    finally:
+        reader.stop()
+        loop.stop()
+    assert verdicts.empty()  # no second verdict for a resting card
+    assert ref.state.top is not None and ref.state.top.code == "R3"
+    assert [len(h) for h in ref.state.hands] == [2, 2]

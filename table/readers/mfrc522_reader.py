@@ -7,11 +7,13 @@ The package's own primitives do the work (``Write_MFRC522``, ``Read_MFRC522``,
 - cascade level 2 (and 3), so 7-byte UIDs (NTAG stickers) read whole rather than as
   ``88 xx xx xx``;
 - a poll that costs a few SPI transfers when the pad is empty: 0.0.7's wait loop ignores the
-  chip's timer and makes about 2,000 transfers before it gives up, so the wake-up and the halt
+  chip's timer and makes about 2,000 transfers before it gives up, so the request and the halt
   (the two frames that may go unanswered) wait on the timer here instead;
-- one read per placement: every poll wakes the card (WUPA), selects it and halts it, so a card
-  resting on the pad answers every poll rather than every other one, and :class:`Debounce`
-  calls it removed after ``misses`` empty polls in a row;
+- one read per placement: a card read is selected and halted (HLTA), and a halted card stays
+  silent to the request (REQA) of later polls until it leaves the field. So a card resting on
+  the pad is read once (0.0.7's request alone leaves it in READY, and reads alternate), and the
+  pile of cards already played on the play pad does not answer with, and collide with, the next
+  card put on it. :class:`Debounce` counts a card lifted after ``misses`` polls without a read;
 - several readers on one bus: CE0, CE1 and GPIO chip selects, with one lock per bus; a GPIO
   chip select borrows a spidev node with its own chip enable released (``no_cs``) for the
   length of each transfer;
@@ -37,9 +39,9 @@ from table.readers.iso14443 import (
     CT,
     HLTA,
     NVB_ANTICOLL,
+    REQA,
     SAK_CASCADE,
     SEL,
-    WUPA,
     bcc,
     crc_a,
 )
@@ -96,9 +98,9 @@ class BusPort:
 def read_uid(chip: Any) -> bytes | None:
     """One poll: the UID (4, 7 or 10 bytes) of the card on the pad, or ``None``.
 
-    The card is woken (WUPA, so a halted card answers too), its UID read and selected level by
-    level, then halted, so that it answers the next poll the same way."""
-    if _short_transceive(chip, [WUPA], 0x07) is None:
+    Only a card that has come into the field since its last read answers the request (REQA):
+    its UID is read and selected level by level, then it is halted."""
+    if _short_transceive(chip, [REQA], 0x07) is None:
         return None
     uid = b""
     for level, sel in enumerate(SEL):
@@ -128,7 +130,7 @@ def read_uid(chip: Any) -> bytes | None:
 
 def _short_transceive(chip: Any, data: list[int], last_bits: int) -> list[int] | None:
     """A transceive that waits on the chip's timer: the answer's bytes, or ``None`` if no tag
-    answered. Used for the frames an empty pad leaves unanswered (wake-up, halt)."""
+    answered. Used for the frames an empty pad leaves unanswered (request, halt)."""
     write, read = chip.Write_MFRC522, chip.Read_MFRC522
     write(BIT_FRAMING, last_bits)
     write(COMM_IEN, 0xF7)
