@@ -167,3 +167,25 @@ def test_cleanup_powers_every_chip_down(board: SimBoard) -> None:
     first, _second = open_reader(board, 0), open_reader(board, 1)
     first.Close_MFRC522()
     assert not any(chip.powered for chip in chips)
+
+
+def test_the_timer_raises_timer_irq_when_no_tag_answers() -> None:
+    now = [0.0]
+    chip = Mfrc522Model(clock=lambda: now[0])
+    for reg, value in ((0x2A, 0x8D), (0x2B, 0x3E), (0x2D, 30), (0x14, 0x83)):
+        chip.write(reg, value)  # TAuto, prescaler and reload as the package sets them; antenna
+    chip.write(0x0D, 0x07)  # 7-bit frame
+    chip.write(0x09, 0x26)  # REQA into the FIFO
+    chip.write(0x01, 0x0C)  # Transceive
+    chip.write(0x0D, 0x87)  # StartSend
+    now[0] = 0.015  # the timer runs 31 ticks of 0.5 ms: 15.5 ms
+    assert not chip.read(0x04) & 0x01
+    now[0] = 0.016
+    assert chip.read(0x04) & 0x21 == 0x01  # TimerIRq, no RxIRq
+    chip.place(VirtualTag.of("04A1B2C3"))
+    chip.write(0x04, 0x7F)  # clear the flags
+    chip.write(0x09, 0x26)
+    chip.write(0x0D, 0x87)
+    now[0] = 1.0
+    assert chip.read(0x04) & 0x21 == 0x20  # answered: RxIRq, the timer stopped
+    assert [chip.read(0x09) for _ in range(chip.read(0x0A))] == [0x04, 0x00]  # ATQA
