@@ -112,6 +112,20 @@ def test_the_pile_on_the_play_pad_does_not_hide_the_next_card(board: SimBoard) -
     reader.stop()
 
 
+def test_two_new_cards_at_once_are_not_read_as_a_third(board: SimBoard) -> None:
+    from table.readers.mfrc522_reader import Mfrc522Reader, read_uid
+
+    chip = board.add_chip(ce=0)
+    reader = Mfrc522Reader("pad", lambda r: None)
+    first = chip.place(VirtualTag.of("04A1B2C3"))
+    chip.place(VirtualTag.of("0811B2C3"))
+    assert [read_uid(reader.chip) for _ in range(3)] == [None, None, None]
+    chip.remove(first)  # one taken away: the other is read (left in READY by the failed
+    polls = [read_uid(reader.chip) for _ in range(2)]  # read, it ignores one request first)
+    assert polls == [None, bytes.fromhex("0811B2C3")]
+    reader.stop()
+
+
 def test_an_empty_pad_costs_a_few_transfers(board: SimBoard) -> None:
     from table.readers.mfrc522_reader import Mfrc522Reader, read_uid
 

@@ -206,6 +206,8 @@ class Mfrc522Reader(ReaderThread):
                 if self.state == "live":
                     log.warning("reader %s lost: %s", self.name, exc)
                     self._status("lost", str(exc))
+                elif attempt == 0:
+                    log.warning("reader %s: %s", self.name, exc)
                 self._stop.wait(self.backoff[min(attempt, len(self.backoff) - 1)])
                 attempt += 1
                 continue
