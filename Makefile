@@ -12,7 +12,7 @@ STAMP  := $(VENV)/.stamp
 BENCH_STAMP := $(VENV)/.bench-stamp
 
 # Directories to lint; the ones that do not exist (yet) are skipped.
-LINT_PATHS := $(wildcard table firmware_bridge sim tests bench)
+LINT_PATHS := $(wildcard table firmware_bridge sim tests bench hw_tests)
 
 # What `make demo` runs. Switch to `$(BIN)/uno-table demo` once the simulator exists.
 DEMO_CMD ?= $(BIN)/uno-table replay examples/sample.scn
