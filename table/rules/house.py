@@ -132,7 +132,9 @@ def check_play(s: State, a: Play) -> bool:
     _check_cards(s, p, cards, jump)
     lead = cards[0]
     if s.pending:
-        if not can_stack(opts.stacking, s.top, s.color, lead):
+        # The dealer answering a first Draw Two or Wild Draw Four may use either [002].
+        first = opts.first_player == "dealer" and len(s.discard) == 1 and lead.is_draw
+        if not (first or can_stack(opts.stacking, s.top, s.color, lead)):
             raise IllegalPlay("draw-penalty-pending", "draw the penalty cards (or challenge) first")
     elif not matches(s, lead):
         raise IllegalPlay("wrong-color-or-number", f"{lead} does not match")
@@ -448,11 +450,11 @@ def dealer_first(s: State, card: Card, events: list[Event]) -> None:
     """``first_player = "dealer"`` [002] 「親から、場にでているカードと同じ色か同じ数字のカードを
     場に出していきます」: the dealer plays first. 「OPENカードが「ドロー2」か「ドロー4」の場合、
     手持ちに「ドロー2」か「ドロー4」がなければ親は、そのカードの指示に従ってカードをひいて下さい。」:
-    the dealer draws unless they stack (under the table's ``stacking``). 「「スキップ」なら、親の
+    the dealer draws unless they answer it with either draw card (a Draw Two or a Wild Draw
+    Four, whatever ``stacking`` says later in the round). 「「スキップ」なら、親の
     左隣の人からゲームスタート」; 「「リバース」なら、親がだして次は右隣の人」.
     Choice: for a Wild or Wild Draw Four turned up the dealer names the colour."""
     d = s.dealer
-    opts = s.options
     s.turn = d
     if card.rank == SKIP:
         events.append(Event("skipped", player=d))
@@ -461,13 +463,7 @@ def dealer_first(s: State, card: Card, events: list[Event]) -> None:
         s.direction = -1
         events.append(Event("reversed", count=-1))
     elif card.rank in _DRAWS:
-        if answerable(opts.stacking, card.rank):
-            s.pending = _DRAWS[card.rank]
-        else:
-            reason = "draw-two" if card.rank == DRAW_TWO else "wild-draw-four"
-            E._draw_cards(s, d, _DRAWS[card.rank], events, reason)
-            events.append(Event("skipped", player=d))
-            s.turn = s.next_seat(d)
+        s.pending = _DRAWS[card.rank]
     if card.is_wild:
         s.awaiting_color = d
         events.append(Event("color-needed", player=d))
