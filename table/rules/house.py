@@ -193,6 +193,10 @@ def play(s: State, a: Play, events: list[Event]) -> None:
             unknown_rest = hand.unknown - 1
 
     # --- accepted ---
+    restricted = opts.wild_draw_four != "unrestricted" and not opts.challengeable
+    if lead.rank == WILD_DRAW_FOUR and restricted and not stacked and unknown_rest > 0:
+        s.unverified += 1  # the referee could not see whether the restriction held
+        events.append(Event("unverified", player=p))
     if jump:
         events.append(Event("jump-in", player=p, target=s.turn))
         s.turn = p
