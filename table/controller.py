@@ -148,11 +148,14 @@ class Referee:
             return Outcome("rejected", step.reason, anns, action)
         self.history.append(_Snapshot(self.state, dict(self.places)))
         self.state = step.state
-        if copy is not None and place:
-            self.places[copy] = place
+        if copy is not None and place and not any(e.kind == "buried" for e in step.events):
+            self.places[copy] = place  # (a buried first card went back into the pile)
         for event in step.events:
             if event.kind in ("penalty", "drew") and event.count and event.player is not None:
                 self.due = event.player
+        if any(e.kind == "shuffle-hands" for e in step.events):
+            # Every hand was collected and dealt again: the seat pads name the cards anew.
+            self.places = {c: p for c, p in self.places.items() if not p.startswith("hand:")}
         if any(e.kind == "reshuffled" for e in step.events):
             top = self.state.top
             self.places = {c: p for c, p in self.places.items() if p != "discard" or c.card is top}
