@@ -248,7 +248,10 @@ class Referee:
         if isinstance(tag, Token):
             if role.role != "play":
                 return self._refuse("rejected", "token-on-seat-pad")
-            return self._token(tag)
+            out = self._token(tag)
+            if tag.name == "next-round":
+                self.on_pad[read.reader] = read.uid  # still resting there: one read, one round
+            return out
         where = self.places.get(tag)
         if role.role == "play":
             return self._play_pad(tag, where)
