@@ -14,8 +14,9 @@ BENCH_STAMP := $(VENV)/.bench-stamp
 # Directories to lint; the ones that do not exist (yet) are skipped.
 LINT_PATHS := $(wildcard table firmware_bridge sim tests bench)
 
-# What `make demo` runs. Switch to `$(BIN)/uno-table demo` once the simulator exists.
-DEMO_CMD ?= $(BIN)/uno-table replay examples/sample.scn
+# What `make demo` runs: bots play one round on a simulated table at a readable pace, with a
+# voice where this machine has audio (captions otherwise). Add --fast for a whole match at once.
+DEMO_CMD ?= $(BIN)/uno-table demo --players 3 --rounds 1 --seed 1
 
 .PHONY: all venv sysdeps lint typecheck test demo bench clean
 

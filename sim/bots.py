@@ -36,6 +36,7 @@ from table.rules import (
 )
 from table.rules.legal import out_of_turn_actions
 from table.rules.matching import wd4_guilty
+from table.selfplay import lively_choice
 
 
 class BotError(TableError, ValueError):
@@ -126,19 +127,7 @@ class RandomBot:
         self.rng = rng
 
     def act(self, view: SeatView) -> Action:
-        rng, acts = self.rng, view.legal
-        if isinstance(acts[0], ChooseColor):
-            return rng.choice(acts)
-        plays = [a for a in acts if isinstance(a, Play)]
-        if any(isinstance(a, Challenge) for a in acts) and rng.random() < 0.3:
-            return Challenge(view.seat)
-        if any(isinstance(a, CallUno) for a in acts) and plays and rng.random() < 0.8:
-            return CallUno(view.seat)
-        if plays and rng.random() < 0.9:
-            card = rng.choice(plays).cards[0]
-            return Play(view.seat, (card,), rng.choice(COLORS) if card.is_wild else None)
-        others = [a for a in acts if isinstance(a, Draw | Pass)]
-        return rng.choice(others) if others else rng.choice(acts)
+        return lively_choice(view.legal, view.seat, self.rng)
 
     def react(self, view: SeatView) -> Action | None:
         roll = self.rng.random()

@@ -86,18 +86,24 @@ def make_announcer(voice: str, lang: str) -> Announcer | None:
 
 
 @dataclass
-class DemoConfig:
+class TableConfig:
+    """What ``demo`` and ``sim`` share: the table, the rules, the voice, the pace."""
+
     players: int = 3
     preset: str = "official"
     overrides: dict[str, str] = field(default_factory=dict)
     seed: int = 0
     fast: bool = False
     voice: str | None = None
-    rounds: int = 0
+    rounds: int = 0  # 0: the whole match
     lang: str = "en"
     bots: list[str] = field(default_factory=lambda: ["heuristic"])
-    faults: Faults = field(default_factory=Faults)
     pace: float = 0.8  # seconds between moves when not --fast
+
+
+@dataclass
+class DemoConfig(TableConfig):
+    faults: Faults = field(default_factory=Faults)
 
 
 def run_demo(cfg: DemoConfig, out: TextIO | None = None, live: bool | None = None) -> DemoResult:
@@ -204,7 +210,11 @@ class _Screen:
 
 def main_demo(cfg: DemoConfig, transcript: str | None, out: TextIO = sys.stdout) -> int:
     """The command: play, then say how it ended and what was checked."""
-    result = run_demo(cfg, out)
+    try:
+        result = run_demo(cfg, out)
+    except KeyboardInterrupt:
+        out.write("\nstopped.\n")
+        return 130
     board = ", ".join(f"{n} {p}" for n, p in zip(result.players, result.scores, strict=True))
     rounds = len(result.winners)
     out.write(f"\n{rounds} round{'s' if rounds != 1 else ''} played; scores: {board}\n")

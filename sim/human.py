@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TextIO
 
 from sim.bots import SeatView, make_bot, seat_rng
-from sim.demo import NAMES, choose_voice, make_announcer, table_options
+from sim.demo import NAMES, TableConfig, choose_voice, make_announcer, table_options
 from sim.match import Command, Seat, play_match
 from sim.table import SimTable
 from sim.view import hand_lines, table_lines
@@ -155,18 +155,8 @@ class Person:
 
 
 @dataclass
-class SimConfig:
-    players: int = 3
-    preset: str = "official"
-    overrides: dict[str, str] = field(default_factory=dict)
-    seed: int = 0
-    fast: bool = False
-    voice: str | None = None
-    lang: str = "en"
-    name: str = "Sam"
-    bots: list[str] = field(default_factory=lambda: ["heuristic"])
-    rounds: int = 0
-    pace: float = 0.8
+class SimConfig(TableConfig):
+    name: str = "Sam"  # the person's name at the table
 
 
 def main_sim(cfg: SimConfig, inp: TextIO = sys.stdin, out: TextIO = sys.stdout) -> int:
@@ -210,6 +200,9 @@ def main_sim(cfg: SimConfig, inp: TextIO = sys.stdin, out: TextIO = sys.stdout) 
     try:
         with table:
             played = play_match(table, seats, cfg.rounds, after_move, after_round)
+    except KeyboardInterrupt:
+        show("\nstopped.")
+        return 130
     finally:
         if announcer is not None:
             announcer.close(timeout=5)

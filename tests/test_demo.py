@@ -111,7 +111,8 @@ def test_a_wav_voice_renders_the_announcements_with_espeak(tmp_path: Path,
 def test_bad_settings_are_one_clear_error() -> None:
     with pytest.raises(TableError, match="unknown rules preset 'nope'"):
         demo(preset="nope")
-    with pytest.raises(TableError, match=re.escape("--drop-reads 1.5: use a probability from 0 to 0.9")):
+    bad_drop = re.escape("--drop-reads 1.5: use a probability from 0 to 0.9")
+    with pytest.raises(TableError, match=bad_drop):
         Faults(drop=1.5)
     with pytest.raises(TableError, match="--players 11"):
         demo(players=11)
