@@ -33,7 +33,7 @@ from sim.faults import Faults, FaultySink, PtyPad
 from sim.world import World
 from table.announce import Announcement, render
 from table.cards import Card, CardCopy, edition_counts
-from table.controller import Outcome, Press, ReaderRole, Referee
+from table.controller import BUTTONS, Outcome, Press, ReaderRole, Referee
 from table.deck import Deck, Token, virtual_deck
 from table.errors import TableError
 from table.loop import Input, TableLoop
@@ -310,7 +310,12 @@ class SimTable:
         """Do ``action`` for ``seat`` the way a person at the table would."""
         name = self.players[seat]
         if isinstance(action, Play):
-            return self._play(seat, action.cards[0], action.color)
+            out = self._play(seat, action.cards[0], action.color)
+            for card in action.cards[1:]:  # several cards at once, where the rules allow
+                if out.verdict in ("rejected", "ignored"):
+                    break
+                out = self._play(seat, card, action.color)
+            return out
         if isinstance(action, ChooseColor):
             self.line(f"{name} names {action.color.value}")
             return self.tap(PAD, Token(f"color:{action.color.value}"), name)
@@ -328,6 +333,10 @@ class SimTable:
         if isinstance(action, Challenge):
             self.line(f"{name} challenges (button)")
             return self.press(seat, "challenge")
+        button = type(action).__name__.lower()
+        if button in BUTTONS:  # a call the rules add later (Don) has a button of its own
+            self.line(f"{name} presses {button}")
+            return self.press(seat, button)
         raise SimError(f"the simulator cannot do {action!r} at the table")
 
     def _play(self, seat: int, card: Card, color: object) -> Outcome:

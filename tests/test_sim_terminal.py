@@ -125,3 +125,27 @@ def test_a_person_plays_is_refused_and_calls_uno_at_the_terminal(term: Terminal)
         term.type("q")
         term.read_until("played; scores:")
     assert term.close() == 0
+
+
+def test_undo_takes_back_the_persons_last_move(term: Terminal) -> None:
+    chunk = term.read_until(PROMPT)
+    for _ in range(30):
+        hand, moves = _screen(chunk)
+        plays = [m.split()[1] for m in moves if m.startswith("play ") and "naming" not in m]
+        if plays and "draw" in moves:
+            break
+        term.type("1")
+        chunk = term.read_until(PROMPT)
+    else:
+        raise AssertionError("no plain card play offered in 30 moves")
+    term.type(plays[0])
+    after = term.read_until(PROMPT)
+    assert f"Sam plays {plays[0]}" in after
+    assert plays[0] not in _screen(after)[0] or hand.count(plays[0]) > 1
+    term.type("z")  # back to before the play, bots' moves since included
+    undone = term.read_until(PROMPT)
+    assert "Undone." in undone
+    assert _screen(undone)[0] == hand
+    term.type("q")
+    term.read_until("played; scores:")
+    assert term.close() == 0
