@@ -151,15 +151,14 @@ def test_demo_bad_input_exit_code_2(args: list[str], message: str) -> None:
 
 
 def test_the_table_view_shows_counts_never_the_cards_in_hand() -> None:
+    from sim.view import table_lines
     from table.cards import parse_cards
     from table.rules import Deal, make_options, new_game
 
-    from sim.view import table_lines
-
-    hands = [(parse_cards("G1 G2 Y7".split()), 0), (parse_cards("B3 B4 Y9 G8".split()), 0)]
+    hands = [(parse_cards(["G1", "G2", "Y7"]), 0), (parse_cards(["B3", "B4", "Y9", "G8"]), 0)]
     s, _ = new_game(make_options(), ["Aki", "Ken"], 1,
                     Deal(hands=hands, start=parse_cards(["R5"])))
     text = "\n".join(table_lines(s))
     assert "top R5 (red) | clockwise | Aki to play" in text
     assert "*Aki 3 [0]" in text and " Ken 4 [0]" in text
-    assert not any(code in text for code in "G1 G2 Y7 B3 B4 Y9 G8".split())
+    assert not any(code in text for code in ["G1", "G2", "Y7", "B3", "B4", "Y9", "G8"])
