@@ -28,8 +28,12 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from sim.faults import Faults, FaultySink, PtyPad
+
+if TYPE_CHECKING:
+    from table.readers.serial_reader import SerialReader
 from sim.world import World
 from table.announce import Announcement, render
 from table.cards import Card, CardCopy, edition_counts
@@ -52,6 +56,7 @@ from table.rules import (
     Phase,
     Play,
     State,
+    TurnUp,
     apply,
     choose_dealer,
     new_game,
@@ -131,7 +136,7 @@ class SimTable:
         }
         self._tmp: Path | None = None
         self.pty: PtyPad | None = None
-        self.serial: object | None = None
+        self.serial: SerialReader | None = None
         self.unplugs = 0
         self._announce(said)
 
@@ -160,7 +165,7 @@ class SimTable:
 
     def close(self) -> None:
         if self.serial is not None:
-            self.serial.stop()  # type: ignore[attr-defined]
+            self.serial.stop()
             self.serial = None
         if self.pty is not None:
             self.pty.unplug()  # kept: its noise count is reported afterwards
@@ -211,7 +216,8 @@ class SimTable:
                 self.log.pop()
             elif self.deck.lookup(heard.item.uid) == Token("next-round"):
                 self.log.append(None)
-        self.worlds[len(self.referee.history)] = self.world.snapshot()
+        if out.verdict in ("accepted", "penalty") and out.action is not None:
+            self.worlds[len(self.referee.history)] = self.world.snapshot()
 
     def _await_status(self, state: str, timeout: float = 10.0) -> None:
         while True:
@@ -239,11 +245,14 @@ class SimTable:
                 got.append(heard.outcome)
         return got
 
-    def _input(self, item: Press) -> Outcome:
-        self.clock.advance()
+    def _send(self, item: Press | ReaderStatus) -> Outcome:
+        """Give the referee one input and wait for its verdict."""
         self.loop.put(item)
         while True:
-            heard = self._outcomes.get(timeout=10.0)
+            try:
+                heard = self._outcomes.get(timeout=10.0)
+            except queue.Empty:
+                raise SimError("the referee did not answer within 10 seconds") from None
             self._heard(heard)
             if heard.item is item:
                 return heard.outcome
@@ -284,25 +293,16 @@ class SimTable:
             return
         self.clock.advance()
         self.sink.blocked.add(PAD)
-        lost = ReaderStatus(PAD, "lost", self.clock(), "unplugged")
-        self._status(lost)
+        self._send(ReaderStatus(PAD, "lost", self.clock(), "unplugged"))
         uid = self.deck.uid_of(Token("pass"))
         assert uid is not None
         self.pads[PAD].tap(uid)  # a tap while unplugged reaches nobody
         self.line("  (a tap on the unplugged pad: no read)")
         self.sink.blocked.discard(PAD)
-        self._status(ReaderStatus(PAD, "live", self.clock()))
-
-    def _status(self, status: ReaderStatus) -> None:
-        self.loop.put(status)
-        while True:
-            heard = self._outcomes.get(timeout=10.0)
-            self._heard(heard)
-            if heard.item is status:
-                return
+        self._send(ReaderStatus(PAD, "live", self.clock()))
 
     def press(self, seat: int, button: str) -> Outcome:
-        return self._input(Press(seat, button, self.clock()))
+        return self._send(Press(seat, button, self.clock.advance()))
 
     # --- the players' side ------------------------------------------------------------------------
 
@@ -436,15 +436,17 @@ class SimTable:
                 self.world.restore(earlier)
         return out
 
-    def undo_move(self, seat: int) -> None:
-        """Take back ``seat``'s last move and everything done since, one undo token at a time
-        (never past the start of the round)."""
-        while self.log and self.log[-1] is not None:
-            last = self.log[-1]
-            if self.undo().verdict != "accepted":
-                return
-            if actor(last) == seat and not isinstance(last, Identify):
-                return
+    def undo_move(self, seat: int) -> bool:
+        """Take back ``seat``'s last move this round and everything done since, one undo token
+        at a time. The deal and the card turned up are never undone. False when ``seat`` has
+        made no move this round."""
+        for since, action in enumerate(reversed(self.log), start=1):
+            if action is None or isinstance(action, TurnUp):
+                break
+            if actor(action) == seat and not isinstance(action, Identify):
+                return all(self.undo().verdict == "accepted" for _ in range(since))
+        self.line("  (nothing of yours to undo in this round)")
+        return False
 
     # --- checks ---------------------------------------------------------------------------------
 
