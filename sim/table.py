@@ -231,7 +231,7 @@ class SimTable:
 
     def _collect(self, seen: int, delivered: int, serial: bool) -> list[Outcome]:
         """The verdicts of what one physical input caused (none if the read was lost)."""
-        if serial and not self.sink.wait_seen(seen, 5.0):
+        if serial and not self.sink.wait_seen(seen, 30.0):
             return []  # the line never made a read
         got: list[Outcome] = []
         want = self.sink.counts()[1] - delivered

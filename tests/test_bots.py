@@ -128,3 +128,13 @@ def test_selfplay_refuses_an_unknown_bot_in_one_line() -> None:
     assert out.stderr.strip() == (
         "uno-table: unknown bot 'clever' in --bots: use random, heuristic"
     )
+
+
+def test_selfplay_bots_and_players_must_agree() -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "table.cli", "selfplay", "--bots", "heuristic,random",
+         "--players", "3"],
+        capture_output=True, text=True,
+    )
+    assert out.returncode == 2
+    assert out.stderr.strip() == "uno-table: --players 3 but --bots names 2 bots"
