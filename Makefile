@@ -2,7 +2,7 @@
 #
 #   make test      system packages, venv, lint, typecheck, pytest (what CI runs)
 #   make demo      run the demo ($(DEMO_CMD))
-#   make bench     install the benchmark extras and run bench/engine.py
+#   make bench     install the benchmark extras and run bench/engine.py and bench/bots.py
 #   make clean     remove the venv, caches and build output
 
 PYTHON ?= python3
@@ -63,6 +63,7 @@ $(BENCH_STAMP): $(STAMP)
 
 bench: $(BENCH_STAMP)
 	$(BIN)/python bench/engine.py
+	$(BIN)/python bench/bots.py
 
 # ---------------------------------------------------------------- cleaning
 

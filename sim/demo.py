@@ -119,10 +119,6 @@ def run_demo(cfg: DemoConfig, out: TextIO | None = None, live: bool | None = Non
     announcer = make_announcer(voice, cfg.lang)
     live = (not cfg.fast and out is not None and out.isatty()) if live is None else live
     screen = _Screen(out, live)
-    table = SimTable(
-        options, names, cfg.seed, cfg.lang, cfg.faults,
-        say=announcer.announce if announcer else None, show=screen.line,
-    )
     seats: list[Seat] = [
         make_bot(cfg.bots[i % len(cfg.bots)], seat_rng(cfg.seed, i)) for i in range(cfg.players)
     ]
@@ -133,6 +129,10 @@ def run_demo(cfg: DemoConfig, out: TextIO | None = None, live: bool | None = Non
     if cfg.faults.any:
         screen.header += f" | faults: {cfg.faults.describe()}"
     screen.write(screen.header)
+    table = SimTable(
+        options, names, cfg.seed, cfg.lang, cfg.faults,
+        say=announcer.announce if announcer else None, show=screen.line,
+    )
 
     def after_move(t: SimTable) -> None:
         screen.view(table_lines(t.state))

@@ -175,6 +175,8 @@ def main_sim(cfg: SimConfig, inp: TextIO = sys.stdin, out: TextIO = sys.stdout) 
         out.write(text + "\n")
         out.flush()
 
+    show(f"uno-table sim: you are {name}; against {', '.join(others)}; rules {cfg.preset}; "
+         f"voice {voice}. Type h for help.")
     table = SimTable(
         options, names, cfg.seed, cfg.lang,
         say=announcer.announce if announcer else None, show=show,
@@ -184,8 +186,6 @@ def main_sim(cfg: SimConfig, inp: TextIO = sys.stdin, out: TextIO = sys.stdout) 
         make_bot(cfg.bots[(i - 1) % len(cfg.bots)], seat_rng(cfg.seed, i))
         for i in range(1, cfg.players)
     ]
-    show(f"uno-table sim: you are {name}; against {', '.join(others)}; rules {cfg.preset}; "
-         f"voice {voice}. Type h for help.")
 
     def after_move(t: SimTable) -> None:
         if not cfg.fast and t.state.current_player != 0:

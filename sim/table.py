@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from sim.faults import Faults, FaultySink, PtyPad
+from sim.view import move_text
 
 if TYPE_CHECKING:
     from table.readers.serial_reader import SerialReader
@@ -198,6 +199,9 @@ class SimTable:
         if self.show is not None:
             self.show(text)
 
+    def say_move(self, key: str, **params: str | int) -> None:
+        self.line(move_text(key, self.lang, **params))
+
     def _announce(self, anns: list[Announcement] | tuple[Announcement, ...]) -> None:
         for a in anns:
             self.line("  > " + render(a, self.lang))
@@ -207,7 +211,7 @@ class SimTable:
     def _heard(self, heard: Heard) -> None:
         out = heard.outcome
         if out.verdict == "ignored" and out.reason:
-            self.line(f"  (read ignored: {out.reason})")
+            self.say_move("ignored", reason=out.reason)
         self._announce(out.announcements)
         if out.action is not None and out.verdict in ("accepted", "penalty"):
             self.log.append(out.action)
@@ -275,7 +279,7 @@ class SimTable:
             if outcomes:
                 return outcomes[0]
             if attempt == 0 or attempt % 10 == 0:
-                self.line(f"  (no read: {who or 'the dealer'} taps again)")
+                self.say_move("no-read", player=who or self.players[self.state.dealer])
         raise SimError(f"{tag.code} was tapped on {reader} {RETRIES} times with no read")
 
     @property
@@ -297,7 +301,7 @@ class SimTable:
         uid = self.deck.uid_of(Token("pass"))
         assert uid is not None
         self.pads[PAD].tap(uid)  # a tap while unplugged reaches nobody
-        self.line("  (a tap on the unplugged pad: no read)")
+        self.say_move("unplugged-tap")
         self.sink.blocked.discard(PAD)
         self._send(ReaderStatus(PAD, "live", self.clock()))
 
@@ -317,25 +321,25 @@ class SimTable:
                 out = self._play(seat, card, action.color)
             return out
         if isinstance(action, ChooseColor):
-            self.line(f"{name} names {action.color.value}")
+            self.say_move("names", player=name, color=action.color.value)
             return self.tap(PAD, Token(f"color:{action.color.value}"), name)
         if isinstance(action, Draw):
             return self._draw(seat)
         if isinstance(action, Pass):
-            self.line(f"{name} passes (button)")
+            self.say_move("passes", player=name)
             return self.press(seat, "pass")
         if isinstance(action, CallUno):
-            self.line(f"{name} calls UNO (button)")
+            self.say_move("uno", player=name)
             return self.press(seat, "uno")
         if isinstance(action, Catch):
-            self.line(f"{name} catches {self.players[action.target]} (UNO button)")
+            self.say_move("catches", player=name, target=self.players[action.target])
             return self.press(seat, "uno")
         if isinstance(action, Challenge):
-            self.line(f"{name} challenges (button)")
+            self.say_move("challenges", player=name)
             return self.press(seat, "challenge")
         button = type(action).__name__.lower()
         if button in BUTTONS:  # a call the rules add later (Don) has a button of its own
-            self.line(f"{name} presses {button}")
+            self.say_move("presses", player=name, button=button)
             return self.press(seat, button)
         raise SimError(f"the simulator cannot do {action!r} at the table")
 
@@ -344,7 +348,7 @@ class SimTable:
         copy = self.world.copy_in_hand(seat, card)
         if copy is None:
             raise SimError(f"{name} holds no {card.code}")
-        self.line(f"{name} plays {card.code}")
+        self.say_move("plays", player=name, card=card.code)
         self.world.play(seat, copy)
         out = self.tap(PAD, copy, name)
         if out.verdict == "rejected" or out.verdict == "ignored":
@@ -355,7 +359,7 @@ class SimTable:
             self.world.redeal_hands([len(h) for h in self.state.hands])
         if color is not None and self.state.awaiting_color == seat:
             value = getattr(color, "value", str(color))
-            self.line(f"{name} names {value}")
+            self.say_move("names", player=name, color=value)
             self.tap(PAD, Token(f"color:{value}"), name)
         return out
 
@@ -365,12 +369,12 @@ class SimTable:
         if s.pending or not self.world.pile:
             # A penalty, or an empty pile the referee must first remake from the discard pile:
             # the draw button, then the card is named on the seat pad.
-            self.line(f"{name} draws (button)")
+            self.say_move("draws-button", player=name)
             return self.press(seat, "draw")
         copy = self.world.take()
         assert copy is not None
         self.world.give(seat, copy)
-        self.line(f"{name} draws a card (shoe)")
+        self.say_move("draws-shoe", player=name)
         out = self.tap(SHOE, copy, name)
         if out.verdict in ("rejected", "ignored"):
             self.world.hands[seat].remove(copy)
@@ -403,29 +407,28 @@ class SimTable:
         if not quiet:
             for seat, n in enumerate(given):
                 if n:
-                    cards = "card" if n == 1 else "cards"
-                    self.line(f"{self.players[seat]} takes {n} {cards} onto the seat pad")
+                    self.say_move("takes", player=self.players[seat], count=n)
 
     def deal(self) -> None:
         """Deal a round: cards to every seat pad, then turn up the first card on the play pad."""
         s = self.state
         dealer = s.players[s.dealer]
         self.world.gather()
-        self.line(f"{dealer} shuffles and deals {s.options.hand_size} cards each")
+        self.say_move("deals", player=dealer, count=s.options.hand_size)
         self.sync(quiet=True)
         while self.state.phase is Phase.START:
             copy = self.world.take()
             if copy is None:
                 raise SimError("no card left to turn up")
             self.world.turn_up(copy)
-            self.line(f"{dealer} turns up {copy.card.code}")
+            self.say_move("turns-up", player=dealer, card=copy.card.code)
             out = self.tap(PAD, copy, dealer)
             if any(a.key == "buried" for a in out.announcements):
                 self.world.bury()
         self.sync()
 
     def next_round(self) -> Outcome:
-        self.line("next round (token)")
+        self.say_move("next-round")
         return self.tap(PAD, Token("next-round"))
 
     def undo(self) -> Outcome:
@@ -445,7 +448,7 @@ class SimTable:
                 break
             if actor(action) == seat and not isinstance(action, Identify):
                 return all(self.undo().verdict == "accepted" for _ in range(since))
-        self.line("  (nothing of yours to undo in this round)")
+        self.say_move("nothing-to-undo")
         return False
 
     # --- checks ---------------------------------------------------------------------------------

@@ -4,11 +4,49 @@ the interactive seat's own hand is shown by :func:`hand_lines`, to that player a
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Final
 
 from table.cards import Card, sort_key
 from table.rules import Action, CallUno, Challenge, ChooseColor, Draw, Pass, Phase, Play, State
 
 _ARROW = {1: "clockwise", -1: "counterclockwise"}
+
+# What the players do, as the transcript says it (the referee's words are in table.announce).
+MOVES: Final[dict[str, dict[str, str]]] = {
+    "plays": {"en": "{player} plays {card}", "ja": "{player}: {card} を だす"},
+    "names": {"en": "{player} names {color}", "ja": "{player}: いろは {color}"},
+    "passes": {"en": "{player} passes (button)", "ja": "{player}: パス (ボタン)"},
+    "uno": {"en": "{player} calls UNO (button)", "ja": "{player}: ウノ (ボタン)"},
+    "catches": {"en": "{player} catches {target} (UNO button)",
+                "ja": "{player}: {target}の ウノわすれ (ボタン)"},
+    "challenges": {"en": "{player} challenges (button)", "ja": "{player}: チャレンジ (ボタン)"},
+    "presses": {"en": "{player} presses {button}", "ja": "{player}: {button} (ボタン)"},
+    "draws-button": {"en": "{player} draws (button)", "ja": "{player}: ひく (ボタン)"},
+    "draws-shoe": {"en": "{player} draws a card (shoe)", "ja": "{player}: いちまい ひく (シュー)"},
+    "takes": {"en": "{player} takes {count} onto the seat pad",
+              "ja": "{player}: {count}まい じぶんの パッドへ"},
+    "deals": {"en": "{player} shuffles and deals {count} cards each",
+              "ja": "{player}: {count}まいずつ くばる"},
+    "turns-up": {"en": "{player} turns up {card}", "ja": "{player}: {card} を めくる"},
+    "next-round": {"en": "next round (token)", "ja": "つぎの ラウンド (トークン)"},
+    "no-read": {"en": "  (no read: {player} taps again)",
+                "ja": "  (よめず: {player}は もう いちど)"},
+    "ignored": {"en": "  (read ignored: {reason})", "ja": "  (むし: {reason})"},
+    "unplugged-tap": {"en": "  (a tap on the unplugged pad: no read)",
+                      "ja": "  (はずれた パッドに タップ: よめず)"},
+    "nothing-to-undo": {"en": "  (nothing of yours to undo in this round)",
+                        "ja": "  (とりけす ものが ありません)"},
+}
+_JA_COLORS: Final = {"red": "あか", "yellow": "きいろ", "green": "みどり", "blue": "あお"}
+
+
+def move_text(key: str, lang: str, **params: str | int) -> str:
+    """A line of the transcript about what a player did, in ``lang`` (en or ja)."""
+    if lang == "ja" and "color" in params:
+        params["color"] = _JA_COLORS.get(str(params["color"]), str(params["color"]))
+    if key == "takes" and lang == "en":
+        params["count"] = f"{params['count']} card" + ("" if params["count"] == 1 else "s")
+    return MOVES[key]["ja" if lang == "ja" else "en"].format(**params)
 
 
 def table_lines(s: State, width: int = 78) -> list[str]:
