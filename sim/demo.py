@@ -113,6 +113,8 @@ def run_demo(cfg: DemoConfig, out: TextIO | None = None, live: bool | None = Non
         raise TableError(f"--players {cfg.players}: use 2 to {len(NAMES)}")
     if cfg.rounds < 0:
         raise TableError("--rounds must be 0 (the whole match) or more")
+    if cfg.pace < 0:
+        raise TableError(f"--pace {cfg.pace}: use seconds from 0 up")
     options = table_options(cfg.preset, cfg.overrides)
     names = list(NAMES[: cfg.players])
     voice = choose_voice(cfg.voice, cfg.fast)

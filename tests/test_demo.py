@@ -143,6 +143,8 @@ def test_the_demo_command(tmp_path: Path) -> None:
         (["--voice", "loud"], "uno-table: --voice 'loud': use one of"),
         (["--drop-reads", "2"], "uno-table: --drop-reads 2.0: use a probability from 0 to 0.9"),
         (["--bots", "genius"], "uno-table: unknown bot 'genius' in --bots"),
+        (["--pace", "-1"], "uno-table: --pace -1.0: use seconds from 0 up"),
+        (["--players", "1"], "uno-table: --players 1: use 2 to 10"),
     ],
 )
 def test_demo_bad_input_exit_code_2(args: list[str], message: str) -> None:
@@ -163,3 +165,16 @@ def test_the_table_view_shows_counts_never_the_cards_in_hand() -> None:
     assert "top R5 (red) | clockwise | Aki to play" in text
     assert "*Aki 3 [0]" in text and " Ken 4 [0]" in text
     assert not any(code in text for code in ["G1", "G2", "Y7", "B3", "B4", "Y9", "G8"])
+
+
+def test_the_voice_is_chosen_by_what_the_machine_can_do(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sim.demo
+
+    monkeypatch.setattr(sim.demo, "audio_player", lambda: None)
+    assert sim.demo.choose_voice(None, fast=False) == "captions"  # no sound card
+    with pytest.raises(TableError, match="--voice espeak-ng needs an audio output"):
+        sim.demo.choose_voice("espeak-ng", fast=False)
+    monkeypatch.setattr(sim.demo, "audio_player", lambda: ["aplay", "-q", "-"])
+    assert sim.demo.choose_voice(None, fast=False) == "pyttsx3"
+    assert sim.demo.choose_voice(None, fast=True) == "captions"  # --fast never waits to speak
+    assert sim.demo.choose_voice("wav", fast=True) == "wav"
