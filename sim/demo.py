@@ -99,6 +99,7 @@ class TableConfig:
     lang: str = "en"
     bots: list[str] = field(default_factory=lambda: ["heuristic"])
     pace: float = 0.8  # seconds between moves when not --fast
+    hands: str = "full"  # full: seat pads and a draw shoe; counts: only the play pad
 
 
 @dataclass
@@ -126,14 +127,14 @@ def run_demo(cfg: DemoConfig, out: TextIO | None = None, live: bool | None = Non
     ]
     screen.header = (
         f"uno-table demo: {', '.join(f'{n} ({s.name})' for n, s in zip(names, seats, strict=True))}"
-        f" | rules {cfg.preset} | voice {voice} | seed {cfg.seed}"
+        f" | rules {cfg.preset} | hands {cfg.hands} | voice {voice} | seed {cfg.seed}"
     )
     if cfg.faults.any:
         screen.header += f" | faults: {cfg.faults.describe()}"
     screen.write(screen.header)
     table = SimTable(
         options, names, cfg.seed, cfg.lang, cfg.faults,
-        say=announcer.announce if announcer else None, show=screen.line,
+        say=announcer.announce if announcer else None, show=screen.line, hands=cfg.hands,
     )
 
     def after_move(t: SimTable) -> None:

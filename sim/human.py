@@ -179,7 +179,7 @@ def main_sim(cfg: SimConfig, inp: TextIO = sys.stdin, out: TextIO = sys.stdout) 
          f"voice {voice}. Type h for help.")
     table = SimTable(
         options, names, cfg.seed, cfg.lang,
-        say=announcer.announce if announcer else None, show=show,
+        say=announcer.announce if announcer else None, show=show, hands=cfg.hands,
     )
     person = Person(table, inp, out)
     seats: list[Seat] = [person] + [

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Literal, Protocol
 
-from sim.bots import SeatView, seat_view
+from sim.bots import SeatView
 from sim.table import SimError, SimTable
 from table.rules import Action, Phase
 
@@ -56,7 +56,7 @@ def play_match(
             continue
         seat = s.current_player
         assert seat is not None
-        choice = seats[seat].act(seat_view(s, seat))
+        choice = seats[seat].act(table.view(seat))
         if choice == "quit":
             return played
         if choice == "undo":
@@ -65,7 +65,7 @@ def play_match(
         out = table.perform(seat, choice)
         table.sync()
         moves += 1
-        if out.verdict == "rejected":
+        if out.verdict in ("rejected", "ignored"):
             refused += 1
             if refused >= MAX_REFUSED and seats[seat].name != "person":
                 raise SimError(f"{s.players[seat]} keeps making moves the referee refuses")
@@ -88,7 +88,7 @@ def react(table: SimTable, seats: Sequence[Seat]) -> None:
     n = len(seats)
     for k in range(n):
         who = (window + k) % n
-        action = seats[who].react(seat_view(s, who))
+        action = seats[who].react(table.view(who))
         if action is not None:
             table.perform(who, action)
             table.sync()

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from sim.bots import SeatView, seat_view
 from sim.faults import Faults, FaultySink, PtyPad
 from sim.view import move_text
 
@@ -51,6 +52,7 @@ from table.rules import (
     Challenge,
     ChooseColor,
     Draw,
+    Hand,
     Identify,
     Options,
     Pass,
@@ -68,6 +70,7 @@ from table.rules.actions import actor
 PAD = "pad"
 SHOE = "shoe"
 RETRIES = 50  # taps of one card before the simulator gives up (a fault rate near 1)
+HAND_TRACKING = ("full", "counts")
 
 
 class SimError(TableError, RuntimeError):
@@ -110,9 +113,13 @@ class SimTable:
     faults: Faults = field(default_factory=Faults)
     say: Callable[[Announcement], None] | None = None  # the voice, when there is one
     show: Callable[[str], None] | None = None  # each transcript line as it is made
+    hands: str = "full"  # full: seat pads and a draw shoe; counts: only the play pad
 
     def __post_init__(self) -> None:
+        if self.hands not in HAND_TRACKING:
+            raise SimError(f"--hands {self.hands!r}: use {' or '.join(HAND_TRACKING)}")
         self.rng = random.Random(self.seed)
+        self.drawn: Card | None = None  # the card a player just drew blind (play pad only)
         self.deck: Deck = virtual_deck(self.options.deck)
         self.world = World(self.options.deck, len(self.players), random.Random(self.seed + 1))
         self.clock = VirtualClock()
@@ -144,6 +151,8 @@ class SimTable:
     # --- set-up -------------------------------------------------------------------------------
 
     def _roles(self) -> list[ReaderRole]:
+        if self.hands == "counts":
+            return [ReaderRole(PAD, "play")]
         return [
             ReaderRole(PAD, "play"),
             ReaderRole(SHOE, "draw"),
@@ -366,11 +375,19 @@ class SimTable:
     def _draw(self, seat: int) -> Outcome:
         name = self.players[seat]
         s = self.state
-        if s.pending or not self.world.pile:
-            # A penalty, or an empty pile the referee must first remake from the discard pile:
-            # the draw button, then the card is named on the seat pad.
+        if s.pending or not self.world.pile or self.hands == "counts":
+            # A penalty, an empty pile the referee must first remake from the discard pile, or
+            # a table with only a play pad: the draw button, then the card is taken (and, with
+            # seat pads, named on the seat pad).
             self.say_move("draws-button", player=name)
-            return self.press(seat, "draw")
+            pending = s.pending
+            out = self.press(seat, "draw")
+            if self.hands == "counts" and not pending and out.verdict != "rejected":
+                copy = self.world.take()
+                if copy is not None:
+                    self.world.give(seat, copy)
+                    self.drawn = copy.card
+            return out
         copy = self.world.take()
         assert copy is not None
         self.world.give(seat, copy)
@@ -384,6 +401,9 @@ class SimTable:
     def sync(self, quiet: bool = False) -> None:
         """Cards the referee has given a hand unseen (a deal, a penalty, a redeal) are taken
         from the pile and tapped on that seat's pad."""
+        if self.hands == "counts":
+            self._sync_counts(quiet)
+            return
         given = [0] * len(self.players)
         for _ in range(20 * len(self.world.pile) + 200):
             s = self.state
@@ -409,13 +429,58 @@ class SimTable:
                 if n:
                     self.say_move("takes", player=self.players[seat], count=n)
 
+    def _sync_counts(self, quiet: bool) -> None:
+        """With only a play pad: cards given out are just taken into the hands, and a hand the
+        referee must see (a challenge, the score) is shown card by card on the play pad."""
+        s = self.state
+        for seat, hand in enumerate(s.hands):
+            n = len(hand) - len(self.world.hands[seat])
+            for _ in range(n):
+                copy = self.world.take()
+                if copy is None:
+                    raise SimError("the referee gave out more cards than the table has")
+                self.world.give(seat, copy)
+            if n > 0 and not quiet:
+                self.say_move("takes-hand", player=self.players[seat], count=n)
+        for _ in range(len(self.players) + 1):
+            shower = self._shower()
+            if shower is None:
+                return
+            name = self.players[shower]
+            self.say_move("shows", player=name)
+            for copy in list(self.world.hands[shower]):
+                self.tap(PAD, copy, name)
+        raise SimError("a hand was shown and the referee still asks for it")
+
+    def _shower(self) -> int | None:
+        """The seat that must show its hand on the play pad now, if any."""
+        s = self.state
+        if s.awaiting_show is not None:
+            return s.awaiting_show
+        if s.phase is Phase.ROUND_OVER and len(s.results) < s.round:
+            hidden = [i for i in s.active if i != s.winner and s.hands[i].unknown]
+            return hidden[0] if hidden else None
+        return None
+
+    def view(self, seat: int) -> SeatView:
+        """What ``seat`` knows: the table, and its own hand (which with only a play pad the
+        referee does not know, but the player does)."""
+        s = self.state
+        if not s.hands[seat].unknown:
+            return seat_view(s, seat)
+        own = s.copy()
+        own.hands[seat] = Hand([c.card for c in self.world.hands[seat]], 0)
+        if own.has_drawn and own.drawn_unknown and own.turn == seat and self.drawn is not None:
+            own.drawn, own.drawn_unknown = self.drawn, False
+        return seat_view(own, seat)
+
     def deal(self) -> None:
         """Deal a round: cards to every seat pad, then turn up the first card on the play pad."""
         s = self.state
         dealer = s.players[s.dealer]
         self.world.gather()
         self.say_move("deals", player=dealer, count=s.options.hand_size)
-        self.sync(quiet=True)
+        self.sync(quiet=True)  # with only a play pad the deal is taken as done
         while self.state.phase is Phase.START:
             copy = self.world.take()
             if copy is None:

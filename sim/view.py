@@ -25,6 +25,10 @@ MOVES: Final[dict[str, dict[str, str]]] = {
     "draws-shoe": {"en": "{player} draws a card (shoe)", "ja": "{player}: いちまい ひく (シュー)"},
     "takes": {"en": "{player} takes {count} onto the seat pad",
               "ja": "{player}: {count}まい じぶんの パッドへ"},
+    "takes-hand": {"en": "{player} takes {count} into the hand",
+                   "ja": "{player}: {count}まい てふだへ"},
+    "shows": {"en": "{player} shows the hand on the play pad",
+              "ja": "{player}: てふだを パッドで みせる"},
     "deals": {"en": "{player} shuffles and deals {count} cards each",
               "ja": "{player}: {count}まいずつ くばる"},
     "turns-up": {"en": "{player} turns up {card}", "ja": "{player}: {card} を めくる"},
@@ -44,7 +48,7 @@ def move_text(key: str, lang: str, **params: str | int) -> str:
     """A line of the transcript about what a player did, in ``lang`` (en or ja)."""
     if lang == "ja" and "color" in params:
         params["color"] = _JA_COLORS.get(str(params["color"]), str(params["color"]))
-    if key == "takes" and lang == "en":
+    if key in ("takes", "takes-hand") and lang == "en":
         params["count"] = f"{params['count']} card" + ("" if params["count"] == 1 else "s")
     return MOVES[key]["ja" if lang == "ja" else "en"].format(**params)
 

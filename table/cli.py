@@ -173,7 +173,7 @@ def _demo(args: argparse.Namespace) -> int:
         players=args.players, preset=args.rules, overrides=parse_overrides(args.set),
         seed=args.seed, fast=args.fast, voice=args.voice, rounds=args.rounds, lang=args.lang,
         bots=parse_bots(args.bots), faults=_faults(args),  # type: ignore[arg-type]
-        pace=args.pace,
+        pace=args.pace, hands=args.hands,
     )
     return main_demo(cfg, args.transcript)
 
@@ -186,7 +186,7 @@ def _sim(args: argparse.Namespace) -> int:
     cfg = SimConfig(
         players=args.players, preset=args.rules, overrides=parse_overrides(args.set),
         seed=args.seed, fast=args.fast, voice=args.voice, lang=args.lang, name=args.name,
-        bots=parse_bots(args.bots), rounds=args.rounds,
+        bots=parse_bots(args.bots), rounds=args.rounds, hands=args.hands,
     )
     return main_sim(cfg)
 
@@ -205,6 +205,8 @@ def _table_args(p: argparse.ArgumentParser, players: int) -> None:
     p.add_argument("--rounds", type=int, default=0,
                    help="stop after this many rounds (default 0: play the whole match)")
     p.add_argument("--lang", choices=("en", "ja"), default="en", help="announcement language")
+    p.add_argument("--hands", choices=("full", "counts"), default="full",
+                   help="full: seat pads and a draw shoe (default); counts: only a play pad")
 
 
 def build_parser() -> argparse.ArgumentParser:

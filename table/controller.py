@@ -103,6 +103,7 @@ class Referee:
     color_since: float | None = None  # when the referee started waiting for a colour
     due: int | None = None  # the seat that was last given cards (for the draw shoe)
     reader_states: dict[str, str] = field(default_factory=dict)  # reader -> its last state
+    reshown: str | None = None  # the last card of a hand just shown, resting on the play pad
 
     @classmethod
     def create(
@@ -239,7 +240,7 @@ class Referee:
         role = self.readers.get(read.reader)
         if role is None:
             return Outcome("ignored", "unknown-reader")
-        if self.on_pad.get(read.reader) == read.uid:
+        if self.on_pad.get(read.reader) == read.uid and not self._shown_then_played(read):
             return Outcome("ignored", "still-on-pad")  # a card resting on a pad is one read
         self.on_pad[read.reader] = read.uid
         tag = self.deck.lookup(read.uid)
@@ -254,10 +255,21 @@ class Referee:
             return out
         where = self.places.get(tag)
         if role.role == "play":
-            return self._play_pad(tag, where)
+            out = self._play_pad(tag, where)
+            self.reshown = read.uid if isinstance(out.action, Show) else None
+            return out
         seat = role.seat if role.role == "seat" else self._due()
         assert seat is not None
         return self._seat_pad(seat, tag, where)
+
+    def _shown_then_played(self, read: TagRead) -> bool:
+        """The last card of a hand shown on the play pad, tapped again by its owner on their
+        turn: the hand went back to its player in between, so this is a play."""
+        if read.uid != self.reshown:
+            return False
+        tag = self.deck.lookup(read.uid)
+        s = self.state
+        return isinstance(tag, CardCopy) and self.places.get(tag) == f"hand:{s.turn}"
 
     def _token(self, token: Token) -> Outcome:
         s = self.state

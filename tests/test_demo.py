@@ -178,3 +178,15 @@ def test_the_voice_is_chosen_by_what_the_machine_can_do(monkeypatch: pytest.Monk
     assert sim.demo.choose_voice(None, fast=False) == "pyttsx3"
     assert sim.demo.choose_voice(None, fast=True) == "captions"  # --fast never waits to speak
     assert sim.demo.choose_voice("wav", fast=True) == "wav"
+
+
+def test_a_table_with_only_a_play_pad() -> None:
+    """Hand tracking "counts": the deal is taken as done, draws are button presses, and a hand
+    is shown card by card on the play pad for a challenge and for the score. With reads lost
+    and doubled the match is the same one."""
+    clean = demo(seed=2, hands="counts")
+    faulty = demo(seed=2, hands="counts", faults=Faults(drop=0.1, duplicate=0.1, unplug=0.02))
+    assert clean.match_over
+    said = "\n".join(clean.transcript)
+    assert "shows the hand on the play pad" in said and "draws a card (shoe)" not in said
+    assert faulty.scores == clean.scores and _moves(faulty) == _moves(clean)

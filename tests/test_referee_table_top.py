@@ -4,7 +4,7 @@ card drawn later, hands named again after Shuffle Hands, a next-round token read
 from __future__ import annotations
 
 from table.cards import parse_cards
-from table.controller import ReaderRole, Referee
+from table.controller import Press, ReaderRole, Referee
 from table.deck import parse_tag, virtual_deck
 from table.readers.base import TagRead
 from table.rules import Deal, Phase, make_options
@@ -58,3 +58,20 @@ def test_a_next_round_token_read_twice_starts_one_round() -> None:
     assert tap(ref, "pad", "token:next-round") == ("accepted", None)
     assert tap(ref, "pad", "token:next-round") == ("ignored", "still-on-pad")
     assert ref.state.round == 2
+
+
+def test_the_last_card_of_a_shown_hand_can_be_played_next() -> None:
+    """Only a play pad: Aki's hand is shown on it for a challenge, then Aki plays the card that
+    was shown last. It is a new placement (the hand went back to Aki), not a card resting."""
+    ref, _ = Referee.create(make_options(), ["Aki", "Ken"], virtual_deck(),
+                            [ReaderRole("pad", "play")], 1,
+                            Deal(hands=[([], 3), ([], 3)], start=parse_cards(["R5"])))
+    assert tap(ref, "pad", "W+4#1") == ("accepted", None)
+    assert tap(ref, "pad", "token:color:yellow") == ("accepted", None)
+    assert ref.handle(Press(1, "challenge")).verdict == "accepted"  # Ken challenges
+    assert ref.state.awaiting_show == 0
+    assert tap(ref, "pad", "G1#1") == ("accepted", None)
+    assert tap(ref, "pad", "Y2#1")[0] == "penalty"  # innocent: Ken draws six
+    assert ref.state.turn == 0
+    assert tap(ref, "pad", "Y2#1") == ("accepted", None)  # Aki plays the yellow 2
+    assert ref.state.top is not None and ref.state.top.code == "Y2"
