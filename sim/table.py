@@ -443,7 +443,7 @@ class SimTable:
             if n > 0 and not quiet:
                 self.say_move("takes-hand", player=self.players[seat], count=n)
         for _ in range(len(self.players) + 1):
-            shower = self._shower()
+            shower = self.referee.shower()
             if shower is None:
                 return
             name = self.players[shower]
@@ -451,16 +451,6 @@ class SimTable:
             for copy in list(self.world.hands[shower]):
                 self.tap(PAD, copy, name)
         raise SimError("a hand was shown and the referee still asks for it")
-
-    def _shower(self) -> int | None:
-        """The seat that must show its hand on the play pad now, if any."""
-        s = self.state
-        if s.awaiting_show is not None:
-            return s.awaiting_show
-        if s.phase is Phase.ROUND_OVER and len(s.results) < s.round:
-            hidden = [i for i in s.active if i != s.winner and s.hands[i].unknown]
-            return hidden[0] if hidden else None
-        return None
 
     def view(self, seat: int) -> SeatView:
         """What ``seat`` knows: the table, and its own hand (which with only a play pad the

@@ -301,13 +301,13 @@ class Referee:
     def _play_pad(self, copy: CardCopy, where: str | None) -> Outcome:
         s = self.state
         card = copy.card
-        if s.phase is Phase.ROUND_OVER and self._shower() is None:
+        if s.phase is Phase.ROUND_OVER and self.shower() is None:
             return self._refuse("rejected-round-over", "round-over")
         if where == "discard":
             return self._refuse("rejected-card-not-available", "card-already-played")
         if s.phase is Phase.START:
             return self._act(TurnUp(card), copy, "discard")
-        shower = self._shower()
+        shower = self.shower()
         if shower is not None:
             return self._show_card(shower, copy, where)
         # A card known to be in a hand is played by that hand's player, unless a seat token
@@ -326,7 +326,7 @@ class Referee:
             return due
         return self.state.turn
 
-    def _shower(self) -> int | None:
+    def shower(self) -> int | None:
         """The seat that must show its hand on the play pad now, if any."""
         s = self.state
         if s.awaiting_show is not None:
