@@ -36,16 +36,20 @@ def duel(rounds: int, seed: int) -> None:
 
 def demos(count: int, seed: int) -> None:
     settings = {
-        "no faults": Faults(),
-        "drop 10%, duplicate 10%, unplug 2%": Faults(drop=0.1, duplicate=0.1, unplug=0.02),
-        "noisy serial pty + unplug 2%": Faults(noisy_serial=True, unplug=0.02),
+        "no faults": ("full", Faults()),
+        "drop 10%, duplicate 10%, unplug 2%": (
+            "full", Faults(drop=0.1, duplicate=0.1, unplug=0.02)
+        ),
+        "noisy serial pty + unplug 2%": ("full", Faults(noisy_serial=True, unplug=0.02)),
+        "only a play pad (--hands counts)": ("counts", Faults()),
     }
-    for label, faults in settings.items():
+    for label, (hands, faults) in settings.items():
         times: list[float] = []
         rounds = actions = 0
         for i in range(count):
             start = time.perf_counter()
-            result = run_demo(DemoConfig(seed=seed + i, fast=True, voice="captions", faults=faults))
+            cfg = DemoConfig(seed=seed + i, fast=True, voice="captions", faults=faults, hands=hands)
+            result = run_demo(cfg)
             times.append(time.perf_counter() - start)
             rounds += len(result.winners)
             actions += result.actions
