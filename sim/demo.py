@@ -13,7 +13,7 @@ import logging
 import sys
 import time
 from dataclasses import dataclass, field
-from typing import TextIO
+from typing import TextIO, cast
 
 from sim.bots import make_bot, seat_rng
 from sim.faults import Faults
@@ -22,7 +22,7 @@ from sim.table import SimError, SimTable
 from sim.view import table_lines
 from table.errors import TableError
 from table.rules import Options, Phase, make_options, standings
-from table.voice.announcer import Announcer
+from table.voice.announcer import Announcer, Backend
 from table.voice.backends import BACKENDS, audio_player, make_backend
 
 NAMES = ("Aki", "Ken", "Mio", "Rin", "Sou", "Yui", "Emi", "Jun", "Kai", "Nao")
@@ -82,7 +82,7 @@ def choose_voice(requested: str | None, fast: bool) -> str:
 def make_announcer(voice: str, lang: str) -> Announcer | None:
     if voice == "captions":
         return None
-    return Announcer(lambda: make_backend(voice), lang)  # type: ignore[arg-type, return-value]
+    return Announcer(lambda: cast(Backend, make_backend(voice)), lang)
 
 
 @dataclass

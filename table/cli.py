@@ -159,20 +159,17 @@ def _voices(args: argparse.Namespace) -> int:
     return 0
 
 
-def _faults(args: argparse.Namespace) -> object:
-    from sim.faults import Faults
-
-    return Faults(args.drop_reads, args.duplicate_reads, args.noisy_serial, args.unplug)
-
-
 def _demo(args: argparse.Namespace) -> int:
     from sim.bots import parse_bots
     from sim.demo import DemoConfig, main_demo, parse_overrides
+    from sim.faults import Faults
+
+    faults = Faults(args.drop_reads, args.duplicate_reads, args.noisy_serial, args.unplug)
 
     cfg = DemoConfig(
         players=args.players, preset=args.rules, overrides=parse_overrides(args.set),
         seed=args.seed, fast=args.fast, voice=args.voice, rounds=args.rounds, lang=args.lang,
-        bots=parse_bots(args.bots), faults=_faults(args),  # type: ignore[arg-type]
+        bots=parse_bots(args.bots), faults=faults,
         pace=args.pace, hands=args.hands,
     )
     return main_demo(cfg, args.transcript)
