@@ -72,7 +72,7 @@ class SeatView:
 
     def closest_opponent(self) -> int:
         """The fewest cards any opponent holds."""
-        return min(c for i, c in enumerate(self.counts) if i != self.seat and c > 0)
+        return min((c for i, c in enumerate(self.counts) if i != self.seat and c > 0), default=99)
 
 
 def seat_view(s: State, seat: int) -> SeatView:
