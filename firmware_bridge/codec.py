@@ -4,7 +4,10 @@ A frame is ``SYNC LEN SEQ ID PAYLOAD[LEN] CRC_LO CRC_HI``. The CRC is CRC-16/CCI
 (polynomial 0x1021, initial value 0xFFFF, no reflection, no final XOR) over LEN, SEQ, ID and
 the payload, sent low byte first. The decoder resynchronises after garbage or a damaged frame:
 it drops one byte and looks for the next sync byte, so a frame that follows the damage intact
-is never lost.
+is never lost. A stray sync byte followed by a plausible length makes the decoder wait for a
+frame that never comes; the frames behind it come out with the next bytes, or at once when
+the transport reports the line quiet (:meth:`Decoder.idle`): a board sends each frame in one
+burst, so a partial frame on a quiet line is garbage.
 """
 
 from __future__ import annotations
@@ -57,6 +60,16 @@ class Decoder:
         self._buf = bytearray()
         self.dropped = 0
         self.crc_errors = 0
+
+    def idle(self) -> list[Frame]:
+        """The line has been quiet: drop what cannot be the start of a frame; return the frames
+        that were waiting behind it."""
+        frames: list[Frame] = []
+        while self._buf:
+            del self._buf[:1]
+            self.dropped += 1
+            frames += self.feed(b"")
+        return frames
 
     def feed(self, data: bytes) -> list[Frame]:
         """Take more bytes; return the frames they complete, in order."""

@@ -2,6 +2,7 @@
  * host over the framed protocol of PROTOCOL.md. */
 #include <avr/interrupt.h>
 #include <avr/io.h>
+#include <avr/sleep.h>
 #include <avr/wdt.h>
 #include <string.h>
 
@@ -89,13 +90,14 @@ static void send_info(uint8_t id)
     send(id, p, sizeof p);
 }
 
-static void send_tag(uint8_t r)
+/* tag and removed share their layout: reader, placement, UID */
+static void send_tag(uint8_t id, uint8_t r)
 {
     uint8_t p[MSG_TAG_FIXED_LEN + UID_MAX];
     p[MSG_TAG_READER] = r;
     p[MSG_TAG_PLACEMENT] = readers[r].placement;
     memcpy(p + MSG_TAG_UID, readers[r].uid, readers[r].uid_len);
-    send(MSG_TAG, p, (uint8_t)(MSG_TAG_FIXED_LEN + readers[r].uid_len));
+    send(id, p, (uint8_t)(MSG_TAG_FIXED_LEN + readers[r].uid_len));
 }
 
 static void send_heartbeat(void)
@@ -115,7 +117,7 @@ static void send_heartbeat(void)
     send(MSG_HEARTBEAT, p, sizeof p);
     for (uint8_t r = 0; r < MAX_READERS; r++)
         if (readers[r].present)
-            send_tag(r); /* repeated, so a frame lost on the line costs a delay, not a read */
+            send_tag(MSG_TAG, r); /* repeated, so a frame lost on the line costs a delay, not a read */
 }
 
 static void ack(uint8_t command, uint8_t status)
@@ -169,13 +171,12 @@ static void poll_readers(void)
                 rd->placement++;
                 rd->uid_len = len;
                 memcpy(rd->uid, uid, len);
-                send_tag(r);
+                send_tag(MSG_TAG, r);
             }
         } else if (rd->present && ++rd->misses >= REMOVAL_MISSES) {
             rd->present = 0;
             rd->misses = 0;
-            uint8_t p[MSG_REMOVED_FIXED_LEN] = {r, rd->placement};
-            send(MSG_REMOVED, p, sizeof p);
+            send_tag(MSG_REMOVED, r);
         }
     }
 }
@@ -189,6 +190,7 @@ int main(void)
     rc_bus_init();
     for (uint8_t r = 0; r < MAX_READERS; r++)
         readers[r].chip = rc_init(r);
+    set_sleep_mode(SLEEP_MODE_IDLE);
     wdt_enable(WDTO_1S);
     send_info(MSG_BOOT);
 
@@ -214,5 +216,14 @@ int main(void)
             last_beat = now;
             send_heartbeat();
         }
+        /* Idle until the next interrupt (the 1 ms tick at the latest, or a received byte). */
+        cli();
+        if (!uart_pending()) {
+            sleep_enable();
+            sei();
+            sleep_cpu();
+            sleep_disable();
+        }
+        sei();
     }
 }

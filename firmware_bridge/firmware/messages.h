@@ -44,10 +44,11 @@
 #define MSG_TAG_UID 2 /* bytes, to the end */
 #define MSG_TAG_FIXED_LEN 2
 
-/* board -> host: The tag of that placement has left the reader. */
+/* board -> host: The tag of that placement has left the reader (its UID again, in case its tag frame was lost). */
 #define MSG_REMOVED 0x05
 #define MSG_REMOVED_READER 0 /* u8 */
 #define MSG_REMOVED_PLACEMENT 1 /* u8 */
+#define MSG_REMOVED_UID 2 /* bytes, to the end */
 #define MSG_REMOVED_FIXED_LEN 2
 
 /* board -> host: The answer to ping, echoing its token. */

@@ -59,3 +59,8 @@ uint8_t uart_read(uint8_t *byte)
     rx_tail = (uint8_t)((rx_tail + 1) & (RX_SIZE - 1));
     return 1;
 }
+
+uint8_t uart_pending(void)
+{
+    return rx_head != rx_tail;
+}

@@ -9,5 +9,7 @@ void uart_init(void);
 void uart_write(const uint8_t *data, uint8_t len);
 /* 1 and the next received byte in *byte, or 0 when none is waiting. */
 uint8_t uart_read(uint8_t *byte);
+/* 1 when received bytes are waiting. */
+uint8_t uart_pending(void);
 
 #endif

@@ -60,6 +60,7 @@ KINDS: dict[str, str] = {
     "serial-line": "table.readers.factory:_serial",
     "rdm6300": "table.readers.factory:_serial",
     "sim": "table.readers.factory:_sim",
+    "bridge": "table.readers.bridge:make_bridge_reader",
 }
 
 
