@@ -55,6 +55,8 @@ class BoardSession:
         self.last_seq: int | None = None
         self.missed_frames = 0
         self.restarts = 0
+        self.poll_us = 0  # the board's last full poll of its readers, in its own microseconds
+        self.heartbeats = 0
 
     def connected(self) -> None:
         """A new connection: nothing from the board counts until it identifies itself."""
@@ -96,6 +98,8 @@ class BoardSession:
             if self.uptime_ms is not None and uptime < self.uptime_ms:
                 self._restarted()  # the boot message was lost
             self.uptime_ms = uptime
+            self.poll_us = msg.num("poll_us")
+            self.heartbeats += 1
             if uptime >= SETTLE_MS:
                 present = msg.num("present")
                 for ch in range(MAX_READERS):

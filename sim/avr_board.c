@@ -1,7 +1,7 @@
 /* A simulated bridge board: the compiled firmware on simavr's ATmega328P, one MFRC522 model
  * per slave-select pin on the SPI bus, the UART on a pseudo-terminal.
  *
- *   avr_board FIRMWARE.elf [--link PATH] [--readers N] [--fast] [--seed S]
+ *   avr_board FIRMWARE.elf [--link PATH] [--readers N] [--seed S]
  *
  * Commands on stdin, one a line, each answered by "ok ..." or "error ..." on stdout:
  *   place READER UIDHEX   a tag (4, 7 or 10 bytes) comes to rest on reader 0..3
@@ -11,7 +11,7 @@
  *   freeze / thaw         the CPU stops / runs again (a hung board: heartbeats stop)
  *   quit                  (also on end of input)
  * The first line out is "pty PATH", the serial port to open. Simulated time is held to wall
- * time (a real board's pace) unless --fast is given. */
+ * time, a real board's pace (libsimavr already sleeps while the firmware sleeps). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -504,7 +504,7 @@ static double wall(void)
 int main(int argc, char **argv)
 {
     const char *elf = NULL;
-    int readers = READERS, fast = 0;
+    int readers = READERS;
     unsigned seed = 1;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--link") == 0 && i + 1 < argc)
@@ -513,8 +513,6 @@ int main(int argc, char **argv)
             readers = atoi(argv[++i]);
         else if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc)
             seed = (unsigned)strtoul(argv[++i], NULL, 10);
-        else if (strcmp(argv[i], "--fast") == 0)
-            fast = 1;
         else if (argv[i][0] != '-' && !elf)
             elf = argv[i];
         else {
@@ -523,7 +521,7 @@ int main(int argc, char **argv)
         }
     }
     if (!elf || readers < 0 || readers > READERS) {
-        fprintf(stderr, "usage: avr_board FIRMWARE.elf [--link PATH] [--readers 0..4] [--fast]"
+        fprintf(stderr, "usage: avr_board FIRMWARE.elf [--link PATH] [--readers 0..4]"
                         " [--seed S]\n");
         return 2;
     }
@@ -592,8 +590,8 @@ int main(int argc, char **argv)
     printf("pty %s\n", slave_name);
 
     double base = wall();
-    avr_cycle_count_t base_cycle = avr->cycle;
-    for (unsigned long step = 0;; step++) {
+    avr_cycle_count_t base_cycle = avr->cycle, next_pty = 0, next_stdin = 0, next_sync = 0;
+    for (;;) {
         if (frozen) {
             service_stdin();
             usleep(1000);
@@ -607,18 +605,23 @@ int main(int argc, char **argv)
             unlink_link();
             return 1;
         }
-        if ((step & 1023) == 0) {
+        /* Checked by simulated time: the serial line every byte time, commands every ms. */
+        if (avr->cycle >= next_pty) {
             service_pty();
-            if ((step & 16383) == 0)
-                service_stdin();
-            if (!fast) {
-                double ahead = (double)(avr->cycle - base_cycle) / F_CPU - (wall() - base);
-                if (ahead > 0.002)
-                    usleep((useconds_t)(ahead * 1e6));
-                else if (ahead < -0.5) { /* far behind (a busy machine): do not race to catch up */
-                    base = wall();
-                    base_cycle = avr->cycle;
-                }
+            next_pty = avr->cycle + usec(80.0);
+        }
+        if (avr->cycle >= next_stdin) {
+            service_stdin();
+            next_stdin = avr->cycle + usec(1000.0);
+        }
+        if (avr->cycle >= next_sync) {
+            next_sync = avr->cycle + usec(1000.0);
+            double ahead = (double)(avr->cycle - base_cycle) / F_CPU - (wall() - base);
+            if (ahead > 0.002)
+                usleep((useconds_t)(ahead * 1e6));
+            else if (ahead < -0.5) { /* far behind (a busy machine): do not race to catch up */
+                base = wall();
+                base_cycle = avr->cycle;
             }
         }
     }

@@ -72,19 +72,18 @@ def build_board() -> Path:
     return BOARD_BINARY
 
 
-def board_command(link: Path | str, readers: int = 4, fast: bool = False) -> list[str]:
-    cmd = [str(build_board()), str(build_firmware()), "--link", str(link),
-           "--readers", str(readers)]
-    return [*cmd, "--fast"] if fast else cmd
+def board_command(link: Path | str, readers: int = 4) -> list[str]:
+    return [str(build_board()), str(build_firmware()), "--link", str(link),
+            "--readers", str(readers)]
 
 
 class AvrBoard:
     """A running simulated board; its serial port is ``link``."""
 
-    def __init__(self, link: Path | str, readers: int = 4, fast: bool = False) -> None:
+    def __init__(self, link: Path | str, readers: int = 4) -> None:
         self.link = Path(link)
         self._proc = subprocess.Popen(
-            board_command(link, readers, fast),
+            board_command(link, readers),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,
@@ -172,11 +171,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--link", required=True, help="make this path a symlink to the UART pty")
     parser.add_argument("--readers", type=int, default=4, choices=range(5),
                         help="readers fitted (default 4)")
-    parser.add_argument("--fast", action="store_true",
-                        help="run as fast as possible instead of at the pace of a real board")
     args = parser.parse_args(argv)
     try:
-        cmd = board_command(args.link, args.readers, args.fast)
+        cmd = board_command(args.link, args.readers)
     except BuildError as exc:
         print(f"sim.avr_board: {exc}", file=sys.stderr)
         return 2

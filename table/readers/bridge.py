@@ -183,7 +183,12 @@ class BridgePort:
 
     def _serve(self, port: Any) -> bool:
         """Read the board until stopped (False) or the port fails (raises)."""
-        read: Callable[[int], bytes] = port.read
+        def read() -> bytes:
+            # first byte waits up to the port's timeout; then whatever has arrived with it
+            data: bytes = port.read(1)
+            waiting: int = port.in_waiting
+            return data + port.read(waiting) if data and waiting else data
+
         asked = float("-inf")
         last_valid = self.clock()
         live = False
@@ -192,7 +197,7 @@ class BridgePort:
             if not self.session.identified and now - asked >= INFO_RETRY:
                 self.send("get_info")
                 asked = now
-            if self.feed(read(256)):
+            if self.feed(read()):
                 last_valid = self.clock()
                 if self.session.identified and not live:
                     live = True
