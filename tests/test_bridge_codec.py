@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from firmware_bridge import gen_header
 from firmware_bridge.codec import MAX_PAYLOAD, Decoder, Frame, FrameError, crc16, encode
-from firmware_bridge.messages import pack, unpack
+from firmware_bridge.messages import TYPES, pack, unpack
 
 # (seq, id, payload, frame): one of each message, an empty payload and the longest one.
 GOLDEN = [
@@ -131,3 +131,11 @@ def test_bad_messages_are_refused_clearly(name: str, fields: dict[str, int], mes
 def test_committed_header_is_generated_from_the_table() -> None:
     assert gen_header.HEADER_PATH.read_text() == gen_header.render()
     assert gen_header.main(["--check"]) == 0
+
+
+def test_protocol_document_lists_every_message() -> None:
+    text = (Path(gen_header.__file__).parent / "PROTOCOL.md").read_text()
+    for mtype in TYPES.values():
+        assert f"| 0x{mtype.msg_id:02X} | `{mtype.name}` |" in text
+    for *_, frame in GOLDEN[:10]:
+        assert " ".join(frame[i : i + 2] for i in range(0, len(frame), 2)) in text
