@@ -250,3 +250,71 @@ def test_two_readers_on_one_channel_are_refused(tmp_path: Path) -> None:
             second.start()
     finally:
         first.stop()
+
+
+def test_the_referee_gets_each_play_once_through_a_reset_and_a_hang(
+    board: AvrBoard, link: Path
+) -> None:
+    """The bridge feeds the referee's loop: a card resting on the play pad through a board
+    reset is not played twice, a hung board is announced and its return too, and the next
+    play is refereed."""
+    from pad_table import pad_referee, uid
+
+    from table.announce import render
+    from table.controller import Outcome
+    from table.loop import Input, TableLoop
+
+    ref = pad_referee("R1 R2 W", "R3 R4 B1")
+    said: queue.Queue[str] = queue.Queue()
+    verdicts: queue.Queue[tuple[str, str | None]] = queue.Queue()
+
+    def listener(item: Input, out: Outcome) -> None:
+        for a in out.announcements:
+            said.put(render(a))
+        if isinstance(item, TagRead):
+            verdicts.put((out.verdict, out.reason))
+
+    loop = TableLoop(ref, listener, tick_every=60)
+    loop.start()
+    statuses: queue.Queue[str] = queue.Queue()
+
+    def sink(report: Report) -> None:
+        loop.put(report)
+        if isinstance(report, ReaderStatus):
+            statuses.put(report.state)
+
+    reader = make_reader(
+        ReaderSpec("pad", "bridge", port=str(link), channel=0,
+                   extra={"heartbeat_timeout": 0.6}),
+        sink,
+    )
+    reader.start()
+    port = shared_port(str(link))
+    try:
+        assert statuses.get(timeout=10) == "connecting"
+        assert statuses.get(timeout=10) == "live"
+        board.place(0, uid(ref, "R1#1"))  # Aki plays R1 and leaves it on the pad
+        assert verdicts.get(timeout=10) == ("accepted", None)
+        restarts = port.session.restarts
+        board.reset()
+        deadline = time.monotonic() + 10
+        while port.session.restarts == restarts or (port.session.uptime_ms or 0) < 1000:
+            assert time.monotonic() < deadline, "the board did not come back"
+            time.sleep(0.02)
+        board.freeze()
+        assert statuses.get(timeout=10) == "lost"
+        board.thaw()
+        assert statuses.get(timeout=10) == "live"
+        board.remove(0)
+        board.place(0, uid(ref, "R3#1"))  # Ken plays R3
+        assert verdicts.get(timeout=10) == ("accepted", None)
+    finally:
+        reader.stop()
+        loop.stop()
+    assert verdicts.empty()  # R1 was refereed once, not again after the reset
+    spoken = []
+    while not said.empty():
+        spoken.append(said.get())
+    assert "The pad reader is disconnected." in spoken and "The pad reader is back." in spoken
+    assert ref.state.top is not None and ref.state.top.code == "R3"
+    assert [len(h) for h in ref.state.hands] == [2, 2]
