@@ -107,10 +107,9 @@ def end_to_end(board: AvrBoard, port: BridgePort, reports: queue.Queue[Report],
 def host_side(count: int) -> None:
     port = BridgePort("unused")
     stamps: list[float] = []
-    port.attach  # noqa: B018 - no thread: frames are fed directly below
-    port._channels[0] = ("pad", lambda report: stamps.append(time.perf_counter()))
-    info = pack("info", protocol=1, fw_major=1, fw_minor=0, reset_cause=0, uptime_ms=1,
-                chips=bytes([0x92] * 4))
+    port.attach(0, "pad", lambda report: stamps.append(time.perf_counter()), transport=False)
+    info = pack("info", protocol=1, fw_major=1, fw_minor=0, reset_cause=0, readers=4,
+                uptime_ms=1, chips=bytes([0x92] * 4))
     port.feed(encode(info))
     frames = [encode(pack("tag", seq=i % 256, reader=0, placement=i % 256,
                           uid=(0x04000000 + i).to_bytes(7, "big"))) for i in range(count)]

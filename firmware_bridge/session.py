@@ -41,7 +41,14 @@ class BoardUp:
     restarted: bool
 
 
-Event = Read | Removed | BoardUp
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """The board's answer to a command (``pong``, ``ack``, or ``info`` when asked)."""
+
+    message: Message
+
+
+Event = Read | Removed | BoardUp | Reply
 
 
 class BoardSession:
@@ -56,6 +63,7 @@ class BoardSession:
         self.missed_frames = 0
         self.restarts = 0
         self.poll_us = 0  # the board's last full poll of its readers, in its own microseconds
+        self.poll_ms = 0  # the board's poll interval
         self.heartbeats = 0
 
     def connected(self) -> None:
@@ -90,7 +98,10 @@ class BoardSession:
             self.uptime_ms = uptime
             self.chips = tuple(msg.raw("chips"))
             major, minor = msg.num("fw_major"), msg.num("fw_minor")
-            return [BoardUp(f"{major}.{minor}", msg.num("protocol"), self.chips, restarted)]
+            up = BoardUp(f"{major}.{minor}", msg.num("protocol"), self.chips, restarted)
+            return [up, Reply(msg)] if name == "info" else [up]
+        if name in ("pong", "ack"):
+            return [Reply(msg)]
         if not self.identified:
             return []
         if name == "heartbeat":
@@ -99,6 +110,7 @@ class BoardSession:
                 self._restarted()  # the boot message was lost
             self.uptime_ms = uptime
             self.poll_us = msg.num("poll_us")
+            self.poll_ms = msg.num("poll_ms")
             self.heartbeats += 1
             if uptime >= SETTLE_MS:
                 present = msg.num("present")

@@ -215,6 +215,19 @@ def test_a_replaced_board_is_found_again_on_the_same_path(built: None, link: Pat
         first.close()
 
 
+def test_host_commands_ping_and_poll_interval(board: AvrBoard, table: Table) -> None:
+    port = table.port
+    assert port.request("ping", "pong", token=b"uno").raw("token") == b"uno"
+    info = port.request("get_info", "info")
+    assert info.num("readers") == 4 and info.num("protocol") == 1
+    assert port.set_poll_interval(20)
+    table.until(lambda: port.session.poll_ms == 20)  # the heartbeat reports the new interval
+    assert not port.set_poll_interval(5)  # below 10 ms: refused, the interval stays
+    port.write(bytes.fromhex("A50300A5FF13A5"))  # garbage on the board's input
+    assert port.request("ping", "pong", token=b"again").raw("token") == b"again"
+    table.until(lambda: port.session.poll_ms == 20)
+
+
 def test_a_channel_without_a_chip_is_reported_lost(built: None, link: Path) -> None:
     with AvrBoard(link, readers=3):
         table = Table(link)

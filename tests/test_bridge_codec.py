@@ -16,7 +16,7 @@ from firmware_bridge.messages import TYPES, pack, unpack
 
 # (seq, id, payload, frame): one of each message, an empty payload and the longest one.
 GOLDEN = [
-    (0, 0x01, "010100023400000092929100", "A50C0001010100023400000092929100C9F5"),  # boot
+    (0, 0x01, "01010002033400000092929100", "A50D00010101000203340000009292910005C2"),  # boot
     (1, 0x03, "2E0100003200E4290500", "A50A01032E0100003200E4290500B034"),  # heartbeat
     (2, 0x04, "000104A1B2C3", "A5060204000104A1B2C3D677"),  # tag, 4-byte UID
     (3, 0x04, "03C804112233445566", "A509030403C8041122334455668328"),  # tag, 7-byte UID

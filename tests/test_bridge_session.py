@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 from firmware_bridge.messages import Message
-from firmware_bridge.session import BoardSession, BoardUp, Read, Removed
+from firmware_bridge.session import BoardSession, BoardUp, Read, Removed, Reply
 
 CHIPS = bytes([0x92, 0x92, 0x92, 0x92])
 
 
 def boot(name: str = "boot", uptime: int = 50, seq: int = 0) -> Message:
     fields: dict[str, int | bytes] = {"protocol": 1, "fw_major": 1, "fw_minor": 0,
-                                      "reset_cause": 0, "uptime_ms": uptime, "chips": CHIPS}
+                                      "reset_cause": 0, "readers": 4, "uptime_ms": uptime,
+                                      "chips": CHIPS}
     return Message(name, fields, seq)
 
 
@@ -26,7 +27,8 @@ def beat(uptime: int, present: int = 0, seq: int = 0) -> Message:
 def test_nothing_counts_before_the_board_says_who_it_is() -> None:
     s = BoardSession()
     assert s.handle(tag(0, 1, "04A1B2C3")) == []
-    assert s.handle(boot("info", 900)) == [BoardUp("1.0", 1, tuple(CHIPS), False)]
+    info = boot("info", 900)
+    assert s.handle(info) == [BoardUp("1.0", 1, tuple(CHIPS), False), Reply(info)]
     assert s.handle(tag(0, 1, "04A1B2C3")) == [Read(0, "04A1B2C3")]
 
 

@@ -84,9 +84,13 @@ static void send_info(uint8_t id)
     p[MSG_BOOT_FW_MAJOR] = FW_MAJOR;
     p[MSG_BOOT_FW_MINOR] = FW_MINOR;
     p[MSG_BOOT_RESET_CAUSE] = reset_cause;
+    p[MSG_BOOT_READERS] = 0;
     put32(p + MSG_BOOT_UPTIME_MS, millis());
-    for (uint8_t r = 0; r < MAX_READERS; r++)
+    for (uint8_t r = 0; r < MAX_READERS; r++) {
         p[MSG_BOOT_CHIPS + r] = readers[r].chip;
+        if (readers[r].chip)
+            p[MSG_BOOT_READERS]++;
+    }
     send(id, p, sizeof p);
 }
 

@@ -8,15 +8,16 @@
 #define FRAME_MAX_PAYLOAD 32
 #define MAX_READERS 4
 
-/* board -> host: Sent once after every reset: versions, why the board reset, and each reader's chip. */
+/* board -> host: Sent once after every reset: versions, why it reset, how many readers answered, each one's chip. */
 #define MSG_BOOT 0x01
 #define MSG_BOOT_PROTOCOL 0 /* u8 */
 #define MSG_BOOT_FW_MAJOR 1 /* u8 */
 #define MSG_BOOT_FW_MINOR 2 /* u8 */
 #define MSG_BOOT_RESET_CAUSE 3 /* u8 */
-#define MSG_BOOT_UPTIME_MS 4 /* u32 */
-#define MSG_BOOT_CHIPS 8 /* bytes, to the end */
-#define MSG_BOOT_FIXED_LEN 8
+#define MSG_BOOT_READERS 4 /* u8 */
+#define MSG_BOOT_UPTIME_MS 5 /* u32 */
+#define MSG_BOOT_CHIPS 9 /* bytes, to the end */
+#define MSG_BOOT_FIXED_LEN 9
 
 /* board -> host: The answer to get_info: the same fields as boot, without a reset. */
 #define MSG_INFO 0x02
@@ -24,9 +25,10 @@
 #define MSG_INFO_FW_MAJOR 1 /* u8 */
 #define MSG_INFO_FW_MINOR 2 /* u8 */
 #define MSG_INFO_RESET_CAUSE 3 /* u8 */
-#define MSG_INFO_UPTIME_MS 4 /* u32 */
-#define MSG_INFO_CHIPS 8 /* bytes, to the end */
-#define MSG_INFO_FIXED_LEN 8
+#define MSG_INFO_READERS 4 /* u8 */
+#define MSG_INFO_UPTIME_MS 5 /* u32 */
+#define MSG_INFO_CHIPS 9 /* bytes, to the end */
+#define MSG_INFO_FIXED_LEN 9
 
 /* board -> host: Every heartbeat period: uptime, poll settings, the last full poll's duration, tags present. */
 #define MSG_HEARTBEAT 0x03

@@ -16,14 +16,15 @@ from __future__ import annotations
 
 import logging
 import os
+import queue
 import threading
 import time
 from collections.abc import Callable
 from typing import Any
 
 from firmware_bridge.codec import Decoder, encode
-from firmware_bridge.messages import MAX_READERS, PROTOCOL_VERSION, pack, unpack
-from firmware_bridge.session import BoardSession, BoardUp, Event, Read
+from firmware_bridge.messages import MAX_READERS, PROTOCOL_VERSION, Message, pack, unpack
+from firmware_bridge.session import BoardSession, BoardUp, Event, Read, Reply
 from table.readers.base import ReaderStatus, Sink, TagRead
 from table.readers.factory import Reader, ReaderError, ReaderSpec
 
@@ -58,10 +59,14 @@ class BridgePort:
         self._thread: threading.Thread | None = None
         self._seq = 0
         self._serial: Any = None  # a serial.Serial while connected
+        self.replies: queue.Queue[Message] = queue.Queue()
 
     # ------------------------------------------------------------ readers
 
-    def attach(self, channel: int, name: str, sink: Sink) -> None:
+    def attach(self, channel: int, name: str, sink: Sink, *, transport: bool = True) -> None:
+        """Report ``channel``'s reads to ``sink`` as reader ``name``. The first reader starts
+        the transport thread, unless ``transport`` is False (bytes are then given to
+        :meth:`feed` by the caller, as the benchmark does)."""
         with self._lock:
             if channel in self._channels:
                 other = self._channels[channel][0]
@@ -69,7 +74,7 @@ class BridgePort:
                     f"reader {name}: channel {channel} of {self.port} is already reader {other}"
                 )
             self._channels[channel] = (name, sink)
-            if self._thread is None:
+            if self._thread is None and transport:
                 self._stop.clear()
                 self._thread = threading.Thread(
                     target=self._run, name=f"bridge-{os.path.basename(self.port)}", daemon=True
@@ -114,6 +119,8 @@ class BridgePort:
                 return
             name, sink = target
             sink(TagRead(name, event.uid, self.clock()))
+        elif isinstance(event, Reply):
+            self.replies.put(event.message)
         elif isinstance(event, BoardUp):
             if event.protocol != PROTOCOL_VERSION:
                 log.warning("bridge %s: the board speaks protocol %d, this host %d",
@@ -130,15 +137,42 @@ class BridgePort:
 
     def send(self, name: str, **fields: int | bytes) -> None:
         """Send a command to the board (dropped while it is not connected)."""
+        frame = encode(pack(name, seq=self._seq, **fields))
+        self._seq = (self._seq + 1) % 256
+        self.write(frame)
+
+    def write(self, data: bytes) -> None:
+        """Raw bytes to the board (dropped while it is not connected)."""
         port = self._serial
         if port is None:
             return
-        frame = encode(pack(name, seq=self._seq, **fields))
-        self._seq = (self._seq + 1) % 256
         try:
-            port.write(frame)
+            port.write(data)
         except OSError as exc:
-            log.debug("bridge %s: cannot send %s: %s", self.port, name, exc)
+            log.debug("bridge %s: cannot write: %s", self.port, exc)
+
+    def request(self, name: str, answer: str, timeout: float = 2.0, **fields: int | bytes
+                ) -> Message:
+        """Send a command and wait for the board's ``answer`` to it (``pong``, ``ack``, ``info``).
+
+        Raises :class:`TimeoutError` when none comes in time (the board is not connected or
+        does not answer)."""
+        while not self.replies.empty():
+            self.replies.get_nowait()
+        self.send(name, **fields)
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                msg = self.replies.get(timeout=max(0.0, deadline - time.monotonic()))
+            except queue.Empty:
+                raise TimeoutError(f"bridge {self.port}: no {answer} to {name}") from None
+            if msg.name == answer:
+                return msg
+
+    def set_poll_interval(self, ms: int) -> bool:
+        """Ask the board to poll its readers every ``ms`` milliseconds (10 to 1000)."""
+        ack = self.request("set_poll", "ack", interval_ms=ms)
+        return ack.num("status") == 0
 
     def feed(self, data: bytes) -> bool:
         """Take bytes from the line; True when they held at least one valid frame."""
