@@ -583,8 +583,10 @@ int main(int argc, char **argv)
     if (link_path[0]) {
         unlink(link_path);
         if (symlink(slave_name, link_path) != 0) {
-            perror("avr_board: symlink");
-            return 1;
+            fprintf(stderr, "avr_board: cannot make the link %s: %s\n", link_path,
+                    strerror(errno));
+            link_path[0] = 0;
+            return 2;
         }
     }
     printf("pty %s\n", slave_name);

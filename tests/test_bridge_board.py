@@ -331,3 +331,15 @@ def test_the_referee_gets_each_play_once_through_a_reset_and_a_hang(
     assert "The pad reader is disconnected." in spoken and "The pad reader is back." in spoken
     assert ref.state.top is not None and ref.state.top.code == "R3"
     assert [len(h) for h in ref.state.hands] == [2, 2]
+
+
+def test_the_board_command_refuses_a_bad_link_in_one_line(built: None, tmp_path: Path) -> None:
+    import sys
+
+    bad = tmp_path / "missing-dir" / "bridge"
+    proc = subprocess.run([sys.executable, "-m", "sim.avr_board", "--link", str(bad)],
+                          stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2
+    assert proc.stderr.strip().splitlines() == [
+        f"avr_board: cannot make the link {bad}: No such file or directory"
+    ]
