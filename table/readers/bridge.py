@@ -60,6 +60,7 @@ class BridgePort:
         self._seq = 0
         self._serial: Any = None  # a serial.Serial while connected
         self.replies: queue.Queue[Message] = queue.Queue()
+        self._write_lock = threading.RLock()  # whole frames, whichever thread sends
 
     # ------------------------------------------------------------ readers
 
@@ -137,9 +138,10 @@ class BridgePort:
 
     def send(self, name: str, **fields: int | bytes) -> None:
         """Send a command to the board (dropped while it is not connected)."""
-        frame = encode(pack(name, seq=self._seq, **fields))
-        self._seq = (self._seq + 1) % 256
-        self.write(frame)
+        with self._write_lock:
+            frame = encode(pack(name, seq=self._seq, **fields))
+            self._seq = (self._seq + 1) % 256
+            self.write(frame)
 
     def write(self, data: bytes) -> None:
         """Raw bytes to the board (dropped while it is not connected)."""
@@ -147,7 +149,8 @@ class BridgePort:
         if port is None:
             return
         try:
-            port.write(data)
+            with self._write_lock:
+                port.write(data)
         except OSError as exc:
             log.debug("bridge %s: cannot write: %s", self.port, exc)
 
