@@ -5,7 +5,7 @@
    UIDs, four 7-byte UIDs and four 10-byte UIDs. Times are simulated microseconds of a 16 MHz
    ATmega328P with the MFRC522s at 106 kbit/s; the target is under 30 ms.
 2. Host side: the time from a tag frame's bytes to the read event (decoder, message table,
-   board session, sink), over many frames, without a port.
+   board state, sink), over many frames, without a port.
 3. End to end: from a tag placed on the simulated board to the read event in the backend
    (this includes the wait for the next poll, every 50 ms).
 
@@ -61,20 +61,20 @@ def board_side(samples: int) -> None:
             for ch in range(4):
                 port.attach(ch, f"r{ch}", reports.put)
             try:
-                wait(lambda: port.session.identified)
+                wait(lambda: port.board.identified)
                 for name, uids in CASES.items():
                     for ch in range(4):
                         board.remove(ch)
                     for ch, uid in enumerate(uids):
                         board.place(ch, uid)
-                    wait(lambda uids=uids: sum(p is not None for p in port.session.present)
+                    wait(lambda uids=uids: sum(p is not None for p in port.board.present)
                          == len(uids))
                     polls: list[float] = []
-                    seen = port.session.heartbeats
+                    seen = port.board.heartbeats
                     while len(polls) < samples:
-                        wait(lambda seen=seen: port.session.heartbeats > seen)
-                        seen = port.session.heartbeats
-                        polls.append(port.session.poll_us / 1000)
+                        wait(lambda seen=seen: port.board.heartbeats > seen)
+                        seen = port.board.heartbeats
+                        polls.append(port.board.poll_us / 1000)
                     print(f"| {name} | {min(polls):.1f} | {max(polls):.1f} |")
                 end_to_end(board, port, reports, samples)
             finally:
@@ -86,7 +86,7 @@ def end_to_end(board: AvrBoard, port: BridgePort, reports: queue.Queue[Report],
                samples: int) -> None:
     for ch in range(4):
         board.remove(ch)
-    wait(lambda: port.session.present == [None] * 4)
+    wait(lambda: port.board.present == [None] * 4)
     while not reports.empty():
         reports.get_nowait()
     lat: list[float] = []
@@ -99,7 +99,7 @@ def end_to_end(board: AvrBoard, port: BridgePort, reports: queue.Queue[Report],
             pass
         lat.append((time.perf_counter() - t0) * 1000)
         board.remove(0)
-        wait(lambda: port.session.present[0] is None)
+        wait(lambda: port.board.present[0] is None)
     print(f"\nEnd to end, tag placed to read event ({samples} tags): "
           f"p50 {pct(lat, 0.5):.0f} ms, p95 {pct(lat, 0.95):.0f} ms")
 

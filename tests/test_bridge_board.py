@@ -77,7 +77,7 @@ class Table:
         return got
 
     def board_time(self) -> int:
-        return self.port.session.uptime_ms or 0
+        return self.port.board.uptime_ms or 0
 
     def settle(self, ms: int = 800, timeout: float = 10) -> None:
         """Wait until the board's clock has moved ``ms`` on (three heartbeats, each repeating
@@ -115,14 +115,14 @@ def test_firmware_fits_an_uno_with_room_to_spare(built: None) -> None:
 
 
 def test_tags_on_four_readers_are_read_once_each(board: AvrBoard, table: Table) -> None:
-    assert table.port.session.chips == (0x92, 0x92, 0x92, 0x92)
+    assert table.port.board.chips == (0x92, 0x92, 0x92, 0x92)
     for ch, uid in enumerate(UIDS):
         board.place(ch, uid)
     assert sorted(table.reads(4)) == sorted(zip(NAMES, UIDS, strict=True))
     table.settle()  # resting tags are repeated by the board, never read again
     for ch in range(4):
         board.remove(ch)
-    table.until(lambda: table.port.session.present == [None] * 4)
+    table.until(lambda: table.port.board.present == [None] * 4)
     board.place(1, UIDS[0])  # a card moved to another pad is a new read
     board.place(2, UIDS[2])  # and so is a card put back where it was
     assert sorted(table.reads(2)) == [("Aki", UIDS[0]), ("Ken", UIDS[2])]
@@ -134,7 +134,7 @@ def test_a_quick_tap_is_one_read(board: AvrBoard, table: Table) -> None:
         board.place(0, UIDS[1])
         assert table.reads(1) == [("pad", UIDS[1])]
         board.remove(0)
-        table.until(lambda: table.port.session.present[0] is None)
+        table.until(lambda: table.port.board.present[0] is None)
     table.settle()
 
 
@@ -142,9 +142,9 @@ def test_a_board_reset_mid_game_loses_and_repeats_nothing(board: AvrBoard, table
     board.place(0, UIDS[0])
     board.place(1, UIDS[1])
     assert sorted(table.reads(2)) == [("Aki", UIDS[1]), ("pad", UIDS[0])]
-    restarts = table.port.session.restarts
+    restarts = table.port.board.restarts
     board.reset()
-    table.until(lambda: table.port.session.restarts == restarts + 1)
+    table.until(lambda: table.port.board.restarts == restarts + 1)
     table.settle(1000)  # the tags that stayed are found again but not reported again
     board.remove(0)
     board.place(0, UIDS[2])  # a new card on the play pad
@@ -173,7 +173,7 @@ def test_noise_on_the_line_loses_no_read_and_invents_none(board: AvrBoard, table
         for ch in range(4):
             board.remove(ch)
             board.noise(40)
-        table.until(lambda: table.port.session.present == [None] * 4)
+        table.until(lambda: table.port.board.present == [None] * 4)
         assert sorted(got) == sorted(expected[-4:])
     table.settle()
     assert table.port.decoder.crc_errors + table.port.decoder.dropped > 0  # the noise was seen
@@ -221,11 +221,11 @@ def test_host_commands_ping_and_poll_interval(board: AvrBoard, table: Table) -> 
     info = port.request("get_info", "info")
     assert info.num("readers") == 4 and info.num("protocol") == 1
     assert port.set_poll_interval(20)
-    table.until(lambda: port.session.poll_ms == 20)  # the heartbeat reports the new interval
+    table.until(lambda: port.board.poll_ms == 20)  # the heartbeat reports the new interval
     assert not port.set_poll_interval(5)  # below 10 ms: refused, the interval stays
     port.write(bytes.fromhex("A50300A5FF13A5"))  # garbage on the board's input
     assert port.request("ping", "pong", token=b"again").raw("token") == b"again"
-    table.until(lambda: port.session.poll_ms == 20)
+    table.until(lambda: port.board.poll_ms == 20)
 
 
 def test_a_channel_without_a_chip_is_reported_lost(built: None, link: Path) -> None:
@@ -233,7 +233,7 @@ def test_a_channel_without_a_chip_is_reported_lost(built: None, link: Path) -> N
         table = Table(link)
         try:
             table.wait_status("live", NAMES[:3])
-            assert table.port.session.chips == (0x92, 0x92, 0x92, 0)
+            assert table.port.board.chips == (0x92, 0x92, 0x92, 0)
         finally:
             table.stop()
 
@@ -308,10 +308,10 @@ def test_the_referee_gets_each_play_once_through_a_reset_and_a_hang(
         assert statuses.get(timeout=10) == "live"
         board.place(0, uid(ref, "R1#1"))  # Aki plays R1 and leaves it on the pad
         assert verdicts.get(timeout=10) == ("accepted", None)
-        restarts = port.session.restarts
+        restarts = port.board.restarts
         board.reset()
         deadline = time.monotonic() + 10
-        while port.session.restarts == restarts or (port.session.uptime_ms or 0) < 1000:
+        while port.board.restarts == restarts or (port.board.uptime_ms or 0) < 1000:
             assert time.monotonic() < deadline, "the board did not come back"
             time.sleep(0.02)
         board.freeze()

@@ -2,7 +2,7 @@
 
 Several ``[[readers]]`` entries share a board: same ``port``, different ``channel``. Each port
 has one :class:`BridgePort` (one connection, one transport thread) that decodes the frames
-(:mod:`firmware_bridge.codec`), follows the board (:mod:`firmware_bridge.session`) and hands
+(:mod:`firmware_bridge.codec`), follows the board (:mod:`firmware_bridge.board_state`) and hands
 each channel's reads to that reader's sink under that reader's name.
 
 States reported per reader: ``connecting`` until the board identifies itself, ``live``, and
@@ -22,9 +22,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from firmware_bridge.board_state import BoardState, BoardUp, Event, Read, Reply
 from firmware_bridge.codec import Decoder, encode
 from firmware_bridge.messages import MAX_READERS, PROTOCOL_VERSION, Message, pack, unpack
-from firmware_bridge.session import BoardSession, BoardUp, Event, Read, Reply
 from table.readers.base import ReaderStatus, Sink, TagRead
 from table.readers.factory import Reader, ReaderError, ReaderSpec
 
@@ -50,7 +50,7 @@ class BridgePort:
         self.heartbeat_timeout = heartbeat_timeout
         self.backoff = backoff
         self.clock = clock
-        self.session = BoardSession()
+        self.board = BoardState()
         self.decoder = Decoder()
         self._channels: dict[int, tuple[str, Sink]] = {}
         self._states: dict[int, str] = {}
@@ -101,7 +101,7 @@ class BridgePort:
             targets = [(ch, *v) for ch, v in self._channels.items() if channel in (None, ch)]
         t = self.clock()
         for ch, name, sink in targets:
-            chips = self.session.chips
+            chips = self.board.chips
             if state == "live" and ch < len(chips) and chips[ch] == 0:
                 state_ch, detail_ch = "lost", f"the board has no reader on channel {ch}"
             else:
@@ -186,7 +186,7 @@ class BridgePort:
             if msg is None:
                 continue
             valid = True
-            for event in self.session.handle(msg):
+            for event in self.board.handle(msg):
                 self._dispatch(event)
         return valid
 
@@ -206,7 +206,7 @@ class BridgePort:
                 continue
             attempt = 0
             self._serial = port
-            self.session.connected()
+            self.board.connected()
             self.decoder = Decoder()
             try:
                 lost = self._serve(port)
@@ -231,17 +231,17 @@ class BridgePort:
         live = False
         while not self._stop.is_set():
             now = self.clock()
-            if not self.session.identified and now - asked >= INFO_RETRY:
+            if not self.board.identified and now - asked >= INFO_RETRY:
                 self.send("get_info")
                 asked = now
             if self.feed(read()):
                 last_valid = self.clock()
-                if self.session.identified and not live:
+                if self.board.identified and not live:
                     live = True
                     self._status("live")
             elif live and now - last_valid > self.heartbeat_timeout:
                 live = False
-                self.session.connected()  # ask who it is once it talks again
+                self.board.connected()  # ask who it is once it talks again
                 log.warning("bridge %s: no heartbeat for %.1f s", self.port, now - last_valid)
                 self._status("lost", f"no heartbeat for {self.heartbeat_timeout:g} s")
         return False

@@ -51,7 +51,7 @@ class Reply:
 Event = Read | Removed | BoardUp | Reply
 
 
-class BoardSession:
+class BoardState:
     def __init__(self) -> None:
         self.identified = False
         self.uptime_ms: int | None = None

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from firmware_bridge.board_state import BoardState, BoardUp, Read, Removed, Reply
 from firmware_bridge.messages import Message
-from firmware_bridge.session import BoardSession, BoardUp, Read, Removed, Reply
 
 CHIPS = bytes([0x92, 0x92, 0x92, 0x92])
 
@@ -25,7 +25,7 @@ def beat(uptime: int, present: int = 0, seq: int = 0) -> Message:
 
 
 def test_nothing_counts_before_the_board_says_who_it_is() -> None:
-    s = BoardSession()
+    s = BoardState()
     assert s.handle(tag(0, 1, "04A1B2C3")) == []
     info = boot("info", 900)
     assert s.handle(info) == [BoardUp("1.0", 1, tuple(CHIPS), False), Reply(info)]
@@ -33,7 +33,7 @@ def test_nothing_counts_before_the_board_says_who_it_is() -> None:
 
 
 def test_repeats_are_not_reads_and_a_new_placement_is() -> None:
-    s = BoardSession()
+    s = BoardState()
     s.handle(boot())
     assert s.handle(tag(2, 1, "04112233445566")) == [Read(2, "04112233445566")]
     assert s.handle(tag(2, 1, "04112233445566")) == []
@@ -41,13 +41,13 @@ def test_repeats_are_not_reads_and_a_new_placement_is() -> None:
 
 
 def test_a_tap_whose_tag_frame_was_lost_is_read_from_its_removal() -> None:
-    s = BoardSession()
+    s = BoardState()
     s.handle(boot())
     assert s.handle(tag(1, 5, "DEADBEEF", "removed")) == [Read(1, "DEADBEEF"), Removed(1)]
 
 
 def test_a_reset_whose_boot_frame_was_lost_is_seen_in_the_uptime() -> None:
-    s = BoardSession()
+    s = BoardState()
     s.handle(boot())
     s.handle(beat(5000, present=1))
     s.handle(tag(0, 7, "04A1B2C3"))
@@ -58,7 +58,7 @@ def test_a_reset_whose_boot_frame_was_lost_is_seen_in_the_uptime() -> None:
 
 
 def test_a_tag_lifted_during_a_reset_is_read_when_put_back() -> None:
-    s = BoardSession()
+    s = BoardState()
     s.handle(boot())
     s.handle(tag(3, 1, "04A1B2C3"))
     s.handle(boot(uptime=50))
@@ -69,7 +69,7 @@ def test_a_tag_lifted_during_a_reset_is_read_when_put_back() -> None:
 
 
 def test_missed_frames_are_counted_from_sequence_numbers() -> None:
-    s = BoardSession()
+    s = BoardState()
     s.handle(boot(seq=254))
     s.handle(beat(300, seq=255))
     s.handle(beat(550, seq=3))  # 0, 1 and 2 were lost
