@@ -30,7 +30,6 @@
 #define CMD_SOFTRESET 0x0F
 
 /* ComIrqReg bits */
-#define IRQ_TX 0x40
 #define IRQ_RX 0x20
 #define IRQ_IDLE 0x10
 #define IRQ_TIMER 0x01
@@ -108,7 +107,8 @@ void rc_bus_init(void)
     DDRD |= _BV(PD7) | _BV(PD6);                                  /* SS3 RST */
     PORTB |= _BV(PB2) | _BV(PB1) | _BV(PB0);
     PORTD |= _BV(PD7);
-    SPCR = _BV(SPE) | _BV(MSTR); /* mode 0, MSB first, F_CPU/4 = 4 MHz */
+    SPCR = _BV(SPE) | _BV(MSTR); /* mode 0, MSB first */
+    SPSR = _BV(SPI2X);           /* F_CPU/2 = 8 MHz (the MFRC522 takes up to 10) */
     PORTD &= (uint8_t)~_BV(PD6); /* hard reset of every chip */
     _delay_ms(1);
     PORTD |= _BV(PD6);
@@ -135,28 +135,27 @@ uint8_t rc_init(uint8_t reader)
 }
 
 /* Sends tx (the last byte with txbits bits, 0 = 8) and reads the answer into rx.
- * Returns the number of bytes received, or 0 on timeout or error. With rxmax 0 it only
- * waits for the end of the transmission (HLTA has no answer). */
+ * Returns the number of bytes received, or 0 on timeout or error. With rxmax 0 (HLTA, which
+ * has no answer) it returns as soon as the chip has started sending: the chip finishes on its
+ * own while the other readers are polled, and its next command comes a poll later. */
 static uint8_t transceive(uint8_t reader, const uint8_t *tx, uint8_t txlen, uint8_t txbits,
                           uint8_t *rx, uint8_t rxmax)
 {
     wr(reader, CommandReg, CMD_IDLE);
-    wr(reader, ComIrqReg, 0x7F); /* clear every flag */
+    wr(reader, BitFramingReg, txbits); /* StartSend off until the FIFO is loaded */
+    wr(reader, ComIrqReg, 0x7F);       /* clear every flag */
     wr(reader, FIFOLevelReg, 0x80);
     wr_fifo(reader, tx, txlen);
     wr(reader, CommandReg, CMD_TRANSCEIVE);
     wr(reader, BitFramingReg, (uint8_t)(0x80 | txbits)); /* StartSend */
-    uint8_t want = rxmax ? (IRQ_RX | IRQ_IDLE) : IRQ_TX;
+    if (!rxmax)
+        return 0;
+    uint8_t want = IRQ_RX | IRQ_IDLE;
     uint8_t irq = 0;
     for (uint16_t guard = 2000; guard; guard--) { /* the chip's timer ends it first */
         irq = rd(reader, ComIrqReg);
         if (irq & (want | IRQ_TIMER))
             break;
-    }
-    wr(reader, BitFramingReg, txbits);
-    if (!rxmax) {
-        wr(reader, CommandReg, CMD_IDLE);
-        return 0;
     }
     if (!(irq & want) || (rd(reader, ErrorReg) & 0x1B)) /* timeout, collision, parity... */
         return 0;
