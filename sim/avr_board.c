@@ -304,7 +304,7 @@ static int master_fd = -1;
 static int uart_xoff;
 
 /* The AVR's SPI port. libsimavr 1.6 times every byte at a fixed 100 us whatever the clock
- * divider, 25 times slower than an Uno at F_CPU/4, so the board takes over SPDR: a byte
+ * divider (an Uno at F_CPU/2 takes 1 us), so the board takes over SPDR: a byte
  * written goes to the selected chip at once and SPIF rises after 8 SPI clocks, as on the
  * silicon. (SPIE is not modelled; the firmware polls SPIF.) */
 #define SPCR_ADDR 0x4C
