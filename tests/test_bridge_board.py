@@ -228,6 +228,22 @@ def test_host_commands_ping_and_poll_interval(board: AvrBoard, table: Table) -> 
     table.until(lambda: port.board.poll_ms == 20)
 
 
+def test_a_reader_started_late_learns_the_board_is_live(board: AvrBoard, link: Path) -> None:
+    reports: queue.Queue[Report] = queue.Queue()
+    first = make_reader(ReaderSpec("pad", "bridge", port=str(link), channel=0), reports.put)
+    first.start()
+    late = make_reader(ReaderSpec("Ken", "bridge", port=str(link), channel=2), reports.put)
+    try:
+        while not (isinstance(r := reports.get(timeout=10), ReaderStatus) and r.state == "live"):
+            pass
+        late.start()  # told at once, not at the port's next change
+        status = reports.get_nowait()
+        assert isinstance(status, ReaderStatus) and (status.reader, status.state) == ("Ken", "live")
+    finally:
+        late.stop()
+        first.stop()
+
+
 def test_a_channel_without_a_chip_is_reported_lost(built: None, link: Path) -> None:
     with AvrBoard(link, readers=3):
         table = Table(link)

@@ -53,7 +53,8 @@ class BridgePort:
         self.board = BoardState()
         self.decoder = Decoder()
         self._channels: dict[int, tuple[str, Sink]] = {}
-        self._states: dict[int, str] = {}
+        self._states: dict[int, str] = {}  # as last reported to each channel's reader
+        self._state, self._detail = "", ""  # the port's
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -81,6 +82,9 @@ class BridgePort:
                     target=self._run, name=f"bridge-{os.path.basename(self.port)}", daemon=True
                 )
                 self._thread.start()
+                return
+        if self._state:  # a reader added to a running port learns its state at once
+            self._status(self._state, self._detail)
 
     def detach(self, channel: int, timeout: float = 5.0) -> bool:
         """Forget a channel's reader; the connection closes with the last one (returns True)."""
@@ -96,19 +100,24 @@ class BridgePort:
             thread.join(timeout)
         return last
 
-    def _status(self, state: str, detail: str = "", channel: int | None = None) -> None:
-        with self._lock:
-            targets = [(ch, *v) for ch, v in self._channels.items() if channel in (None, ch)]
+    def _status(self, state: str, detail: str = "") -> None:
+        """Report the port's state to each reader whose own state it changes (a channel the
+        board has no chip on is lost while the board is live)."""
         t = self.clock()
-        for ch, name, sink in targets:
+        reports: list[tuple[Sink, ReaderStatus]] = []
+        with self._lock:
+            self._state, self._detail = state, detail
             chips = self.board.chips
-            if state == "live" and ch < len(chips) and chips[ch] == 0:
-                state_ch, detail_ch = "lost", f"the board has no reader on channel {ch}"
-            else:
-                state_ch, detail_ch = state, detail
-            if self._states.get(ch) != state_ch:
-                self._states[ch] = state_ch
-                sink(ReaderStatus(name, state_ch, t, detail_ch))
+            for ch, (name, sink) in self._channels.items():
+                if state == "live" and ch < len(chips) and chips[ch] == 0:
+                    own, why = "lost", f"the board has no reader on channel {ch}"
+                else:
+                    own, why = state, detail
+                if self._states.get(ch) != own:
+                    self._states[ch] = own
+                    reports.append((sink, ReaderStatus(name, own, t, why)))
+        for sink, report in reports:
+            sink(report)
 
     def _dispatch(self, event: Event) -> None:
         if isinstance(event, Read):
@@ -236,9 +245,9 @@ class BridgePort:
                 asked = now
             if self.feed(read()):
                 last_valid = self.clock()
-                if self.board.identified and not live:
+                if self.board.identified:
                     live = True
-                    self._status("live")
+                    self._status("live")  # reported on change only; chips may have changed
             elif live and now - last_valid > self.heartbeat_timeout:
                 live = False
                 self.board.connected()  # ask who it is once it talks again
