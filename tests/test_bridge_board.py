@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from firmware_bridge.codec import Frame, encode
+from firmware_bridge.messages import ACK_STATUS
 from sim.avr_board import FIRMWARE_ELF, AvrBoard, build_board, build_firmware
 from table.readers.base import ReaderStatus, Report, TagRead
 from table.readers.bridge import BridgePort, shared_port
@@ -226,6 +228,12 @@ def test_host_commands_ping_and_poll_interval(board: AvrBoard, table: Table) -> 
     port.write(bytes.fromhex("A50300A5FF13A5"))  # garbage on the board's input
     assert port.request("ping", "pong", token=b"again").raw("token") == b"again"
     table.until(lambda: port.board.poll_ms == 20)
+    for frame, status in ((Frame(0, 0x41, b"\x05"), ACK_STATUS["bad_length"]),
+                          (Frame(1, 0x55, b""), ACK_STATUS["unknown_command"])):
+        port.write(encode(frame))
+        ack = port.replies.get(timeout=5)
+        assert ack.name == "ack" and (ack.num("command"), ack.num("status")) == (
+            frame.msg_id, status)
 
 
 def test_a_reader_started_late_learns_the_board_is_live(board: AvrBoard, link: Path) -> None:
