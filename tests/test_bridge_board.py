@@ -295,28 +295,16 @@ def test_the_referee_gets_each_play_once_through_a_reset_and_a_hang(
     """The bridge feeds the referee's loop: a card resting on the play pad through a board
     reset is not played twice, a hung board is announced and its return too, and the next
     play is refereed."""
-    from pad_table import pad_referee, uid
-
-    from table.announce import render
-    from table.controller import Outcome
-    from table.loop import Input, TableLoop
+    from pad_table import RefereeLoop, pad_referee, uid
 
     ref = pad_referee("R1 R2 W", "R3 R4 B1")
-    said: queue.Queue[str] = queue.Queue()
-    verdicts: queue.Queue[tuple[str, str | None]] = queue.Queue()
-
-    def listener(item: Input, out: Outcome) -> None:
-        for a in out.announcements:
-            said.put(render(a))
-        if isinstance(item, TagRead):
-            verdicts.put((out.verdict, out.reason))
-
-    loop = TableLoop(ref, listener, tick_every=60)
-    loop.start()
+    table = RefereeLoop(ref)
+    table.loop.start()
+    verdicts = table.verdicts
     statuses: queue.Queue[str] = queue.Queue()
 
     def sink(report: Report) -> None:
-        loop.put(report)
+        table.loop.put(report)
         if isinstance(report, ReaderStatus):
             statuses.put(report.state)
 
@@ -347,11 +335,9 @@ def test_the_referee_gets_each_play_once_through_a_reset_and_a_hang(
         assert verdicts.get(timeout=10) == ("accepted", None)
     finally:
         reader.stop()
-        loop.stop()
+        table.loop.stop()
     assert verdicts.empty()  # R1 was refereed once, not again after the reset
-    spoken = []
-    while not said.empty():
-        spoken.append(said.get())
+    spoken = table.spoken()
     assert "The pad reader is disconnected." in spoken and "The pad reader is back." in spoken
     assert ref.state.top is not None and ref.state.top.code == "R3"
     assert [len(h) for h in ref.state.hands] == [2, 2]
