@@ -3,6 +3,7 @@
 #   make test      system packages, venv, lint, typecheck, pytest (what CI runs)
 #   make demo      run the demo ($(DEMO_CMD))
 #   make bench     install the benchmark extras and run bench/engine.py and bench/bots.py
+#   make firmware  build the bridge firmware (ELF and HEX) and print its flash and RAM use
 #   make clean     remove the venv, caches and build output
 
 PYTHON ?= python3
@@ -64,6 +65,17 @@ $(BENCH_STAMP): $(STAMP)
 bench: $(BENCH_STAMP)
 	$(BIN)/python bench/engine.py
 	$(BIN)/python bench/bots.py
+
+# ---------------------------------------------------------------- firmware bridge
+
+.PHONY: firmware bench-bridge
+
+# firmware_bridge/firmware/build/bridge.{elf,hex}; flash with `make -C firmware_bridge/firmware flash`
+firmware:
+	$(MAKE) --no-print-directory -C firmware_bridge/firmware
+
+bench-bridge: venv firmware
+	$(BIN)/python bench/bridge.py
 
 # ---------------------------------------------------------------- cleaning
 
