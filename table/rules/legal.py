@@ -8,7 +8,9 @@ challenge expose a bluff. Out-of-turn actions (UNO calls after the play, catches
 
 from __future__ import annotations
 
-from table.cards import COLORS, WILD_DRAW_FOUR, Card, Color
+from itertools import chain
+
+from table.cards import COLORS, EDITIONS, WILD_DRAW_FOUR, Card, Color
 from table.rules.actions import Action, CallUno, Catch, Challenge, ChooseColor, Draw, Pass, Play
 from table.rules.matching import matches, wd4_guilty
 from table.rules.state import Phase, State
@@ -18,6 +20,13 @@ from table.rules.state import Phase, State
 # kept per seat, so the look-up key is the card itself.
 _PLAYS: dict[int, dict[Card, tuple[Play, ...]]] = {}
 _SIMPLE: dict[tuple[type, int], Action] = {}
+# Every face of every edition, in a fixed order.
+_FACES: tuple[Card, ...] = tuple(dict.fromkeys(c for counts in EDITIONS.values() for c in counts))
+_WILD_DRAW_FOUR = Card(None, WILD_DRAW_FOUR)
+# The plays of one seat onto one (colour in force, live rank), by card: only the cards that
+# match are keys. ``free`` says whether a Wild Draw Four is always offered (it may be
+# challenged, or it is unrestricted); when it is not, it is left out and checked on its own.
+_MATCHING: dict[tuple[int, Color | None, str | None, bool], dict[Card, tuple[Play, ...]]] = {}
 
 
 def _seat_plays(player: int) -> dict[Card, tuple[Play, ...]]:
@@ -41,6 +50,22 @@ def _simple(kind: type, player: int) -> Action:
     if action is None:
         action = _SIMPLE[(kind, player)] = kind(player)
     return action
+
+
+def _matching_plays(
+    player: int, color: Color | None, rank: str | None, free: bool
+) -> dict[Card, tuple[Play, ...]]:
+    key = (player, color, rank, free)
+    plays = _MATCHING.get(key)
+    if plays is None:
+        plays = _MATCHING[key] = {
+            card: _plays_of(player, card)
+            for card in _FACES
+            if (card.is_wild and (free or card.rank != WILD_DRAW_FOUR))
+            or card.color is color
+            or (rank is not None and card.rank == rank)
+        }
+    return plays
 
 
 def _plays(s: State, player: int, card: Card, out: list[Action]) -> None:
@@ -81,23 +106,38 @@ def legal_actions(s: State) -> list[Action]:
             if s.options.draw == "until-playable":
                 out.append(_simple(Draw, p))
         return out
+    opts = s.options
+    known = hand.known
+    free = opts.challengeable or opts.wild_draw_four == "unrestricted"
+    if free or _WILD_DRAW_FOUR not in known:
+        # Each distinct known card, in hand order, mapped to its plays (None: it does not
+        # match): the whole pass runs in C.
+        matching = _matching_plays(p, s.color, s.live_rank, free).get
+        out.extend(chain.from_iterable(filter(None, map(matching, dict.fromkeys(known)))))
+        playable = bool(out)
+    else:
+        playable = _checked_plays(s, p, out)
+    if opts.draw_by_choice or not playable:
+        out.append(_simple(Draw, p))
+    if len(hand.known) + hand.unknown == 2 and not s.called[p]:
+        out.append(_simple(CallUno, p))
+    return out
+
+
+def _checked_plays(s: State, p: int, out: list[Action]) -> bool:
+    """The plays of a hand holding a Wild Draw Four whose restriction the engine enforces
+    itself. Returns whether a known card matches (has_playable), even a refused Wild Draw Four.
+    """
     color, rank = s.color, s.live_rank
-    seat_plays = _seat_plays(p)
-    # Whether a known card matches (has_playable), worked out in the same pass.
     playable = False
-    for card in dict.fromkeys(hand.known):
+    for card in dict.fromkeys(s.hands[p].known):
         if card.is_wild:
             playable = True
             _plays(s, p, card, out)
         elif card.color is color or card.rank == rank:
             playable = True
-            plays = seat_plays.get(card)
-            out.extend(plays if plays is not None else _plays_of(p, card))
-    if s.options.draw_by_choice or not playable:
-        out.append(_simple(Draw, p))
-    if len(hand.known) + hand.unknown == 2 and not s.called[p]:
-        out.append(_simple(CallUno, p))
-    return out
+            out.extend(_plays_of(p, card))
+    return playable
 
 
 def out_of_turn_actions(s: State) -> list[Action]:
