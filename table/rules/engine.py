@@ -46,6 +46,16 @@ from table.rules.options import Options
 from table.rules.scoring import score_round
 from table.rules.state import ChallengeWindow, Event, Hand, Phase, State
 
+MAX_PLAYERS = 10
+
+# The commonest events, made once per seat: events are immutable values.
+_TURN = tuple(Event("turn", seat) for seat in range(MAX_PLAYERS))
+_SKIPPED = tuple(Event("skipped", seat) for seat in range(MAX_PLAYERS))
+_DREW_ONE = tuple(Event("drew", seat, count=1) for seat in range(MAX_PLAYERS))
+_PASSED = tuple(Event("passed", seat) for seat in range(MAX_PLAYERS))
+_PLAYED: tuple[dict[Card, Event], ...] = tuple({} for _ in range(MAX_PLAYERS))  # coloured cards
+_PLAY = Phase.PLAY  # a module global is read faster than an enum member
+
 # Reasons that make a step a "penalty" rather than a plain "accepted".
 PENALTY_REASONS = frozenset(
     {"uno-not-called", "illegal-wild-draw-four", "challenge-failed", "false-catch"}
@@ -81,8 +91,8 @@ def new_game(
     options: Options, players: Sequence[str], dealer: int = 0, deal: Deal | None = None
 ) -> tuple[State, list[Event]]:
     """A new match: round 1 dealt by ``dealer``."""
-    if not 2 <= len(players) <= 10:
-        raise SetupError(f"UNO is for 2 to 10 players, not {len(players)}")
+    if not 2 <= len(players) <= MAX_PLAYERS:
+        raise SetupError(f"UNO is for 2 to {MAX_PLAYERS} players, not {len(players)}")
     if len(set(players)) != len(players):
         raise SetupError("two players have the same name")
     if not 0 <= dealer < len(players):
@@ -246,12 +256,12 @@ def _in_play(s: State) -> None:
         raise IllegalPlay("no-card-turned-up", "the first card has not been turned up")
     if s.phase is Phase.MATCH_OVER:
         raise IllegalPlay("match-over", "the match is over")
-    if s.phase is not Phase.PLAY:
+    if s.phase is not _PLAY:
         raise IllegalPlay("round-over", "the round is over")
 
 
 def _on_turn(s: State, player: int) -> None:
-    if player != s.turn or s.phase is not Phase.PLAY:  # the common case costs one test
+    if player != s.turn or s.phase is not _PLAY:  # the common case costs one test
         _seat(s, player)
         _in_play(s)
     if s.awaiting_color is not None:
@@ -379,11 +389,11 @@ def _turn_up(s: State, card: Card, events: list[Event]) -> None:
     if card.number is not None:
         s.turn = left
     elif card.rank == SKIP:
-        events.append(Event("skipped", player=left))
+        events.append(_SKIPPED[left])
         s.turn = s.next_seat(left)
     elif card.rank == REVERSE:
         if two and opts.two_player_reverse_is_skip:
-            events.append(Event("skipped", player=left))
+            events.append(_SKIPPED[left])
             s.turn = s.dealer
         else:
             s.direction = -1
@@ -391,14 +401,14 @@ def _turn_up(s: State, card: Card, events: list[Event]) -> None:
             s.turn = s.dealer if opts.first_reverse == "dealer-first" else s.next_seat(s.dealer)
     elif card.rank == DRAW_TWO:
         _draw_cards(s, left, 2, events, "draw-two")
-        events.append(Event("skipped", player=left))
+        events.append(_SKIPPED[left])
         s.turn = s.next_seat(left)
     else:  # a wild the player left of the dealer names
         s.turn = left
         s.awaiting_color = left
         events.append(Event("color-needed", player=left))
         return
-    events.append(Event("turn", player=s.turn))
+    events.append(_TURN[s.turn])
 
 
 def _on_turn_up(s: State, a: TurnUp, events: list[Event]) -> None:
@@ -419,7 +429,7 @@ def _on_play(s: State, a: Play, events: list[Event]) -> None:
     p = a.player
     # Fast path: the common case (the player on turn, in play, no colour awaited) costs three
     # tests; anything else goes through the full checks of _on_turn.
-    if p != s.turn or s.phase is not Phase.PLAY or s.awaiting_color is not None:
+    if p != s.turn or s.phase is not _PLAY or s.awaiting_color is not None:
         _on_turn(s, p)
     if len(a.cards) != 1:
         raise IllegalPlay("one-card-at-a-time", "cards are played one at a time")
@@ -490,13 +500,17 @@ def _on_play(s: State, a: Play, events: list[Event]) -> None:
     s.has_drawn = False
     s.drawn = None
     s.drawn_unknown = False
-    # Positional Event fields (kind, player, target, card, color): this is the hottest event.
     if wild:
         events.append(Event("played", p, None, card, a.color))
         s.color = a.color
         s.live_rank = None
     else:
-        events.append(Event("played", p, None, card, None))
+        # The hottest event, made once per seat and card.
+        played = _PLAYED[p]
+        event = played.get(card)
+        if event is None:
+            event = played[card] = Event("played", p, None, card, None)
+        events.append(event)
         s.color = card.color
         s.live_rank = rank
     if rank == SHUFFLE_HANDS:
@@ -526,7 +540,7 @@ def _on_play(s: State, a: Play, events: list[Event]) -> None:
 def _announce_turn(s: State, events: list[Event]) -> None:
     if s.pending:
         events.append(Event("pending-draw", player=s.turn, count=s.pending))
-    events.append(Event("turn", s.turn))
+    events.append(_TURN[s.turn])
 
 
 def _resolve_effect(
@@ -543,11 +557,11 @@ def _resolve_effect(
     rank = card.rank
     nxt = s.next_seat(p)
     if rank == SKIP:
-        events.append(Event("skipped", player=nxt))
+        events.append(_SKIPPED[nxt])
         s.turn = s.next_seat(nxt)
     elif rank == REVERSE:
         if len(s.active) == 2 and opts.two_player_reverse_is_skip:
-            events.append(Event("skipped", player=nxt))
+            events.append(_SKIPPED[nxt])
             s.turn = p
         else:
             s.direction = -s.direction
@@ -555,7 +569,7 @@ def _resolve_effect(
             s.turn = s.next_seat(p)
     elif rank == DRAW_TWO:
         _draw_cards(s, nxt, 2, events, "draw-two")
-        events.append(Event("skipped", player=nxt))
+        events.append(_SKIPPED[nxt])
         s.turn = s.next_seat(nxt)
     elif rank == WILD_DRAW_FOUR:
         if opts.challengeable:
@@ -572,7 +586,7 @@ def _resolve_effect(
             s.turn = nxt
         else:
             _draw_cards(s, nxt, 4, events, "wild-draw-four")
-            events.append(Event("skipped", player=nxt))
+            events.append(_SKIPPED[nxt])
             s.turn = s.next_seat(nxt)
     elif rank == CUSTOMIZABLE:
         _customizable(s, p, events)
@@ -590,7 +604,7 @@ def _customizable(s: State, p: int, events: list[Event]) -> None:
     effect = s.options.customizable_effect
     nxt = s.next_seat(p)
     if effect == "skip":
-        events.append(Event("skipped", player=nxt))
+        events.append(_SKIPPED[nxt])
         s.turn = s.next_seat(nxt)
     elif effect == "reverse":
         s.direction = -s.direction
@@ -598,7 +612,7 @@ def _customizable(s: State, p: int, events: list[Event]) -> None:
         s.turn = s.next_seat(p)
     elif effect == "next-draws-two":
         _draw_cards(s, nxt, 2, events, "customizable")
-        events.append(Event("skipped", player=nxt))
+        events.append(_SKIPPED[nxt])
         s.turn = s.next_seat(nxt)
     elif effect == "others-draw-one":
         for seat in s.active:
@@ -662,7 +676,7 @@ def _try_score(s: State, events: list[Event]) -> None:
 def _on_draw(s: State, a: Draw, events: list[Event]) -> None:
     p = a.player
     # Fast path of _on_turn, as in _on_play.
-    if p != s.turn or s.phase is not Phase.PLAY or s.awaiting_color is not None:
+    if p != s.turn or s.phase is not _PLAY or s.awaiting_color is not None:
         _on_turn(s, p)
     opts = s.options
     hand = s.hands[p]
@@ -677,7 +691,7 @@ def _on_draw(s: State, a: Draw, events: list[Event]) -> None:
         s.pending = 0
         s.challenge = None
         _draw_cards(s, p, count, events, reason)
-        events.append(Event("skipped", player=p))
+        events.append(_SKIPPED[p])
         s.turn = s.next_seat(p)
         _announce_turn(s, events)
         return
@@ -722,13 +736,18 @@ def _on_draw(s: State, a: Draw, events: list[Event]) -> None:
             drawn = None
     if len(hand.known) + hand.unknown > 1:
         s.called[p] = False
-    events.append(Event("drew", player=p, count=1))
+    events.append(_DREW_ONE[p])
     s.has_drawn = True
     s.drawn = drawn
     s.drawn_unknown = drawn is None
     if opts.draw == "one-no-play" or (
         drawn is not None
-        and not matches(s, drawn)
+        # not matches(s, drawn), inlined
+        and not (
+            drawn.is_wild
+            or drawn.color is s.color
+            or (s.live_rank is not None and drawn.rank == s.live_rank)
+        )
         and (opts.draw == "one-may-play" or _next_draw_source(s) == "none")
     ):
         _end_turn(s, p, events)
@@ -738,8 +757,11 @@ def _end_turn(s: State, p: int, events: list[Event]) -> None:
     s.has_drawn = False
     s.drawn = None
     s.drawn_unknown = False
-    s.turn = s.next_seat(p)
-    _announce_turn(s, events)
+    s.turn = turn = s.next_seat(p)
+    # _announce_turn, inlined
+    if s.pending:
+        events.append(Event("pending-draw", player=turn, count=s.pending))
+    events.append(_TURN[turn])
 
 
 def _on_pass(s: State, a: Pass, events: list[Event]) -> None:
@@ -759,7 +781,7 @@ def _on_pass(s: State, a: Pass, events: list[Event]) -> None:
     if s.drawn_unknown and s.options.draw == "until-playable":
         s.unverified += 1
         events.append(Event("unverified", player=p))
-    events.append(Event("passed", player=p))
+    events.append(_PASSED[p])
     _end_turn(s, p, events)
 
 
@@ -867,7 +889,7 @@ def _judge_challenge(
     else:
         events.append(Event("innocent", player=offender, target=p))
         _draw_cards(s, p, 4 + opts.challenge_penalty, events, "challenge-failed")
-        events.append(Event("skipped", player=p))
+        events.append(_SKIPPED[p])
         s.turn = s.next_seat(p)
     _announce_turn(s, events)
 

@@ -8,8 +8,6 @@ challenge expose a bluff. Out-of-turn actions (UNO calls after the play, catches
 
 from __future__ import annotations
 
-from itertools import chain
-
 from table.cards import COLORS, EDITIONS, WILD_DRAW_FOUR, Card, Color
 from table.rules.actions import Action, CallUno, Catch, Challenge, ChooseColor, Draw, Pass, Play
 from table.rules.matching import matches, wd4_guilty
@@ -27,6 +25,7 @@ _WILD_DRAW_FOUR = Card(None, WILD_DRAW_FOUR)
 # match are keys. ``free`` says whether a Wild Draw Four is always offered (it may be
 # challenged, or it is unrestricted); when it is not, it is left out and checked on its own.
 _MATCHING: dict[tuple[int, Color | None, str | None, bool], dict[Card, tuple[Play, ...]]] = {}
+_PLAY = Phase.PLAY  # a module global is read faster than an enum member
 
 
 def _seat_plays(player: int) -> dict[Card, tuple[Play, ...]]:
@@ -82,7 +81,7 @@ def _plays(s: State, player: int, card: Card, out: list[Action]) -> None:
 
 def legal_actions(s: State) -> list[Action]:
     """The actions the player on turn may take, each once; empty when no one is on turn."""
-    if s.phase is not Phase.PLAY or s.awaiting_show is not None:
+    if s.phase is not _PLAY or s.awaiting_show is not None:
         return []
     if s.awaiting_color is not None:
         return [ChooseColor(s.awaiting_color, c) for c in COLORS]
@@ -108,12 +107,14 @@ def legal_actions(s: State) -> list[Action]:
         return out
     opts = s.options
     known = hand.known
-    free = opts.challengeable or opts.wild_draw_four == "unrestricted"
+    # (options.challengeable or unrestricted), without the property call.
+    free = opts.challenge or opts.wild_draw_four == "unrestricted"
     if free or _WILD_DRAW_FOUR not in known:
-        # Each distinct known card, in hand order, mapped to its plays (None: it does not
-        # match): the whole pass runs in C.
-        matching = _matching_plays(p, s.color, s.live_rank, free).get
-        out.extend(chain.from_iterable(filter(None, map(matching, dict.fromkeys(known)))))
+        # The matching cards picked out in C, then each distinct one, in hand order, gives its
+        # plays.
+        matching = _matching_plays(p, s.color, s.live_rank, free)
+        for card in dict.fromkeys(filter(matching.__contains__, known)):
+            out += matching[card]
         playable = bool(out)
     else:
         playable = _checked_plays(s, p, out)

@@ -141,10 +141,11 @@ class State:
         d = self.direction if direction is None else direction
         n = len(self.players)
         eliminated = self.eliminated
-        for _ in range(steps):
+        while steps > 0:
             seat = (seat + d) % n
             while eliminated[seat]:
                 seat = (seat + d) % n
+            steps -= 1
         return seat
 
     @property
