@@ -44,16 +44,15 @@ from table.rules.actions import (
 from table.rules.matching import has_playable, matches, wd4_guilty
 from table.rules.options import Options
 from table.rules.scoring import score_round
-from table.rules.state import ChallengeWindow, Event, Hand, Phase, State
-
-MAX_PLAYERS = 10
+from table.rules.state import MAX_PLAYERS, ChallengeWindow, Event, Hand, Phase, State
 
 # The commonest events, made once per seat: events are immutable values.
 _TURN = tuple(Event("turn", seat) for seat in range(MAX_PLAYERS))
 _SKIPPED = tuple(Event("skipped", seat) for seat in range(MAX_PLAYERS))
 _DREW_ONE = tuple(Event("drew", seat, count=1) for seat in range(MAX_PLAYERS))
 _PASSED = tuple(Event("passed", seat) for seat in range(MAX_PLAYERS))
-_PLAYED: tuple[dict[Card, Event], ...] = tuple({} for _ in range(MAX_PLAYERS))  # coloured cards
+# "played" events of coloured cards, per seat and card, made when first needed.
+_PLAYED: tuple[dict[Card, Event], ...] = tuple({} for _ in range(MAX_PLAYERS))
 _PLAY = Phase.PLAY  # a module global is read faster than an enum member
 
 # Reasons that make a step a "penalty" rather than a plain "accepted".
@@ -497,9 +496,10 @@ def _on_play(s: State, a: Play, events: list[Event]) -> None:
     else:
         hand.unknown -= 1
     s.discard.append(card)
-    s.has_drawn = False
-    s.drawn = None
-    s.drawn_unknown = False
+    if s.has_drawn:
+        s.has_drawn = False
+        s.drawn = None
+        s.drawn_unknown = False
     if wild:
         events.append(Event("played", p, None, card, a.color))
         s.color = a.color
@@ -513,7 +513,8 @@ def _on_play(s: State, a: Play, events: list[Event]) -> None:
         events.append(event)
         s.color = card.color
         s.live_rank = rank
-    if rank == SHUFFLE_HANDS:
+    shuffled = wild and rank == SHUFFLE_HANDS
+    if shuffled:
         last = len(hand) == 0
         if not last or opts.shuffle_hands_last_card == "redeal":
             _shuffle_hands(s, p, events)
@@ -522,7 +523,7 @@ def _on_play(s: State, a: Play, events: list[Event]) -> None:
     if size == 0:
         _finish(s, p, card, events)
         return
-    if size == 1 and not s.called[p] and rank != SHUFFLE_HANDS:
+    if size == 1 and not s.called[p] and not shuffled:
         s.uno_window = p
     if card.number is None:
         _resolve_effect(s, p, card, events, rest, unknown_rest, prior_color, prior_rank)
@@ -534,7 +535,10 @@ def _on_play(s: State, a: Play, events: list[Event]) -> None:
         s.awaiting_color = p
         events.append(Event("color-needed", player=p))
     else:
-        _announce_turn(s, events)
+        # _announce_turn, inlined
+        if s.pending:
+            events.append(Event("pending-draw", player=s.turn, count=s.pending))
+        events.append(_TURN[s.turn])
 
 
 def _announce_turn(s: State, events: list[Event]) -> None:

@@ -11,13 +11,17 @@ from __future__ import annotations
 from table.cards import COLORS, EDITIONS, WILD_DRAW_FOUR, Card, Color
 from table.rules.actions import Action, CallUno, Catch, Challenge, ChooseColor, Draw, Pass, Play
 from table.rules.matching import matches, wd4_guilty
-from table.rules.state import Phase, State
+from table.rules.state import MAX_PLAYERS, Phase, State
 
 # Actions are immutable values, so each is made once and shared: enumerating the legal
 # actions then costs a dictionary look-up per card instead of building objects. The plays are
 # kept per seat, so the look-up key is the card itself.
 _PLAYS: dict[int, dict[Card, tuple[Play, ...]]] = {}
-_SIMPLE: dict[tuple[type, int], Action] = {}
+_DRAW = tuple(Draw(seat) for seat in range(MAX_PLAYERS))
+_PASS = tuple(Pass(seat) for seat in range(MAX_PLAYERS))
+_CALL_UNO = tuple(CallUno(seat) for seat in range(MAX_PLAYERS))
+_CHALLENGE = tuple(Challenge(seat) for seat in range(MAX_PLAYERS))
+_CATCH = tuple(tuple(Catch(c, t) for t in range(MAX_PLAYERS)) for c in range(MAX_PLAYERS))
 # Every face of every edition, in a fixed order.
 _FACES: tuple[Card, ...] = tuple(dict.fromkeys(c for counts in EDITIONS.values() for c in counts))
 _WILD_DRAW_FOUR = Card(None, WILD_DRAW_FOUR)
@@ -42,13 +46,6 @@ def _plays_of(player: int, card: Card) -> tuple[Play, ...]:
         colors: tuple[Color | None, ...] = COLORS if card.is_wild else (None,)
         plays = seat_plays[card] = tuple(Play(player, (card,), c) for c in colors)
     return plays
-
-
-def _simple(kind: type, player: int) -> Action:
-    action = _SIMPLE.get((kind, player))
-    if action is None:
-        action = _SIMPLE[(kind, player)] = kind(player)
-    return action
 
 
 def _matching_plays(
@@ -89,21 +86,21 @@ def legal_actions(s: State) -> list[Action]:
     hand = s.hands[p]
     out: list[Action] = []
     if s.pending:
-        out.append(_simple(Draw, p))
+        out.append(_DRAW[p])
         if s.challenge is not None and s.challenge.target == p:
-            out.append(_simple(Challenge, p))
+            out.append(_CHALLENGE[p])
         return out
     if s.has_drawn:
         if s.drawn is not None:
             _plays(s, p, s.drawn, out)
             if s.options.draw == "until-playable" and not matches(s, s.drawn):
-                out.append(_simple(Draw, p))
+                out.append(_DRAW[p])
             else:
-                out.append(_simple(Pass, p))
+                out.append(_PASS[p])
         else:
-            out.append(_simple(Pass, p))
+            out.append(_PASS[p])
             if s.options.draw == "until-playable":
-                out.append(_simple(Draw, p))
+                out.append(_DRAW[p])
         return out
     opts = s.options
     known = hand.known
@@ -119,9 +116,9 @@ def legal_actions(s: State) -> list[Action]:
     else:
         playable = _checked_plays(s, p, out)
     if opts.draw_by_choice or not playable:
-        out.append(_simple(Draw, p))
+        out.append(_DRAW[p])
     if len(hand.known) + hand.unknown == 2 and not s.called[p]:
-        out.append(_simple(CallUno, p))
+        out.append(_CALL_UNO[p])
     return out
 
 
@@ -144,10 +141,10 @@ def _checked_plays(s: State, p: int, out: list[Action]) -> bool:
 def out_of_turn_actions(s: State) -> list[Action]:
     """A late UNO call and every catch that would succeed now."""
     seat = s.uno_window
-    if s.phase is not Phase.PLAY or seat is None or s.called[seat]:
+    if seat is None or s.phase is not _PLAY or s.called[seat]:
         return []
-    out: list[Action] = [_simple(CallUno, seat)]
+    out: list[Action] = [_CALL_UNO[seat]]
     for c in s.active:
         if c != seat and (s.options.uno_catchers == "any" or c == s.uno_next):
-            out.append(Catch(c, seat))
+            out.append(_CATCH[c][seat])
     return out

@@ -19,6 +19,8 @@ from typing import NamedTuple
 from table.cards import Card, Color, edition_counts
 from table.rules.options import Options
 
+MAX_PLAYERS = 10
+
 
 class Phase(enum.Enum):
     START = "start"  # waiting for the card turned up
