@@ -564,7 +564,7 @@ def _resolve_effect(
         events.append(_SKIPPED[nxt])
         s.turn = s.next_seat(nxt)
     elif rank == REVERSE:
-        if len(s.active) == 2 and opts.two_player_reverse_is_skip:
+        if opts.two_player_reverse_is_skip and s.eliminated.count(False) == 2:
             events.append(_SKIPPED[nxt])
             s.turn = p
         else:

@@ -51,16 +51,14 @@ def _plays_of(player: int, card: Card) -> tuple[Play, ...]:
 def _matching_plays(
     player: int, color: Color | None, rank: str | None, free: bool
 ) -> dict[Card, tuple[Play, ...]]:
-    key = (player, color, rank, free)
-    plays = _MATCHING.get(key)
-    if plays is None:
-        plays = _MATCHING[key] = {
-            card: _plays_of(player, card)
-            for card in _FACES
-            if (card.is_wild and (free or card.rank != WILD_DRAW_FOUR))
-            or card.color is color
-            or (rank is not None and card.rank == rank)
-        }
+    """Make (once) the entry of ``_MATCHING`` for this seat, colour, rank and ``free``."""
+    plays = _MATCHING[(player, color, rank, free)] = {
+        card: _plays_of(player, card)
+        for card in _FACES
+        if (card.is_wild and (free or card.rank != WILD_DRAW_FOUR))
+        or card.color is color
+        or (rank is not None and card.rank == rank)
+    }
     return plays
 
 
@@ -109,7 +107,9 @@ def legal_actions(s: State) -> list[Action]:
     if free or _WILD_DRAW_FOUR not in known:
         # The matching cards picked out in C, then each distinct one, in hand order, gives its
         # plays.
-        matching = _matching_plays(p, s.color, s.live_rank, free)
+        matching = _MATCHING.get((p, s.color, s.live_rank, free))
+        if matching is None:
+            matching = _matching_plays(p, s.color, s.live_rank, free)
         for card in dict.fromkeys(filter(matching.__contains__, known)):
             out += matching[card]
         playable = bool(out)
