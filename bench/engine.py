@@ -17,12 +17,13 @@ can be read in context. RLCard's games are some 30 times shorter, so it plays mo
 Each player count is measured ``--repeat`` times, the two engines alternating, with the same
 seed each time (the same games); the table shows the median repetition of each engine, and
 the ratio is the median of the per-repetition ratios, which is what a busy machine disturbs
-least.
+least. Both engines are timed by the same clock: this process's CPU time by default (on a
+shared machine, wall-clock time also counts the waits for a core), or ``--clock wall``.
 
 Usage::
 
     python bench/engine.py [--games N] [--rlcard-games N] [--repeat R] [--seed S]
-                           [--players 2 4] [--json] [--profile]
+                           [--clock cpu|wall] [--players 2 4] [--json] [--profile]
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ import random
 import statistics
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Final
@@ -65,6 +66,10 @@ TARGET_RATIO: Final = 2.0
 """Our turns/s must be at least this many times RLCard's."""
 
 OUT_OF_TURN_PROBABILITY: Final = 0.5
+CLOCKS: Final[dict[str, Callable[[], float]]] = {
+    "cpu": time.process_time,  # this process's CPU time: what a busy machine disturbs least
+    "wall": time.perf_counter,
+}
 PROGRESS_INTERVAL_S: Final = 2.0
 
 
@@ -133,7 +138,13 @@ def _play_round(table: RandomTable, s: State, rng: random.Random) -> tuple[int, 
     return turns, False
 
 
-def run_engine(num_players: int, games: int, seed: int, progress: bool = False) -> Result:
+def run_engine(
+    num_players: int,
+    games: int,
+    seed: int,
+    progress: bool = False,
+    clock: Callable[[], float] = time.perf_counter,
+) -> Result:
     """Play ``games`` independent rounds (each a new match with a drawn dealer)."""
     if num_players < 2:
         raise ValueError(f"num_players must be at least 2, got {num_players}")
@@ -145,24 +156,26 @@ def run_engine(num_players: int, games: int, seed: int, progress: bool = False) 
 
     total_turns = 0
     capped = 0
-    start = time.perf_counter()
-    next_report = start + PROGRESS_INTERVAL_S
+    start = clock()
+    next_report = time.monotonic() + PROGRESS_INTERVAL_S
     for played in range(1, games + 1):
         s, _ = new_game(options, table.names, table.dealer(), table.deal())
         turns, was_capped = _play_round(table, s, rng)
         total_turns += turns
         capped += was_capped
-        if progress and (now := time.perf_counter()) >= next_report:
+        if progress and (now := time.monotonic()) >= next_report:
             next_report = now + PROGRESS_INTERVAL_S
             _progress(f"  uno-table {num_players}p: {played}/{games} games, {total_turns} turns")
-    elapsed = time.perf_counter() - start
+    elapsed = clock() - start
     return Result(
         "uno-table", num_players, games, total_turns, elapsed, capped, MAX_ACTIONS_PER_ROUND
     )
 
 
-def run_reference(num_players: int, games: int, seed: int) -> Result:
-    raw = run_rlcard(num_players, games, seed)
+def run_reference(
+    num_players: int, games: int, seed: int, clock: Callable[[], float] = time.perf_counter
+) -> Result:
+    raw = run_rlcard(num_players, games, seed, clock)
     return Result(
         "rlcard 1.2.0",
         num_players,
@@ -220,6 +233,7 @@ def measure(
     seed: int,
     repeat: int,
     with_rlcard: bool,
+    clock: Callable[[], float] = time.perf_counter,
     profiler: cProfile.Profile | None = None,
 ) -> Measured:
     """Run both engines ``repeat`` times, alternating which goes first."""
@@ -232,14 +246,14 @@ def measure(
                 _progress(f"uno-table, {players} players, {games} games, run {rep}/{repeat} ...")
                 if profiler is not None:
                     profiler.enable()
-                ours.append(run_engine(players, games, seed, progress=True))
+                ours.append(run_engine(players, games, seed, progress=True, clock=clock))
                 if profiler is not None:
                     profiler.disable()
             elif with_rlcard:
                 _progress(
                     f"rlcard, {players} players, {rlcard_games} games, run {rep}/{repeat} ..."
                 )
-                theirs.append(run_reference(players, rlcard_games, seed))
+                theirs.append(run_reference(players, rlcard_games, seed, clock))
     return Measured(ours, theirs)
 
 
@@ -288,6 +302,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--repeat", type=int, default=5, help="runs per engine and count")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--clock",
+        choices=sorted(CLOCKS),
+        default="cpu",
+        help="time the runs by this process's CPU time (default) or by wall-clock time",
+    )
     parser.add_argument("--players", type=int, nargs="+", default=[2, 4])
     parser.add_argument("--json", action="store_true", help="print JSON instead of Markdown")
     parser.add_argument("--no-rlcard", action="store_true", help="measure our engine only")
@@ -308,7 +328,14 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     measured = [
         measure(
-            players, args.games, args.rlcard_games, args.seed, args.repeat, with_rlcard, profiler
+            players,
+            args.games,
+            args.rlcard_games,
+            args.seed,
+            args.repeat,
+            with_rlcard,
+            CLOCKS[args.clock],
+            profiler,
         )
         for players in args.players
     ]
@@ -318,6 +345,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "seed": args.seed,
             "target_ratio": TARGET_RATIO,
             "repeat": args.repeat,
+            "clock": args.clock,
             "profiled": args.profile,
             "runs": [
                 {
