@@ -102,12 +102,12 @@ class RandomTable:
         if not s.pile and not s.pile_unknown and len(s.discard) > 1 and s.phase is Phase.PLAY:
             order = s.discard[:-1]
             self.rng.shuffle(order)
-            events += apply_in_place(s, Reshuffle(tuple(order)))
+            events = apply_in_place(s, Reshuffle(tuple(order)))
         for hand in s.hands:
             if hand.unknown:
                 break
         else:
-            return events
+            return events  # the common case: nothing is unknown
         pool = self._unknown_cards(s)
         for seat, hand in enumerate(s.hands):
             if not hand.unknown:

@@ -304,10 +304,10 @@ def _draw_cards(s: State, player: int, count: int, events: list[Event], reason: 
             events.append(Event("piles-exhausted", player=player, count=count - drawn))
             break
         drawn += 1
-    if len(hand) > 1:
+    if len(hand.known) + hand.unknown > 1:
         s.called[player] = False
     if reason:
-        events.append(Event("penalty", player=player, count=drawn, reason=reason))
+        events.append(Event("penalty", player, None, None, None, drawn, reason))
     return drawn
 
 

@@ -28,7 +28,7 @@ _WILD_DRAW_FOUR = Card(None, WILD_DRAW_FOUR)
 # The plays of one seat onto one (colour in force, live rank), by card: only the cards that
 # match are keys. ``free`` says whether a Wild Draw Four is always offered (it may be
 # challenged, or it is unrestricted); when it is not, it is left out and checked on its own.
-_MATCHING: dict[tuple[int, Color | None, str | None, bool], dict[Card, tuple[Play, ...]]] = {}
+_MATCHING: dict[tuple[int, int, str | None, bool], dict[Card, tuple[Play, ...]]] = {}
 _PLAY = Phase.PLAY  # a module global is read faster than an enum member
 
 
@@ -52,7 +52,7 @@ def _matching_plays(
     player: int, color: Color | None, rank: str | None, free: bool
 ) -> dict[Card, tuple[Play, ...]]:
     """Make (once) the entry of ``_MATCHING`` for this seat, colour, rank and ``free``."""
-    plays = _MATCHING[(player, color, rank, free)] = {
+    plays = _MATCHING[(player, id(color), rank, free)] = {
         card: _plays_of(player, card)
         for card in _FACES
         if (card.is_wild and (free or card.rank != WILD_DRAW_FOUR))
@@ -107,7 +107,8 @@ def legal_actions(s: State) -> list[Action]:
     if free or _WILD_DRAW_FOUR not in known:
         # The matching cards picked out in C, then each distinct one, in hand order, gives its
         # plays.
-        matching = _MATCHING.get((p, s.color, s.live_rank, free))
+        # Keyed by the colour's id(): an enum member hashes in Python, and lives for ever.
+        matching = _MATCHING.get((p, id(s.color), s.live_rank, free))
         if matching is None:
             matching = _matching_plays(p, s.color, s.live_rank, free)
         for card in dict.fromkeys(filter(matching.__contains__, known)):
