@@ -7,8 +7,12 @@ On top of that, whenever ``out_of_turn_actions(state)`` is non-empty it takes a 
 them with probability 0.5, and after every action ``RandomTable.supply_chance`` names the cards
 that became unknown (reshuffled pile), as the seat pads of a real table would.
 
-A turn is one ``apply_in_place`` call for a game action (``Identify`` calls made by
-``supply_chance`` are not counted). Only the play is timed, as for RLCard: the dealer draw, the
+Actions taken from those lists go through ``apply_legal``, the engine's entry point for
+actions it listed itself (it does not check a play again, as python-chess's ``push`` does not;
+RLCard's ``step`` checks nothing either).
+
+A turn is one call applying a game action (``Identify`` calls made by ``supply_chance`` are
+not counted). Only the play is timed, as for RLCard: the dealer draw, the
 deal, ``new_game`` and the rounds themselves. A uniformly random policy draws about as often as
 it plays, so rounds are long; mean turns per round are printed for both engines so that turns/s
 can be read in context. RLCard's games are some 30 times shorter, so it plays more of them
@@ -52,6 +56,7 @@ from table.rules import (
     Show,
     State,
     apply_in_place,
+    apply_legal,
     legal_actions,
     make_options,
     new_game,
@@ -120,7 +125,7 @@ def _play_round(table: RandomTable, s: State, rng: random.Random) -> tuple[int, 
             return turns, True
         acts: list[Action] = legal_actions(s)
         if acts:
-            apply_in_place(s, rng.choice(acts))
+            apply_legal(s, rng.choice(acts))
         elif s.awaiting_show is not None:
             # Only reachable when a challenged hand held unknown cards; supply_chance keeps every
             # hand known, so this is a safety net: show the (now fully known) hand.
@@ -132,7 +137,7 @@ def _play_round(table: RandomTable, s: State, rng: random.Random) -> tuple[int, 
         table.supply_chance(s)
         late = out_of_turn_actions(s)
         if late and rng.random() < OUT_OF_TURN_PROBABILITY:
-            apply_in_place(s, rng.choice(late))
+            apply_legal(s, rng.choice(late))
             turns += 1
             table.supply_chance(s)
     return turns, False

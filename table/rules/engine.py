@@ -226,6 +226,16 @@ def _step(state: State, events: list[Event]) -> Step:
     return Step(state, "accepted", None, events)
 
 
+def apply_legal(s: State, action: Action) -> list[Event]:
+    """Apply to ``s`` itself an action taken from ``legal_actions(s)`` or
+    ``out_of_turn_actions(s)`` of this very state, without checking a play again (as
+    python-chess's ``push`` next to ``push_san``): the fast entry for self-play. Any other
+    action must go through :func:`apply` or :func:`apply_in_place`."""
+    events: list[Event] = []
+    _LEGAL_HANDLERS[type(action)](s, action, events)
+    return events
+
+
 def apply_in_place(s: State, action: Action) -> list[Event]:
     """Apply ``action`` to ``s`` itself. Raises :class:`IllegalPlay` (leaving ``s`` untouched)."""
     kind = type(action)
@@ -465,26 +475,58 @@ def _on_play(s: State, a: Play, events: list[Event]) -> None:
     ):
         raise IllegalPlay("wrong-color-or-number", f"{card} does not match")
     opts = s.options
+    # Choice: with no challenge the restriction can only be enforced by the referee, so it
+    # refuses a Wild Draw Four it can see is illegal; with a hidden hand the play is accepted as
+    # unverified (in _play).
+    if (
+        rank == WILD_DRAW_FOUR
+        and not opts.challengeable
+        and opts.wild_draw_four != "unrestricted"
+        and wd4_guilty(
+            _rest_of_hand(held, card, known), prior_color, prior_rank, opts.wild_draw_four
+        )
+    ):
+        raise IllegalPlay(
+            "wild-draw-four-not-allowed", "a Wild Draw Four needs no matching card in hand"
+        )
+    _play(s, a, index, known, events)
+
+
+def _push_play(s: State, a: Play, events: list[Event]) -> None:
+    """A play from :func:`legal_actions`: a known card of the player on turn that matches."""
+    _play(s, a, s.hands[a.player].known.index(a.cards[0]), True, events)
+
+
+def _rest_of_hand(held: list[Card], card: Card, known: bool) -> list[Card]:
+    """The known cards left after playing ``card`` (a known one or not)."""
+    rest = held.copy()
+    if known:
+        rest.remove(card)
+    return rest
+
+
+def _play(s: State, a: Play, index: int, known: bool, events: list[Event]) -> None:
+    """Carry out the play ``a``, already checked. Its card is at ``index`` among the known
+    cards (-1: it is one of the unknown cards); ``known`` says whether the card played was
+    known (a card drawn blind may be played while an equal known card stays in hand)."""
+    p = a.player
+    card = a.cards[0]
+    hand = s.hands[p]
+    held = hand.known
+    wild = card.is_wild
+    rank = card.rank
+    prior_color, prior_rank = s.color, s.live_rank
+    opts = s.options
+    unknown_rest = hand.unknown - (0 if known else 1)
     # The rest of the hand matters only to a Wild Draw Four (its restriction and challenge).
     rest: list[Card] = []
     wd4_unverified = False
     if rank == WILD_DRAW_FOUR:
-        rest = held.copy()
-        if known:
-            rest.remove(card)
-        if not opts.challengeable and opts.wild_draw_four != "unrestricted":
-            # Choice: with no challenge the restriction can only be enforced by the referee, so
-            # it refuses a Wild Draw Four it can see is illegal; with a hidden hand the play is
-            # accepted as unverified.
-            if wd4_guilty(rest, prior_color, prior_rank, opts.wild_draw_four):
-                raise IllegalPlay(
-                    "wild-draw-four-not-allowed",
-                    "a Wild Draw Four needs no matching card in hand",
-                )
-            wd4_unverified = hand.unknown - (0 if known else 1) > 0
-    unknown_rest = hand.unknown - (0 if known else 1)
+        rest = _rest_of_hand(held, card, known)
+        wd4_unverified = (
+            not opts.challengeable and opts.wild_draw_four != "unrestricted" and unknown_rest > 0
+        )
 
-    # --- from here on the play is accepted ---
     if wd4_unverified:
         s.unverified += 1
         events.append(Event("unverified", player=p))
@@ -1001,4 +1043,9 @@ _HANDLERS: dict[type, Callable[[State, Action, list[Event]], None]] = {
     Identify: _on_identify,  # type: ignore[dict-item]
     TurnUp: _on_turn_up,  # type: ignore[dict-item]
     Reshuffle: _on_reshuffle,  # type: ignore[dict-item]
+}
+# For actions known to be legal: a play skips its checks; the rest are cheap to check.
+_LEGAL_HANDLERS: dict[type, Callable[[State, Action, list[Event]], None]] = {
+    **_HANDLERS,
+    Play: _push_play,  # type: ignore[dict-item]
 }
