@@ -1003,10 +1003,10 @@ def _on_identify(s: State, a: Identify, events: list[Event]) -> None:
         _try_score(s, events)
 
 
-def _same_cards(a: Counter[Card], b: Counter[Card]) -> bool:
-    """Counter equality for counters without zero counts, compared as plain dicts: in C, where
-    ``Counter.__eq__`` loops in Python."""
-    return dict.__eq__(a, b) is True
+def _same_cards(a: Sequence[Card], b: Sequence[Card]) -> bool:
+    """Whether two piles hold the same faces, each as often. A card is one instance per face, so
+    sorting the identities compares them, in C (a Counter compares in Python)."""
+    return len(a) == len(b) and sorted(map(id, a)) == sorted(map(id, b))
 
 
 def _on_reshuffle(s: State, a: Reshuffle, events: list[Event]) -> None:
@@ -1014,14 +1014,14 @@ def _on_reshuffle(s: State, a: Reshuffle, events: list[Event]) -> None:
     if s.pile_unknown and not s.pile and s.pile_unknown == s.unknown_slots():
         # The engine reshuffled by itself (the pile ran out in the middle of a penalty) and
         # every hand is known again: the unknown cards are the pile, and chance gives its order.
-        if not _same_cards(Counter(a.cards), s.unknown_pool()):
+        if not _same_cards(a.cards, list(s.unknown_pool().elements())):
             raise IllegalPlay("reshuffle-mismatch", "the order names other cards than the pile's")
         s.pile = list(reversed(a.cards))
         s.pile_unknown = 0
         return
     if s.pile or s.pile_unknown:
         raise IllegalPlay("pile-not-empty", "the draw pile is not empty yet")
-    if not _same_cards(Counter(a.cards), Counter(s.discard[:-1])):
+    if not _same_cards(a.cards, s.discard[:-1]):
         raise IllegalPlay("reshuffle-mismatch", "a reshuffle uses the discard pile but its top")
     s.discard = s.discard[-1:]
     s.pile = list(reversed(a.cards))
