@@ -102,26 +102,37 @@ class RandomTable:
         if not s.pile and not s.pile_unknown and len(s.discard) > 1 and s.phase is Phase.PLAY:
             order = s.discard[:-1]
             self.rng.shuffle(order)
-            events += apply_in_place(s, Reshuffle(tuple(order)))
+            events = apply_in_place(s, Reshuffle(tuple(order)))
         for hand in s.hands:
             if hand.unknown:
                 break
         else:
-            return events
-        known = s.known_counts().get  # dict.get: no Counter.__missing__ call per absent face
-        # Edition order is the sorted order, so no sort is needed for a repeatable pick.
-        pool: list[Card] = []
-        for c, n in edition_counts(s.options.deck).items():
-            left = n - known(c, 0)
-            if left:
-                pool += [c] * left
+            return events  # the common case: nothing is unknown
+        pool = self._unknown_cards(s)
         for seat, hand in enumerate(s.hands):
             if not hand.unknown:
                 continue
             for card in self.rng.sample(pool, hand.unknown):
                 pool.remove(card)
                 events += apply_in_place(s, Identify(seat, card))
+        if pool and not s.pile and s.phase is Phase.PLAY:
+            # The engine reshuffled by itself in the middle of a penalty: the rest of the
+            # unknown cards are the draw pile, and chance gives its order, so that later draws
+            # are seen again.
+            self.rng.shuffle(pool)
+            events += apply_in_place(s, Reshuffle(tuple(pool)))
         return events
+
+    @staticmethod
+    def _unknown_cards(s: State) -> list[Card]:
+        """The unknown pool as a list, one entry per copy, in edition order (repeatable)."""
+        known = s.known_counts().get  # dict.get: no Counter.__missing__ call per absent face
+        pool: list[Card] = []
+        for c, n in edition_counts(s.options.deck).items():
+            left = n - known(c, 0)
+            if left:
+                pool += [c] * left
+        return pool
 
     # --- players --------------------------------------------------------------------------
 
