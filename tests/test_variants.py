@@ -167,5 +167,5 @@ def test_variant_self_play_announcements_render_and_hide_hands(preset: str) -> N
 def test_musician_example_replays_to_a_don() -> None:
     out = _cli("replay", "examples/musician.scn")
     assert out.returncode == 0, out.stderr
-    assert "Don! Mio wins on Aki's card!" in out.stdout
+    assert "Don! Mio wins the round on Aki's card!" in out.stdout
     assert "Scores: Aki -8, Ken -4, Mio 13, Rei -1" in out.stdout

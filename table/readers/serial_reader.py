@@ -61,7 +61,8 @@ class SerialReader(ReaderThread):
             decoder = DECODERS[self.kind]()
             try:
                 while not self._stop.is_set():
-                    data = port.read(256)
+                    # What is waiting, or one byte: a read returns as soon as a line comes.
+                    data = port.read(max(1, port.in_waiting))
                     for uid in decoder.feed(data):
                         t = self.clock()
                         if self.debounce.seen(uid, t):

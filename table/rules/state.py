@@ -20,6 +20,8 @@ from table.cards import Card, Color, edition_counts
 from table.rules.options import Options
 from table.rules.variant_state import Extra
 
+MAX_PLAYERS = 10
+
 
 class Phase(enum.Enum):
     START = "start"  # waiting for the card turned up
@@ -147,10 +149,11 @@ class State:
         d = self.direction if direction is None else direction
         n = len(self.players)
         eliminated = self.eliminated
-        for _ in range(steps):
+        while steps > 0:
             seat = (seat + d) % n
             while eliminated[seat]:
                 seat = (seat + d) % n
+            steps -= 1
         return seat
 
     @property
