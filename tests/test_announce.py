@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from table.announce import CATALOGUE, card_words, from_events, ja_number, render
 from table.cards import parse_card
 from table.rules import Phase, apply_in_place, make_options, new_game
@@ -29,12 +31,22 @@ def test_japanese_is_kana_with_numbers_as_words() -> None:
         assert not re.search(r"[\u4e00-\u9fff]", texts["ja"]), texts["ja"]
 
 
-def test_self_play_announcements_render_and_hide_hands() -> None:
+# Phrases each preset's self-play must come to say (the variant rules' own among them).
+EXPECTED_KEYS = {
+    "official": {"turn", "round-won"},
+    "house": {"pending-draw-stack", "round-won"},
+    "musician": {"don", "chin", "pending-draw-stack"},
+}
+
+
+@pytest.mark.parametrize("preset", sorted(EXPECTED_KEYS))
+def test_self_play_announcements_render_and_hide_hands(preset: str) -> None:
     """Run many rounds; every announcement renders in both languages, and a card is only ever
     named when it is face up on the table (played or turned up)."""
-    options = make_options()
+    options = make_options(preset)
     table = RandomTable(options, 4, seed=11)
     said = 0
+    keys: set[str] = set()
     for _ in range(30):
         s, events = new_game(options, table.names, table.dealer(), table.deal())
         while s.phase is Phase.PLAY:
@@ -42,15 +54,20 @@ def test_self_play_announcements_render_and_hide_hands() -> None:
             action = table.choose(s)
             assert action is not None
             events = apply_in_place(s, action)
+            late = table.out_of_turn(s)  # a Don, a jump-in, a late UNO call or a catch
+            if late is not None:
+                events += apply_in_place(s, late)
             public = {e.card.code for e in events if e.kind in ("played", "turned-up", "buried")
                       and e.card is not None}
             for ann in from_events(events, s.players, options):
+                keys.add(ann.key)
                 for lang in ("en", "ja"):
                     assert render(ann, lang)
                 said += 1
                 card = ann.param("card")
                 assert card is None or card in public
     assert said > 1000
+    assert EXPECTED_KEYS[preset] <= keys
 
 
 def test_referee_never_names_a_hidden_card() -> None:

@@ -128,42 +128,6 @@ def test_cli_unknown_preset_is_one_line_exit_2() -> None:
     assert "Traceback" not in out.stderr
 
 
-@pytest.mark.parametrize("preset", ["house", "musician"])
-def test_variant_self_play_announcements_render_and_hide_hands(preset: str) -> None:
-    """Every announcement of many self-played rounds renders in both languages, names a card
-    only when it is face up, and the Musician ones (ドン, チン, ...) are among them."""
-    from table.announce import from_events, render
-
-    options = make_options(preset)
-    table = RandomTable(options, 4, seed=5)
-    keys: set[str] = set()
-    for _ in range(40):
-        s, _ = new_game(options, table.names, table.dealer(), table.deal())
-        while s.phase is Phase.PLAY:
-            table.supply_chance(s)
-            action = table.choose(s)
-            assert action is not None
-            step = apply(s, action)
-            events, s = step.events, step.state
-            late = table.out_of_turn(s)
-            if late is not None:
-                step = apply(s, late)
-                events += step.events
-                s = step.state
-            public = {e.card.code for e in events if e.kind in ("played", "turned-up", "buried")
-                      and e.card is not None}
-            for ann in from_events(events, s.players, options):
-                keys.add(ann.key)
-                for lang in ("en", "ja"):
-                    assert render(ann, lang)
-                card = ann.param("card")
-                assert card is None or card in public
-    if preset == "musician":
-        assert {"don", "chin", "pending-draw-stack"} <= keys
-    else:
-        assert "pending-draw-stack" in keys
-
-
 def test_musician_example_replays_to_a_don() -> None:
     out = _cli("replay", "examples/musician.scn")
     assert out.returncode == 0, out.stderr
