@@ -26,6 +26,7 @@ from table.rules import (
     Catch,
     Challenge,
     ChooseColor,
+    Don,
     Draw,
     Options,
     Pass,
@@ -130,6 +131,9 @@ class RandomBot:
         return lively_choice(view.legal, view.seat, self.rng)
 
     def react(self, view: SeatView) -> Action | None:
+        dons = [a for a in view.reactions if isinstance(a, Don)]
+        if dons:  # a winning Don is always called
+            return dons[0]
         roll = self.rng.random()
         for a in view.reactions:
             if isinstance(a, CallUno) and roll < 0.3:
@@ -261,7 +265,7 @@ class HeuristicBot:
 
     def react(self, view: SeatView) -> Action | None:
         for a in view.reactions:
-            if isinstance(a, Catch):
+            if isinstance(a, Don | Catch):  # a winning Don first, then every catch
                 return a
         for a in view.reactions:
             if isinstance(a, CallUno) and self.rng.random() < 0.5:

@@ -12,7 +12,7 @@ from typing import Literal, Protocol
 
 from sim.bots import SeatView
 from sim.table import SimError, SimTable
-from table.rules import Action, Phase
+from table.rules import Action, Phase, don
 
 Command = Literal["undo", "quit"]
 MAX_MOVES = 20_000  # moves in one round before the simulator calls it stuck
@@ -83,8 +83,12 @@ def react(table: SimTable, seats: Sequence[Seat]) -> None:
     others may catch; the first to act wins the moment."""
     s = table.state
     window = s.uno_window
-    if window is None or s.phase is not Phase.PLAY:
+    if s.phase is not Phase.PLAY:
         return
+    if window is None:
+        if not s.options.don or not don.winning_seats(s):
+            return
+        window = s.turn  # a Don is there to be called (Musician rules)
     n = len(seats)
     for k in range(n):
         who = (window + k) % n

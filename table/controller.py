@@ -105,6 +105,7 @@ class Referee:
     color_since: float | None = None  # when the referee started waiting for a colour
     due: int | None = None  # the seat that was last given cards (for the draw shoe)
     reader_states: dict[str, str] = field(default_factory=dict)  # reader -> its last state
+    last_play: Play | None = None  # the latest accepted action, when it was a play
     reshown: str | None = None  # the last card of a hand just shown, resting on the play pad
 
     @classmethod
@@ -151,6 +152,7 @@ class Referee:
             return Outcome("rejected", step.reason, anns, action)
         self.history.append(_Snapshot(self.state, dict(self.places)))
         self.state = step.state
+        self.last_play = action if isinstance(action, Play) else None
         if copy is not None and place and not any(e.kind == "buried" for e in step.events):
             self.places[copy] = place  # (a buried first card went back into the pile)
         for event in step.events:
@@ -324,7 +326,37 @@ class Referee:
         seat = self._who(default)
         if where is not None and where != f"hand:{seat}":
             return self._refuse("rejected-card-not-in-hand", "card-in-another-hand")
+        joined = self._join_play(seat, copy)
+        if joined is not None:
+            return joined
         return self._act(Play(seat, (card,)), copy, "discard")
+
+    def _join_play(self, seat: int, copy: CardCopy) -> Outcome | None:
+        """Several cards at once (``multi_play``, ``two_card_play``) arrive one tap at a time:
+        a card of the same rank from the player who just played, before anything else
+        happened, joins that play. The play is taken back and made again with every card, so
+        the effects add up as for one play (and one undo takes back all of it)."""
+        last = self.last_play
+        opts = self.state.options
+        if (
+            last is None
+            or last.player != seat
+            or not self.history
+            or (opts.multi_play == "off" and not opts.two_card_play)
+            or copy.card.is_wild
+            or copy.card.rank != last.cards[0].rank
+        ):
+            return None
+        before = self.history[-1]
+        whole = Play(seat, (*last.cards, copy.card), last.color)
+        if apply(before.state, whole).verdict == "rejected":
+            return None
+        played = {c: p for c, p in self.places.items() if p == "discard"}
+        self.history.pop()
+        self.state, self.places = before.state, before.places
+        out = self._act(whole, copy, "discard")
+        self.places.update(played)
+        return out
 
     def _due(self) -> int:
         """Who a card passing the draw shoe goes to: the player who was last given cards that
@@ -379,6 +411,7 @@ class Referee:
             return self._refuse("rejected-nothing-to-undo", "nothing-to-undo")
         snap = self.history.pop()
         self.state, self.places = snap.state, snap.places
+        self.last_play = None
         self.on_pad.clear()
         return Outcome("accepted", None, (Announcement("undone"),))
 
@@ -391,5 +424,6 @@ class Referee:
         self.history.append(_Snapshot(self.state, dict(self.places)))
         self.state = state
         self.places = {}
+        self.last_play = None
         self.on_pad.clear()
         return Outcome("accepted", None, tuple(self._say(events)))

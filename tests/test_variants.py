@@ -133,3 +133,16 @@ def test_musician_example_replays_to_a_don() -> None:
     assert out.returncode == 0, out.stderr
     assert "Don! Mio wins the round on Aki's card!" in out.stdout
     assert "Scores: Aki -8, Ken -4, Mio 13, Rei -1" in out.stdout
+
+
+def test_demo_under_musician_rules_has_bots_call_don() -> None:
+    """``uno-table demo --rules musician``: the bots call a winning Don, the table top and the
+    referee stay in step (the demo checks every card and the scores after each round)."""
+    from sim.demo import DemoConfig, run_demo
+
+    config = DemoConfig(fast=True, voice="captions", seed=3, preset="musician", players=4,
+                        rounds=8)
+    result = run_demo(config)
+    assert len(result.winners) == 8
+    assert any("Don!" in line and "wins the round on" in line for line in result.transcript)
+    assert any("Chin!" in line for line in result.transcript)
