@@ -21,6 +21,7 @@ from table.rules import (
     Challenge,
     ChooseColor,
     Deal,
+    Don,
     Draw,
     Event,
     Identify,
@@ -30,6 +31,7 @@ from table.rules import (
     Play,
     Show,
     State,
+    Swap,
     TurnUp,
     apply,
     legal_actions,
@@ -132,7 +134,11 @@ def arbitrary_action(draw: st.DrawFn, s: State) -> Action:
     seat = st.integers(-1, s.n)
     card = st.sampled_from(ALL_CARDS)
     color = st.sampled_from(COLORS)
-    kind = draw(st.integers(0, 11))
+    kind = draw(st.integers(0, 13))
+    if kind == 12:
+        return Don(draw(seat), tuple(draw(st.lists(card, max_size=3))))
+    if kind == 13:
+        return Swap(draw(seat), draw(seat))
     if kind == 0:
         cards = tuple(draw(st.lists(card, min_size=0, max_size=3)))
         return Play(draw(seat), cards, draw(st.none() | color))
