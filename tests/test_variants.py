@@ -4,20 +4,17 @@ finishes, Musician rounds are zero-sum, and the commands work under the new pres
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_cli import run
 
 from table.rules import Phase, Play, apply, legal_actions, make_options, new_game
 from table.rules.legal import out_of_turn_actions
 from table.rules.musician import loss_points
 from table.selfplay import RandomTable, play_round, selfplay
 
-ROOT = Path(__file__).resolve().parent.parent
 SETTINGS = {"deadline": None, "derandomize": True, "database": None}
 
 MIXES = [
@@ -98,29 +95,23 @@ def test_musician_jump_in_is_not_offered_by_default() -> None:
     assert not any(isinstance(a, Play) and a.player != s.turn for a in out_of_turn_actions(s))
 
 
-def _cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "table.cli", *args], capture_output=True, text=True, cwd=ROOT
-    )
-
-
 def test_cli_selfplay_under_musician() -> None:
-    out = _cli("selfplay", "--games", "20", "--players", "4", "--seed", "2", "--rules", "musician")
+    out = run("selfplay", "--games", "20", "--players", "4", "--seed", "2", "--rules", "musician")
     assert out.returncode == 0, out.stderr
     summary = json.loads(out.stdout)
     assert summary["rules"] == "musician" and summary["games"] == 20
 
 
 def test_cli_replay_of_a_musician_game_in_japanese() -> None:
-    out = _cli("replay", "tests/scenarios/musician_double_don.scn", "--lang", "ja")
+    out = run("replay", "tests/scenarios/musician_double_don.scn", "--lang", "ja")
     assert out.returncode == 0, out.stderr
     assert "ダブルドン! つぎの おやは Mio。" in out.stdout
-    data = json.loads(_cli("replay", "tests/scenarios/musician_double_don.scn", "--json").stdout)
+    data = json.loads(run("replay", "tests/scenarios/musician_double_don.scn", "--json").stdout)
     assert data["rounds"][0]["points"] == {"Aki": -10, "Ken": -2, "Mio": 7, "Rei": 5}
 
 
 def test_cli_unknown_preset_is_one_line_exit_2() -> None:
-    out = _cli("selfplay", "--games", "1", "--players", "2", "--seed", "1", "--rules", "jazz")
+    out = run("selfplay", "--games", "1", "--players", "2", "--seed", "1", "--rules", "jazz")
     assert out.returncode == 2
     assert "unknown rules preset 'jazz': use one of official, japanese, house, musician" in (
         out.stderr
@@ -129,7 +120,7 @@ def test_cli_unknown_preset_is_one_line_exit_2() -> None:
 
 
 def test_musician_example_replays_to_a_don() -> None:
-    out = _cli("replay", "examples/musician.scn")
+    out = run("replay", "examples/musician.scn")
     assert out.returncode == 0, out.stderr
     assert "Don! Mio wins the round on Aki's card!" in out.stdout
     assert "Scores: Aki -8, Ken -4, Mio 13, Rei -1" in out.stdout
