@@ -108,6 +108,19 @@ CATALOGUE: Final[dict[str, dict[str, str]]] = {
     "reader-lost": {"en": "The {reader} reader is disconnected.", "ja": "{reader}の リーダーが きれました。"},
     "reader-back": {"en": "The {reader} reader is back.", "ja": "{reader}の リーダーが もどりました。"},
     "unknown-tag": {"en": "Unknown card. Please try another.", "ja": "しらない カード です。"},
+    # The daemon: resuming, the journal, enrolment.
+    "match-resumed": {"en": "The match goes on where it stopped: round {round}.",
+                      "ja": "とちゅうから つづけます。だい{round}ラウンド。"},
+    "journal-full": {"en": "The journal cannot be saved: the disk is full. Refereeing goes on.",
+                     "ja": "きろくが ほぞん できません。ディスクが いっぱい です。しんぱんは つづけます。"},
+    "journal-back": {"en": "The journal is saved again.", "ja": "きろくを また ほぞん できます。"},
+    "journal-repaired": {"en": "The journal was damaged. The match goes on from the last saved play.",
+                         "ja": "きろくが こわれて いました。さいごに ほぞんした ところから つづけます。"},
+    "enroll-tap": {"en": "Tap the {card}.", "ja": "{card}を タッチ して ください。"},
+    "enroll-token": {"en": "Tap the {token} token.", "ja": "{token}の トークンを タッチ して ください。"},
+    "enroll-taken": {"en": "That tag is already enrolled. Please tap the {card}.",
+                     "ja": "その タグは もう とうろく されて います。{card}を タッチ して ください。"},
+    "enroll-done": {"en": "Enrolment complete: {count} tags.", "ja": "とうろく かんりょう。{count}まい。"},
 }
 
 # Reasons whose correction names whose turn it is.

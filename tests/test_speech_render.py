@@ -12,10 +12,12 @@ from table.announce import CATALOGUE, Announcement, render
 from table.voice.espeak import phonemes, render_wav
 
 SAMPLE: dict[str, dict[str, str | int]] = {
-    "en": {"player": "Aki", "catcher": "Ken", "offender": "Mio", "turn": "Ken", "reader": "pad"},
+    "en": {"player": "Aki", "catcher": "Ken", "offender": "Mio", "turn": "Ken", "reader": "pad",
+           "token": "draw"},
     # Names as a Japanese table would write them in the config's pronunciations.
     "ja": {
-        "player": "あき", "catcher": "けん", "offender": "みお", "turn": "けん", "reader": "パッド"
+        "player": "あき", "catcher": "けん", "offender": "みお", "turn": "けん", "reader": "パッド",
+        "token": "ドロー",
     },
 }
 COMMON: dict[str, str | int] = {"card": "R7", "color": "blue", "count": 4, "points": 34,

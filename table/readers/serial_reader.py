@@ -77,7 +77,9 @@ class SerialReader:
             decoder = DECODERS[self.kind]()
             try:
                 while not self._stop.is_set():
-                    data = port.read(256)
+                    # Whatever has arrived, at least one byte: a UID is seen the moment its
+                    # line ends, not when a read timeout expires.
+                    data = port.read(port.in_waiting or 1)
                     for uid in decoder.feed(data):
                         t = self.clock()
                         if self.debounce.seen(uid, t):

@@ -1,0 +1,331 @@
+"""The journal: every match's set-up and every input the table took, in SQLite.
+
+One table, ``entries``: a ``match`` row holds a set-up (JSON), and the ``tag`` and ``press`` rows
+after it are that match's inputs, in order. Each row carries a CRC-32 chained from the row
+before it in the same match, so a garbled row (SQLite itself has no checksum on its pages) and
+everything after it are found and cut off.
+
+Durability: WAL mode with ``synchronous = FULL`` (the default ``sync = "full"``) makes each
+append durable when :meth:`Journal.append` returns, before anything is announced; a power cut
+loses nothing that was said. SQLite's own WAL checksums drop a torn last write; a damaged
+database file is salvaged row by row into a fresh one, the damaged file kept beside it.
+
+A write that fails (a full disk) does not stop the game: the inputs wait in memory and are
+written, in order, as soon as a write succeeds again.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sqlite3
+import time
+import zlib
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Final
+
+from table.errors import TableError
+from table.match import Input, MatchSetup, input_from_json, input_json, input_kind
+
+log = logging.getLogger(__name__)
+
+SCHEMA: Final = """
+CREATE TABLE IF NOT EXISTS entries (
+    id INTEGER PRIMARY KEY,
+    t REAL NOT NULL,
+    kind TEXT NOT NULL,
+    body TEXT NOT NULL,
+    crc INTEGER NOT NULL
+)
+"""
+COLUMNS: Final = "id, t, kind, body, crc"
+
+
+class JournalError(TableError, OSError):
+    """A journal that cannot be opened at all (a folder that is not writable...)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    id: int
+    t: float
+    kind: str  # match | tag | press
+    body: str
+    crc: int
+
+
+def checksum(entry_id: int, kind: str, body: str, previous: int) -> int:
+    return zlib.crc32(f"{entry_id}|{kind}|{body}|{previous}".encode())
+
+
+@dataclass
+class MatchRecord:
+    """One match read back: its set-up and inputs (with their times and verdicts)."""
+
+    id: int
+    started: float
+    setup: MatchSetup
+    inputs: list[Input] = field(default_factory=list)
+    times: list[float] = field(default_factory=list)
+
+
+@dataclass
+class Repair:
+    """What opening the journal had to fix."""
+
+    kept: int
+    dropped: int | None  # None: unknown (the file itself was damaged)
+    moved_to: Path | None = None
+
+    def message(self, path: Path) -> str:
+        where = f"; the damaged file is kept as {self.moved_to}" if self.moved_to else ""
+        dropped = f"{self.dropped} entries" if self.dropped is not None else "the unreadable rest"
+        return (
+            f"journal {path} was damaged: {dropped} cut off, "
+            f"{self.kept} intact entries kept{where}"
+        )
+
+
+def _connect(path: Path, sync: str) -> sqlite3.Connection:
+    db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    db.execute("PRAGMA journal_mode=WAL")
+    db.execute(f"PRAGMA synchronous={'FULL' if sync == 'full' else 'NORMAL'}")
+    db.execute(SCHEMA)
+    return db
+
+
+def _rows(db: sqlite3.Connection, after: int = 0) -> Iterator[Entry]:
+    for row in db.execute(f"SELECT {COLUMNS} FROM entries WHERE id > ? ORDER BY id", (after,)):
+        yield Entry(*row)
+
+
+def intact(entries: Iterator[Entry]) -> Iterator[Entry]:
+    """The entries up to the first one whose chained checksum is wrong."""
+    previous = 0
+    expected_id: int | None = None
+    for e in entries:
+        if e.kind == "match":
+            previous = 0
+        elif e.kind not in ("tag", "press") or expected_id is None:
+            return
+        if expected_id is not None and e.id != expected_id:
+            return
+        if checksum(e.id, e.kind, e.body, previous) != e.crc:
+            return
+        previous, expected_id = e.crc, e.id + 1
+        yield e
+
+
+def _salvage(path: Path) -> list[Entry]:
+    """Read a damaged file row by row, as far as it goes."""
+    found: list[Entry] = []
+    try:
+        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    except sqlite3.Error:
+        return found
+    try:
+        next_id = 1
+        while True:
+            row = db.execute(f"SELECT {COLUMNS} FROM entries WHERE id = ?", (next_id,)).fetchone()
+            if row is None:
+                break
+            found.append(Entry(*row))
+            next_id += 1
+    except sqlite3.Error:
+        pass
+    finally:
+        db.close()
+    return list(intact(iter(found)))
+
+
+def _health(db: sqlite3.Connection) -> bool:
+    try:
+        return bool(db.execute("PRAGMA quick_check").fetchone()[0] == "ok")
+    except sqlite3.Error:
+        return False
+
+
+class Journal:
+    def __init__(self, path: Path, sync: str = "full", max_pages: int | None = None) -> None:
+        self.path = Path(path)
+        self.sync = sync
+        self.repair: Repair | None = None
+        self.healthy = True  # False while writes fail (a full disk): inputs wait in memory
+        self.waiting: list[tuple[float, str, str]] = []
+        self._last_crc = 0
+        self._last_id = 0
+        self._lock = _lock(self.path)
+        self.db = self._open(max_pages)
+
+    # --- opening and repair -------------------------------------------------------------------
+
+    def _open(self, max_pages: int | None) -> sqlite3.Connection:
+        try:
+            db = _connect(self.path, self.sync)
+            ok = _health(db)
+        except sqlite3.Error:
+            db, ok = None, False
+        if ok and db is not None:
+            kept = self._cut_tail(db)
+            if kept is not None:
+                self.repair = kept
+        else:
+            if db is not None:
+                db.close()
+            db = self._rebuild()
+        if max_pages is not None:
+            db.execute(f"PRAGMA max_page_count={int(max_pages)}")
+        last = db.execute("SELECT MAX(id) FROM entries").fetchone()[0]
+        self._last_id = int(last or 0)
+        return db
+
+    def _cut_tail(self, db: sqlite3.Connection) -> Repair | None:
+        """Drop a garbled row and everything after it (checked from the last match on)."""
+        start = db.execute("SELECT MAX(id) FROM entries WHERE kind = 'match'").fetchone()[0]
+        if start is None:
+            total = db.execute("SELECT COUNT(*) FROM entries").fetchone()[0]
+            if total:
+                db.execute("DELETE FROM entries")
+                return Repair(0, int(total))
+            return None
+        good = list(intact(_rows(db, int(start) - 1)))
+        last_good = good[-1].id if good else int(start) - 1
+        after = (last_good,)
+        dropped = db.execute("SELECT COUNT(*) FROM entries WHERE id > ?", after).fetchone()[0]
+        if not dropped:
+            return None
+        db.execute("DELETE FROM entries WHERE id > ?", (last_good,))
+        kept = db.execute("SELECT COUNT(*) FROM entries").fetchone()[0]
+        return Repair(int(kept), int(dropped))
+
+    def _rebuild(self) -> sqlite3.Connection:
+        """Salvage what can be read into a fresh file; keep the damaged one beside it."""
+        salvaged = _salvage(self.path)
+        stamp = time.strftime("%Y%m%dT%H%M%S")
+        moved = self.path.with_name(f"{self.path.name}.damaged-{stamp}")
+        fresh = self.path.with_name(f"{self.path.name}.repair")
+        for leftover in (fresh, fresh.with_name(fresh.name + "-wal")):
+            leftover.unlink(missing_ok=True)
+        db = _connect(fresh, self.sync)
+        with db:
+            db.execute("BEGIN")
+            db.executemany(
+                f"INSERT INTO entries ({COLUMNS}) VALUES (?, ?, ?, ?, ?)",
+                [(e.id, e.t, e.kind, e.body, e.crc) for e in salvaged],
+            )
+        db.close()
+        for suffix in ("", "-wal", "-shm"):
+            src = Path(str(self.path) + suffix)
+            if src.exists():
+                os.replace(src, Path(str(moved) + suffix))
+        os.replace(fresh, self.path)
+        self.repair = Repair(len(salvaged), None, moved)
+        return _connect(self.path, self.sync)
+
+    # --- matches ------------------------------------------------------------------------------
+
+    def last_match(self) -> MatchRecord | None:
+        """The newest match with its inputs, or None for an empty journal."""
+        start = self.db.execute("SELECT MAX(id) FROM entries WHERE kind = 'match'").fetchone()[0]
+        if start is None:
+            return None
+        records = _records(_rows(self.db, int(start) - 1))
+        return records[-1] if records else None
+
+    def matches(self) -> list[MatchRecord]:
+        return _records(_rows(self.db))
+
+    def carry_on(self, record: MatchRecord) -> None:
+        """Append the next inputs to ``record``, the newest match."""
+        rows = list(intact(_rows(self.db, record.id - 1)))
+        self._last_crc = rows[-1].crc if rows else 0
+        self._last_id = rows[-1].id if rows else record.id
+
+    def begin(self, setup: MatchSetup) -> None:
+        """Start a new match with ``setup``."""
+        self._last_crc = 0
+        self._write("match", setup.to_json())
+
+    # --- appending ----------------------------------------------------------------------------
+
+    def append(self, item: Input, verdict: str) -> bool:
+        """Write one input; True when it is on disk. False: it waits in memory (see healthy)."""
+        return self._write(input_kind(item), input_json(item, verdict))
+
+    def _write(self, kind: str, body: str) -> bool:
+        self.waiting.append((time.time(), kind, body))
+        try:
+            self.db.execute("BEGIN IMMEDIATE")
+            last_id, last_crc = self._last_id, self._last_crc
+            rows = []
+            for t, k, b in self.waiting:
+                last_id += 1
+                last_crc = checksum(last_id, k, b, 0 if k == "match" else last_crc)
+                rows.append((last_id, t, k, b, last_crc))
+            self.db.executemany(f"INSERT INTO entries ({COLUMNS}) VALUES (?, ?, ?, ?, ?)", rows)
+            self.db.execute("COMMIT")
+        except sqlite3.Error as exc:
+            if self.db.in_transaction:
+                self.db.execute("ROLLBACK")
+            if self.healthy:
+                log.error("journal %s cannot be written (%s): inputs kept in memory",
+                          self.path, exc)
+            self.healthy = False
+            return False
+        self._last_id, self._last_crc = last_id, last_crc
+        self.waiting.clear()
+        if not self.healthy:
+            log.warning("journal %s is written again", self.path)
+        self.healthy = True
+        return True
+
+    def close(self) -> None:
+        self.db.close()
+        self._lock.close()
+
+
+def _lock(path: Path) -> IO[str]:
+    """One table per journal: a second daemon on the same file is refused."""
+    import fcntl
+
+    try:
+        handle = open(Path(str(path) + ".lock"), "a+", encoding="utf-8")  # noqa: SIM115
+    except OSError as exc:
+        raise JournalError(f"{path}: cannot create the journal: {exc.strerror}") from None
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        handle.close()
+        raise JournalError(f"{path}: the journal is in use by another uno-table") from None
+    return handle
+
+
+def _records(entries: Iterator[Entry]) -> list[MatchRecord]:
+    records: list[MatchRecord] = []
+    for e in intact(entries):
+        if e.kind == "match":
+            records.append(MatchRecord(e.id, e.t, MatchSetup.from_json(e.body)))
+        elif records:
+            records[-1].inputs.append(input_from_json(e.kind, e.body))
+            records[-1].times.append(e.t)
+    return records
+
+
+def read_journal(path: str | Path) -> list[MatchRecord]:
+    """Every match of a journal file, read only (for status and history)."""
+    path = Path(path)
+    if not path.is_file():
+        raise JournalError(f"{path}: no such journal file")
+    try:
+        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        try:
+            return _records(_rows(db))
+        finally:
+            db.close()
+    except sqlite3.Error:
+        salvaged = _salvage(path)
+        if not salvaged:
+            raise JournalError(f"{path}: not a readable uno-table journal") from None
+        return _records(iter(salvaged))
