@@ -92,6 +92,11 @@ class Enrolment:
         self.total = len(self.entries) + len(self.todo)
 
     def run(self, taps: queue.Queue[Report], lang: str) -> None:
+        print("waiting for the reader...", flush=True)
+        while True:  # a tap before the port is open would be lost
+            report = taps.get()
+            if isinstance(report, ReaderStatus) and report.state == "live":
+                break
         for code in list(self.todo):
             said, shown = prompt(code, self.edition, lang)
             print(f"[{len(self.entries) + 1:3d}/{self.total}] {code}: tap {shown}", flush=True)

@@ -108,9 +108,7 @@ def intact(entries: Iterator[Entry]) -> Iterator[Entry]:
     for e in entries:
         if e.kind == "match":
             previous = 0
-        elif e.kind not in ("tag", "press") or expected_id is None:
-            return
-        if expected_id is not None and e.id != expected_id:
+        elif e.kind not in ("tag", "press") or expected_id is None or e.id != expected_id:
             return
         if checksum(e.id, e.kind, e.body, previous) != e.crc:
             return
@@ -118,26 +116,55 @@ def intact(entries: Iterator[Entry]) -> Iterator[Entry]:
         yield e
 
 
+def chains(candidates: dict[int, list[Entry]]) -> list[Entry]:
+    """The rows whose checksums chain, from several candidates per id: each match's intact
+    beginning (a match broken in the middle loses its rest; the next match starts afresh)."""
+    out: list[Entry] = []
+    previous: int | None = None
+    for entry_id in sorted(candidates):
+        pick = None
+        for e in candidates[entry_id]:
+            follows = previous is not None and e.kind in ("tag", "press")
+            if follows and checksum(e.id, e.kind, e.body, previous or 0) == e.crc:
+                pick = e
+                break
+            if e.kind == "match" and checksum(e.id, e.kind, e.body, 0) == e.crc:
+                pick = e
+        if pick is None or (out and pick.kind != "match" and out[-1].id != entry_id - 1):
+            previous = None
+            continue
+        out.append(pick)
+        previous = pick.crc
+    return out
+
+
 def _salvage(path: Path) -> list[Entry]:
-    """Read a damaged file row by row, as far as it goes."""
-    found: list[Entry] = []
+    """Every intact row of a damaged file: what SQLite can still read, and what a page by
+    page scan of the file and its WAL finds."""
+    from table.salvage import page_rows
+
+    candidates: dict[int, list[Entry]] = {}
     try:
         db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-    except sqlite3.Error:
-        return found
-    try:
-        next_id = 1
-        while True:
-            row = db.execute(f"SELECT {COLUMNS} FROM entries WHERE id = ?", (next_id,)).fetchone()
-            if row is None:
-                break
-            found.append(Entry(*row))
-            next_id += 1
+        try:
+            next_id = 1
+            while True:
+                row = db.execute(f"SELECT {COLUMNS} FROM entries WHERE id = ?",
+                                 (next_id,)).fetchone()
+                if row is None:
+                    break
+                candidates.setdefault(next_id, []).append(Entry(*row))
+                next_id += 1
+        finally:
+            db.close()
     except sqlite3.Error:
         pass
-    finally:
-        db.close()
-    return list(intact(iter(found)))
+    for entry_id, rows in page_rows(path).items():
+        for row in rows:
+            entry = Entry(*row)
+            if entry not in candidates.setdefault(entry_id, []):
+                candidates[entry_id].append(entry)
+    return chains(candidates)
 
 
 def _health(db: sqlite3.Connection) -> bool:

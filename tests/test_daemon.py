@@ -1,0 +1,183 @@
+"""The daemon end to end: a damaged journal repaired at start, a full disk that does not stop
+the game, clean stops on signals, pronunciations and the phrase cache."""
+
+from __future__ import annotations
+
+import json
+import queue
+import signal
+from pathlib import Path
+from typing import Any
+
+import pytest
+from daemon_harness import start, write_config
+
+import table.voice.backends as backends
+from sim.ptys import PtyReader
+from sim.scripted import scripted_taps
+from table.config import load_config
+from table.daemon import Daemon, backend_factory, setup_of
+from table.journal import Journal, read_journal
+from table.match import rebuild, standing_json
+from table.voice.backends import CaptionsBackend, PhraseCache
+
+PLAYERS = ("Aki", "Ken", "Mio")
+
+
+class Stream:
+    """A text stream the daemon writes JSON lines to, read back through a queue."""
+
+    def __init__(self) -> None:
+        self.events: queue.Queue[dict[str, Any]] = queue.Queue()
+
+    def write(self, text: str) -> int:
+        for line in text.splitlines():
+            self.events.put(json.loads(line))
+        return len(text)
+
+    def flush(self) -> None:
+        return None
+
+    def until(self, kind: str, **fields: Any) -> list[dict[str, Any]]:
+        """The events up to the first of ``kind`` with ``fields``, that one included."""
+        seen = []
+        while True:
+            event = self.events.get(timeout=10)
+            seen.append(event)
+            if event["type"] == kind and all(event.get(k) == v for k, v in fields.items()):
+                return seen
+
+    def wait(self, kind: str, **fields: Any) -> dict[str, Any]:
+        return self.until(kind, **fields)[-1]
+
+
+def test_a_full_disk_is_announced_and_the_game_goes_on(tmp_path: Path) -> None:
+    pad = PtyReader(tmp_path / "pad")
+    config = load_config(write_config(tmp_path, PLAYERS))
+    journal = Journal(config.journal_path)
+    journal.begin(setup_of(config))
+    pages = journal.db.execute("PRAGMA page_count").fetchone()[0]
+    journal.close()
+    # SQLite's own limit on the file's size: writes fail with SQLITE_FULL, as on a full disk.
+    journal = Journal(config.journal_path, max_pages=pages)
+    stream = Stream()
+    daemon = Daemon(config, stream, journal=journal)  # type: ignore[arg-type]
+    daemon.start()
+    stream.wait("ready")
+    taps = scripted_taps(PLAYERS, 120, seed=3)
+    full_at = None
+    for i, (_, uid) in enumerate(taps[:100]):
+        pad.send_uid(uid)
+        seen = stream.until("verdict", n=i + 1)
+        states = [e["state"] for e in seen if e["type"] == "journal"]
+        if full_at is None and states:
+            assert states == ["full"]
+            full_at = i
+            assert stream.until("announcement")[-1]["key"] == "journal-full"
+    assert full_at is not None, "the journal's file reached its size limit"
+    assert len(journal.waiting) == 100 - full_at  # every input kept, in memory, in order
+    assert len(read_journal(config.journal_path)[-1].inputs) == full_at
+
+    journal.db.execute("PRAGMA max_page_count=100000")  # space again
+    for i, (_, uid) in enumerate(taps[100:], start=100):
+        pad.send_uid(uid)
+        seen = stream.until("verdict", n=i + 1)
+        if i == 100:
+            assert [e["state"] for e in seen if e["type"] == "journal"] == ["saved"]
+            assert stream.until("announcement")[-1]["key"] == "journal-back"
+    assert not journal.waiting
+    live = standing_json(daemon.referee.state)
+    daemon.stop()
+    pad.close()
+    record = read_journal(config.journal_path)[-1]
+    assert [(i.reader, i.uid) for i in record.inputs] == taps
+    assert standing_json(rebuild(record.setup, record.inputs).state) == live
+
+
+def test_a_damaged_journal_is_repaired_and_said_aloud(tmp_path: Path) -> None:
+    pad = PtyReader(tmp_path / "pad")
+    config = write_config(tmp_path, PLAYERS)
+    daemon, _ = start(config, pad)
+    for i, (_, uid) in enumerate(scripted_taps(PLAYERS, 25, seed=4)):
+        pad.send_uid(uid)
+        daemon.wait_for(lambda e, n=i + 1: e["type"] == "verdict" and e["n"] == n)
+    assert daemon.stop() == 0
+    path = tmp_path / "journal.sqlite3"
+    data = bytearray(path.read_bytes())
+    at = data.find(b'"v":"')  # the first input stored: the oldest cell of the last leaf
+    for i in range(at, at + 40):
+        data[i] ^= 0x3C
+    path.write_bytes(bytes(data))
+
+    daemon, ready = start(config, pad)
+    repaired = next(e for e in daemon.seen if e["type"] == "journal")
+    assert repaired["state"] == "repaired" and "damaged" in repaired["message"]
+    said = [e["key"] for e in daemon.seen if e["type"] == "announcement"]
+    assert said[:2] == ["journal-repaired", "match-resumed"]
+    assert 0 < ready["inputs"] < 25
+    assert list(tmp_path.glob("journal.sqlite3.damaged-*"))
+    assert daemon.stop() == 0
+
+
+def test_sigint_stops_cleanly_and_the_next_start_resumes(tmp_path: Path) -> None:
+    pad = PtyReader(tmp_path / "pad")
+    config = write_config(tmp_path, PLAYERS)
+    daemon, _ = start(config, pad)
+    for i, (_, uid) in enumerate(scripted_taps(PLAYERS, 10, seed=9)):
+        pad.send_uid(uid)
+        daemon.wait_for(lambda e, n=i + 1: e["type"] == "verdict" and e["n"] == n)
+    daemon.proc.send_signal(signal.SIGINT)
+    assert daemon.proc.wait(20) == 0
+    assert daemon.wait_type("stopped")["inputs"] == 10
+    daemon, ready = start(config, pad)
+    assert ready["inputs"] == 10
+    assert daemon.stop() == 0
+
+
+def test_a_changed_table_starts_a_new_match(tmp_path: Path) -> None:
+    pad = PtyReader(tmp_path / "pad")
+    config = write_config(tmp_path, PLAYERS)
+    daemon, _ = start(config, pad)
+    pad.send_uid(scripted_taps(PLAYERS, 1)[0][1])
+    daemon.wait_type("verdict")
+    assert daemon.stop() == 0
+    config = write_config(tmp_path, ("Aki", "Ken"))
+    daemon, ready = start(config, pad)
+    assert ready["inputs"] == 0
+    assert any(e["type"] == "new-match" for e in daemon.seen)
+    assert daemon.stop() == 0
+    assert len(read_journal(tmp_path / "journal.sqlite3")) == 2
+
+
+def test_pronunciations_are_spoken_and_the_cache_is_prewarmed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pad = PtyReader(tmp_path / "pad")
+    text = write_config(tmp_path, PLAYERS).read_text().replace(
+        "[table]\n", '[table]\nlanguage = "ja"\npronunciations = { Aki = "あき", Ken = "けん" }\n'
+    )
+    (tmp_path / "table.toml").write_text(text, encoding="utf-8")
+    config = load_config(tmp_path / "table.toml")
+    rendered: list[tuple[str, str]] = []
+
+    def render(text: str, lang: str) -> bytes:
+        rendered.append((text, lang))
+        return b""
+
+    class Recording(CaptionsBackend):
+        def __init__(self) -> None:
+            self.cache = PhraseCache(render=render)
+
+    monkeypatch.setattr(backends, "make_backend", lambda name, folder=None: Recording())
+    backend_factory(config)()  # what the speaker thread does at start
+    texts = [t for t, _ in rendered]
+    assert "あきの ばん。" in texts and "けんの ばん。" in texts and "Mioの ばん。" in texts
+    assert all(lang == "ja" for _, lang in rendered)
+
+    stream = Stream()
+    daemon = Daemon(config, stream, backend=CaptionsBackend)  # type: ignore[arg-type]
+    daemon.start()
+    said = stream.wait("announcement")
+    assert said["text"] == "だいいちラウンド。ディーラーは あき。"
+    daemon.stop()
+    pad.close()
