@@ -31,7 +31,7 @@ class ConfigError(TableError, ValueError):
 SECTIONS: Final = ("table", "rules", "deck", "voice", "journal", "readers", "controls")
 TABLE_KEYS: Final = ("players", "language", "dealer", "pronunciations", "color_reminder")
 VOICE_KEYS: Final = ("backend", "folder", "cache", "prewarm")
-JOURNAL_KEYS: Final = ("path", "sync")
+JOURNAL_KEYS: Final = ("path", "sync", "snapshot_every")
 SYNC_MODES: Final = ("full", "normal")
 CONTROL_KEYS: Final = ("seats", "buzzer", "pin_factory")
 PIN_FACTORIES: Final = ("lgpio", "rpigpio", "pigpio", "native", "mock")
@@ -67,6 +67,7 @@ class Config:
     voice_prewarm: bool = True
     journal_path: Path = Path(DEFAULT_JOURNAL)
     journal_sync: str = "full"
+    snapshot_every: int = 500
     controls: tuple[SeatControls, ...] = ()
     buzzer: int | None = None
     pin_factory: str | None = None
@@ -291,6 +292,9 @@ def _journal(c: _Checker, journal: Mapping[str, Any]) -> dict[str, Any]:
         out["journal_path"] = path
     if "sync" in journal:
         out["journal_sync"] = c.choice("journal.sync", journal["sync"], SYNC_MODES)
+    if "snapshot_every" in journal:
+        every = journal["snapshot_every"]
+        out["snapshot_every"] = c.integer("journal.snapshot_every", every, 10, 1_000_000)
     return out
 
 

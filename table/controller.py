@@ -103,6 +103,7 @@ class Referee:
     color_since: float | None = None  # when the referee started waiting for a colour
     due: int | None = None  # the seat that was last given cards (for the draw shoe)
     reader_states: dict[str, str] = field(default_factory=dict)  # reader -> its last state
+    speaking: bool = True  # False while a journal is replayed: nothing is said, only state
 
     @classmethod
     def create(
@@ -132,6 +133,8 @@ class Referee:
     # --- helpers --------------------------------------------------------------------------
 
     def _say(self, events: Sequence[Event]) -> list[Announcement]:
+        if not self.speaking:
+            return []
         return from_events(events, self.state.players, self.state.options)
 
     def _refuse(self, key: str, reason: str) -> Outcome:

@@ -27,7 +27,15 @@ from table.config import Config
 from table.controller import Outcome, Press, Referee, Tick
 from table.journal import Journal
 from table.loop import TableLoop
-from table.match import MatchSetup, rebuild, standing_json, trim, verdict
+from table.match import (
+    MatchSetup,
+    freeze,
+    resume,
+    snapshot_version,
+    standing_json,
+    trim,
+    verdict,
+)
 from table.readers.base import ReaderStatus, Report, TagRead
 from table.readers.factory import Reader, make_reader
 from table.rules import Phase
@@ -120,6 +128,8 @@ class Daemon:
         self.readers: list[Reader] = []
         self.controls: Any = None
         self.inputs = 0  # inputs of this match so far (journaled or waiting)
+        self._unsnapped = 0  # inputs since the last snapshot
+        self._version = snapshot_version()
         self._live: set[str] = set()
         self._ready = False
         self._started = time.monotonic()
@@ -141,7 +151,7 @@ class Daemon:
             said.append(Announcement("journal-repaired", (), 2))
         record = None if self.new_match else self.journal.last_match()
         if record is not None and record.setup.digest() == setup.digest():
-            ref = rebuild(setup, record.inputs)
+            ref = resume(setup, record.inputs, self.journal.snapshot(record, snapshot_version()))
             if ref.state.phase is not Phase.MATCH_OVER:
                 self.journal.carry_on(record)
                 self.inputs = len(record.inputs)
@@ -203,6 +213,7 @@ class Daemon:
             healthy = self.journal.healthy
             self.journal.append(item, word)  # on disk before a word of it is said
             self.inputs += 1
+            self._unsnapped += 1
             if healthy and not self.journal.healthy:
                 said.insert(0, Announcement("journal-full", (), 2))
                 self.stream.emit("journal", state="full", waiting=len(self.journal.waiting))
@@ -228,9 +239,18 @@ class Daemon:
             self._check_ready()
         else:
             self._check_ready()
+            if self._unsnapped:
+                self._snapshot()  # a pause at the table: the cheapest moment
         for ann in said:
             self._say(ann)
         self._show_turn()
+        if self._unsnapped >= self.config.snapshot_every:
+            self._snapshot()
+
+    def _snapshot(self) -> None:
+        """Save the referee so that a resume replays only the inputs after this point."""
+        if self.journal.save_snapshot(freeze(self.referee), self._version):
+            self._unsnapped = 0
 
     def _say(self, ann: Announcement) -> None:
         text = render(ann, self.config.language, self.config.pronunciations)

@@ -40,6 +40,15 @@ CREATE TABLE IF NOT EXISTS entries (
     crc INTEGER NOT NULL
 )
 """
+SNAPSHOTS: Final = """
+CREATE TABLE IF NOT EXISTS snapshots (
+    match INTEGER PRIMARY KEY,
+    after INTEGER NOT NULL,
+    version TEXT NOT NULL,
+    data BLOB NOT NULL,
+    crc INTEGER NOT NULL
+)
+"""
 COLUMNS: Final = "id, t, kind, body, crc"
 
 
@@ -69,6 +78,7 @@ class MatchRecord:
     setup: MatchSetup
     inputs: list[Input] = field(default_factory=list)
     times: list[float] = field(default_factory=list)
+    ids: list[int] = field(default_factory=list)  # each input's entry id
 
 
 @dataclass
@@ -93,6 +103,7 @@ def _connect(path: Path, sync: str) -> sqlite3.Connection:
     db.execute("PRAGMA journal_mode=WAL")
     db.execute(f"PRAGMA synchronous={'FULL' if sync == 'full' else 'NORMAL'}")
     db.execute(SCHEMA)
+    db.execute(SNAPSHOTS)
     return db
 
 
@@ -183,6 +194,8 @@ class Journal:
         self.waiting: list[tuple[float, str, str]] = []
         self._last_crc = 0
         self._last_id = 0
+        self._newest: list[Entry] | None = None
+        self.match_id: int | None = None  # the match being appended to
         self._lock = _lock(self.path)
         self.db = self._open(max_pages)
 
@@ -218,6 +231,7 @@ class Journal:
                 return Repair(0, int(total))
             return None
         good = list(intact(_rows(db, int(start) - 1)))
+        self._newest = good  # the newest match, read once: last_match() needs no second pass
         last_good = good[-1].id if good else int(start) - 1
         after = (last_good,)
         dropped = db.execute("SELECT COUNT(*) FROM entries WHERE id > ?", after).fetchone()[0]
@@ -255,6 +269,9 @@ class Journal:
 
     def last_match(self) -> MatchRecord | None:
         """The newest match with its inputs, or None for an empty journal."""
+        if self._newest is not None:
+            records = _records(iter(self._newest))
+            return records[-1] if records else None
         start = self.db.execute("SELECT MAX(id) FROM entries WHERE kind = 'match'").fetchone()[0]
         if start is None:
             return None
@@ -266,7 +283,10 @@ class Journal:
 
     def carry_on(self, record: MatchRecord) -> None:
         """Append the next inputs to ``record``, the newest match."""
-        rows = list(intact(_rows(self.db, record.id - 1)))
+        self.match_id = record.id
+        rows = self._newest if self._newest is not None else list(
+            intact(_rows(self.db, record.id - 1))
+        )
         self._last_crc = rows[-1].crc if rows else 0
         self._last_id = rows[-1].id if rows else record.id
 
@@ -274,6 +294,47 @@ class Journal:
         """Start a new match with ``setup``."""
         self._last_crc = 0
         self._write("match", setup.to_json())
+
+    # --- snapshots: derived data that shortens a resume; never needed, checked before use ------
+
+    def save_snapshot(self, data: bytes, version: str) -> bool:
+        """Store the referee as it is after the last input written (only when none waits)."""
+        if self.match_id is None or self.waiting or not self.healthy:
+            return False
+        packed = zlib.compress(data, 1)
+        row = (self.match_id, self._last_id, version, packed,
+               zlib.crc32(packed, self._last_id))
+        try:
+            self.db.execute("INSERT OR REPLACE INTO snapshots (match, after, version, data, crc) "
+                            "VALUES (?, ?, ?, ?, ?)", row)
+        except sqlite3.Error as exc:
+            log.debug("no snapshot (%s): a resume replays the whole match", exc)
+            return False
+        return True
+
+    def snapshot(self, record: MatchRecord, version: str) -> tuple[int, bytes] | None:
+        """The newest usable snapshot of ``record``: how many of its inputs it covers, and the
+        data. None when there is none, or it is damaged, of another version, or past the end."""
+        try:
+            row = self.db.execute("SELECT after, version, data, crc FROM snapshots WHERE match = ?",
+                                  (record.id,)).fetchone()
+        except sqlite3.Error:
+            return None
+        if row is None:
+            return None
+        after, stored_version, packed, crc = row
+        if stored_version != version or zlib.crc32(packed, after) != crc:
+            return None
+        if after == record.id:
+            covered = 0
+        elif record.ids and after in record.ids:
+            covered = record.ids.index(after) + 1
+        else:
+            return None
+        try:
+            return covered, zlib.decompress(packed)
+        except zlib.error:
+            return None
 
     # --- appending ----------------------------------------------------------------------------
 
@@ -287,9 +348,12 @@ class Journal:
             self.db.execute("BEGIN IMMEDIATE")
             last_id, last_crc = self._last_id, self._last_crc
             rows = []
+            match_id = self.match_id
             for t, k, b in self.waiting:
                 last_id += 1
                 last_crc = checksum(last_id, k, b, 0 if k == "match" else last_crc)
+                if k == "match":
+                    match_id = last_id
                 rows.append((last_id, t, k, b, last_crc))
             self.db.executemany(f"INSERT INTO entries ({COLUMNS}) VALUES (?, ?, ?, ?, ?)", rows)
             self.db.execute("COMMIT")
@@ -301,7 +365,8 @@ class Journal:
                           self.path, exc)
             self.healthy = False
             return False
-        self._last_id, self._last_crc = last_id, last_crc
+        self._last_id, self._last_crc, self.match_id = last_id, last_crc, match_id
+        self._newest = None
         self.waiting.clear()
         if not self.healthy:
             log.warning("journal %s is written again", self.path)
@@ -337,6 +402,7 @@ def _records(entries: Iterator[Entry]) -> list[MatchRecord]:
         elif records:
             records[-1].inputs.append(input_from_json(e.kind, e.body))
             records[-1].times.append(e.t)
+            records[-1].ids.append(e.id)
     return records
 
 

@@ -8,8 +8,10 @@ so a journal is read without the configuration or the deck file it was played wi
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
+import pickle
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
@@ -93,12 +95,57 @@ def feed(ref: Referee, item: Input) -> Outcome:
 def rebuild(setup: MatchSetup, inputs: Iterable[Input]) -> Referee:
     """The referee after ``inputs``, exactly as the live table had it."""
     ref = setup.referee()
+    ref.speaking = False  # announcements are for the table, not for a replay
     for item in inputs:
         feed(ref, item)
+    ref.speaking = True
     # Input times came from another run's clock: the reminder timer starts afresh.
     ref.now = 0.0
     ref.color_since = None
     return ref
+
+
+def snapshot_version() -> str:
+    """Snapshots are only read back by the same code that wrote them: the version and the
+    shape of the referee's and the state's fields."""
+    from table import __version__
+
+    shape = ",".join(f.name for cls in (Referee, State) for f in dataclasses.fields(cls))
+    return f"{__version__}:{hashlib.sha256(shape.encode()).hexdigest()[:12]}"
+
+
+def freeze(ref: Referee) -> bytes:
+    """The referee as bytes (the deck is left out: it is in the set-up)."""
+    return pickle.dumps(dataclasses.replace(ref, deck=Deck(ref.deck.edition, {})), protocol=5)
+
+
+def thaw(data: bytes, setup: MatchSetup) -> Referee:
+    """A referee frozen by :func:`freeze`, for ``setup``. The data comes from our own journal,
+    written by this same version (see :func:`snapshot_version`)."""
+    ref = pickle.loads(data)
+    if not isinstance(ref, Referee) or ref.state.players != setup.players:
+        raise ValueError("the snapshot is not of this match")
+    ref.deck = setup.deck
+    return ref
+
+
+def resume(setup: MatchSetup, inputs: Sequence[Input],
+           snapshot: tuple[int, bytes] | None = None) -> Referee:
+    """The referee after ``inputs``: from ``snapshot`` (how many inputs it covers, its data)
+    when it can be read, replaying only the inputs after it; else from the start."""
+    if snapshot is not None:
+        covered, data = snapshot
+        try:
+            ref = thaw(data, setup)
+        except Exception:  # a snapshot is a shortcut only: any doubt, replay everything
+            return rebuild(setup, inputs)
+        ref.speaking = False
+        for item in inputs[covered:]:
+            feed(ref, item)
+        ref.speaking = True
+        ref.now, ref.color_since = 0.0, None
+        return ref
+    return rebuild(setup, inputs)
 
 
 def verdict(out: Outcome) -> str:
@@ -140,7 +187,3 @@ def input_from_json(kind: str, text: str) -> Input:
 
 def input_kind(item: Input) -> str:
     return "tag" if isinstance(item, TagRead) else "press"
-
-
-def seats_of(players: Sequence[str]) -> dict[str, int]:
-    return {p: i for i, p in enumerate(players)}

@@ -17,7 +17,8 @@ Event = dict[str, Any]
 
 
 def write_config(folder: Path, players: Sequence[str] = ("Aki", "Ken", "Mio"),
-                 rules: str = 'preset = "official"\ntarget = 0', extra: str = "") -> Path:
+                 rules: str = 'preset = "official"\ntarget = 0', extra: str = "",
+                 journal: str = "") -> Path:
     """A simulated table: one play pad on a pty link ``pad`` in ``folder``, the virtual deck,
     captions only, the journal in ``folder``."""
     config = folder / "table.toml"
@@ -37,6 +38,7 @@ backend = "captions"
 
 [journal]
 path = "journal.sqlite3"
+{journal}
 
 [[readers]]
 name = "pad"

@@ -12,8 +12,8 @@ from daemon_harness import Daemon, start, write_config
 from sim.ptys import PtyReader
 from sim.scripted import scripted_taps
 from table.controller import Referee
-from table.journal import read_journal
-from table.match import MatchSetup, rebuild, standing_json
+from table.journal import Journal, read_journal
+from table.match import MatchSetup, rebuild, resume, snapshot_version, standing_json
 
 PLAYERS = ("Aki", "Ken", "Mio")
 TAPS = 160
@@ -66,7 +66,8 @@ def test_kill_at_random_points_resumes_exactly(tmp_path: Path) -> None:
     run_dir = tmp_path / "killed"
     run_dir.mkdir()
     pad = PtyReader(run_dir / "pad")
-    config = write_config(run_dir, PLAYERS)
+    config = write_config(run_dir, PLAYERS, journal="snapshot_every = 10")
+    snapshots_used = 0
     answered = 0  # inputs whose verdict was published before the kill
     verdicts: dict[int, str] = {}
     in_flight = 0  # kills with a tap written but not yet answered
@@ -95,7 +96,18 @@ def test_kill_at_random_points_resumes_exactly(tmp_path: Path) -> None:
             pad.send_uid(taps[point][1])  # killed with a tap in flight
             in_flight += 1
         daemon.kill9()
+        # The snapshot the next start resumes from gives exactly the state a full replay gives.
+        journal = Journal(run_dir / "journal.sqlite3")
+        record = journal.last_match()
+        assert record is not None
+        snap = journal.snapshot(record, snapshot_version())
+        journal.close()
+        if snap is not None:
+            snapshots_used += 1
+            assert snapshot(resume(setup, record.inputs, snap)) == \
+                snapshot(rebuild(setup, record.inputs))
     pad.close()
+    assert snapshots_used >= KILLS // 2
 
     # Every verdict published is the uninterrupted run's; only taps in flight went unanswered.
     assert all(verdicts[n] == expected[n] for n in verdicts)
