@@ -17,6 +17,7 @@ from sim.ptys import PtyReader
 from sim.scripted import scripted_taps
 from table.config import load_config
 from table.daemon import Daemon, backend_factory, setup_of
+from table.deck import parse_tag
 from table.journal import Journal, read_journal
 from table.match import rebuild, standing_json
 from table.voice.backends import CaptionsBackend, PhraseCache
@@ -181,3 +182,53 @@ def test_pronunciations_are_spoken_and_the_cache_is_prewarmed(
     assert said["text"] == "だいいちラウンド。ディーラーは あき。"
     daemon.stop()
     pad.close()
+
+
+def test_seat_buttons_and_turn_leds_on_gpiozero_mock_pins(tmp_path: Path) -> None:
+    from gpiozero.pins.mock import MockFactory
+
+    pad = PtyReader(tmp_path / "pad")
+    controls = """
+[controls]
+buzzer = 13
+[controls.seats.Aki]
+draw = 17
+led = 5
+[controls.seats.Ken]
+draw = 27
+pass = 22
+led = 6
+"""
+    text = write_config(tmp_path, ("Aki", "Ken")).read_text().replace("[voice]",
+                                                                       controls + "[voice]")
+    (tmp_path / "table.toml").write_text(text, encoding="utf-8")
+    config = load_config(tmp_path / "table.toml")
+    pins = MockFactory()
+    stream = Stream()
+    daemon = Daemon(config, stream, pin_factory=pins)  # type: ignore[arg-type]
+    daemon.start()
+    try:
+        stream.wait("ready")
+        pad.send_uid(config.deck.uid_of(parse_tag("R5#1")) or "")  # the card turned up
+        stream.wait("verdict", n=1)
+        assert pins.pin(6).state and not pins.pin(5).state  # Ken plays first: his LED
+        pins.pin(17).drive_low()  # Aki presses draw out of turn
+        pins.pin(17).drive_high()
+        seen = stream.until("verdict", n=2)
+        assert seen[-1]["verdict"] == "rejected" and seen[-1]["reason"] == "not-your-turn"
+        assert {"type": "press", "seat": "Aki", "button": "draw"}.items() <= next(
+            e for e in seen if e["type"] == "press").items()
+        pins.pin(27).drive_low()  # Ken draws...
+        pins.pin(27).drive_high()
+        assert stream.wait("verdict", n=3)["verdict"] == "accepted"
+        pins.pin(22).drive_low()  # ...and passes: Aki's turn, her LED
+        pins.pin(22).drive_high()
+        assert stream.wait("verdict", n=4)["verdict"] == "accepted"
+        assert pins.pin(5).state and not pins.pin(6).state
+        assert any(s.state for s in pins.pin(13).states)  # the buzzer sounded once
+    finally:
+        daemon.stop()
+        pins.reset()
+        pad.close()
+    record = read_journal(config.journal_path)[-1]
+    assert [type(i).__name__ for i in record.inputs] == ["TagRead", "Press", "Press", "Press"]
