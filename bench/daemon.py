@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from sim.ptys import PtyReader
+from sim.ptys import PtyReader, sim_config
 from sim.scripted import scripted_taps
 from table.controller import ReaderRole
 from table.deck import virtual_deck
@@ -36,23 +36,6 @@ from table.rules import make_options
 
 PLAYERS = ("Aki", "Ken", "Mio", "Yui")
 
-CONFIG = """[table]
-players = ["Aki", "Ken", "Mio", "Yui"]
-[rules]
-target = 0
-[deck]
-file = "virtual"
-[voice]
-backend = "captions"
-[journal]
-path = "journal.sqlite3"
-sync = "{sync}"
-[[readers]]
-name = "pad"
-role = "play"
-kind = "serial-line"
-port = "pad"
-"""
 
 
 class Run:
@@ -97,7 +80,8 @@ def percentile(values: list[float], p: float) -> float:
 def table(folder: Path, sync: str) -> PtyReader:
     folder.mkdir(parents=True, exist_ok=True)
     pad = PtyReader(folder / "pad")
-    (folder / "table.toml").write_text(CONFIG.format(sync=sync), encoding="utf-8")
+    config = sim_config(PLAYERS, "target = 0", f'sync = "{sync}"')
+    (folder / "table.toml").write_text(config, encoding="utf-8")
     return pad
 
 

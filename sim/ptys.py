@@ -14,6 +14,7 @@ import os
 import sys
 import tomllib
 import tty
+from collections.abc import Sequence
 from pathlib import Path
 
 from table.deck import Deck, load_deck, normalise_uid, parse_tag, virtual_deck
@@ -39,6 +40,37 @@ class PtyReader:
             os.close(fd)
         if self.link.is_symlink():
             self.link.unlink()
+
+
+def sim_config(players: Sequence[str], rules: str = 'preset = "official"',
+               journal: str = "", extra: str = "") -> str:
+    """The configuration of a simulated table: one play pad ``pad`` on a pty linked at
+    ``pad`` beside the configuration, the virtual deck, captions only, the journal beside it.
+    ``rules`` and ``journal`` are lines for those sections; ``extra`` is appended."""
+    names = ", ".join(f'"{p}"' for p in players)
+    return f"""[table]
+players = [{names}]
+language = "en"
+
+[rules]
+{rules}
+
+[deck]
+file = "virtual"
+
+[voice]
+backend = "captions"
+
+[journal]
+path = "journal.sqlite3"
+{journal}
+
+[[readers]]
+name = "pad"
+role = "play"
+kind = "serial-line"
+port = "pad"
+{extra}"""
 
 
 def serial_ports(config: Path) -> dict[str, Path]:

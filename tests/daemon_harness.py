@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from sim.ptys import PtyReader
+from sim.ptys import PtyReader, sim_config
 
 Event = dict[str, Any]
 
@@ -22,32 +22,7 @@ def write_config(folder: Path, players: Sequence[str] = ("Aki", "Ken", "Mio"),
     """A simulated table: one play pad on a pty link ``pad`` in ``folder``, the virtual deck,
     captions only, the journal in ``folder``."""
     config = folder / "table.toml"
-    names = ", ".join(f'"{p}"' for p in players)
-    config.write_text(
-        f"""[table]
-players = [{names}]
-
-[rules]
-{rules}
-
-[deck]
-file = "virtual"
-
-[voice]
-backend = "captions"
-
-[journal]
-path = "journal.sqlite3"
-{journal}
-
-[[readers]]
-name = "pad"
-role = "play"
-kind = "serial-line"
-port = "pad"
-{extra}""",
-        encoding="utf-8",
-    )
+    config.write_text(sim_config(players, rules, journal, extra), encoding="utf-8")
     return config
 
 
@@ -101,6 +76,19 @@ class Daemon:
     def stop(self) -> int:
         self.proc.terminate()
         return self.proc.wait(20)
+
+
+def tap_all(daemon: Daemon, pad: PtyReader, taps: Sequence[tuple[str, str]], first: int = 0
+            ) -> dict[int, str]:
+    """Tap each UID after the previous one's verdict; the verdicts by input number, counted
+    from ``first`` (the inputs the match had already taken)."""
+    verdicts = {}
+    for i, (_, uid) in enumerate(taps, start=first + 1):
+        pad.send_uid(uid)
+        event = daemon.wait_type("verdict")
+        assert event["n"] == i
+        verdicts[i] = event["verdict"]
+    return verdicts
 
 
 def start(config: Path, pad: PtyReader, *args: str) -> tuple[Daemon, Event]:

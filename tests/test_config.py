@@ -9,33 +9,12 @@ from pathlib import Path
 
 import pytest
 
+from sim.ptys import sim_config
 from table.cli import main
 from table.config import load_config
 from table.readers import factory
 
-GOOD = """[table]
-players = ["Aki", "Ken", "Mio"]
-language = "en"
-
-[rules]
-preset = "official"
-uno_penalty = 2
-
-[deck]
-file = "virtual"
-
-[voice]
-backend = "captions"
-
-[journal]
-path = "journal.sqlite3"
-
-[[readers]]
-name = "pad"
-role = "play"
-kind = "serial-line"
-port = "pad"
-"""
+GOOD = sim_config(("Aki", "Ken", "Mio"), 'preset = "official"\nuno_penalty = 2')
 
 # (what to change: old text -> new text, the key named, a fragment of the message)
 BAD = [

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from daemon_harness import start, write_config
+from daemon_harness import start, tap_all, write_config
 
 import table.voice.backends as backends
 from sim.ptys import PtyReader
@@ -99,9 +99,7 @@ def test_a_damaged_journal_is_repaired_and_said_aloud(tmp_path: Path) -> None:
     pad = PtyReader(tmp_path / "pad")
     config = write_config(tmp_path, PLAYERS)
     daemon, _ = start(config, pad)
-    for i, (_, uid) in enumerate(scripted_taps(PLAYERS, 25, seed=4)):
-        pad.send_uid(uid)
-        daemon.wait_for(lambda e, n=i + 1: e["type"] == "verdict" and e["n"] == n)
+    tap_all(daemon, pad, scripted_taps(PLAYERS, 25, seed=4))
     assert daemon.stop() == 0
     path = tmp_path / "journal.sqlite3"
     data = bytearray(path.read_bytes())
@@ -124,9 +122,7 @@ def test_sigint_stops_cleanly_and_the_next_start_resumes(tmp_path: Path) -> None
     pad = PtyReader(tmp_path / "pad")
     config = write_config(tmp_path, PLAYERS)
     daemon, _ = start(config, pad)
-    for i, (_, uid) in enumerate(scripted_taps(PLAYERS, 10, seed=9)):
-        pad.send_uid(uid)
-        daemon.wait_for(lambda e, n=i + 1: e["type"] == "verdict" and e["n"] == n)
+    tap_all(daemon, pad, scripted_taps(PLAYERS, 10, seed=9))
     daemon.proc.send_signal(signal.SIGINT)
     assert daemon.proc.wait(20) == 0
     assert daemon.wait_type("stopped")["inputs"] == 10
@@ -155,7 +151,7 @@ def test_pronunciations_are_spoken_and_the_cache_is_prewarmed(
 ) -> None:
     pad = PtyReader(tmp_path / "pad")
     text = write_config(tmp_path, PLAYERS).read_text().replace(
-        "[table]\n", '[table]\nlanguage = "ja"\npronunciations = { Aki = "あき", Ken = "けん" }\n'
+        'language = "en"\n', 'language = "ja"\npronunciations = { Aki = "あき", Ken = "けん" }\n'
     )
     (tmp_path / "table.toml").write_text(text, encoding="utf-8")
     config = load_config(tmp_path / "table.toml")

@@ -7,7 +7,7 @@ import random
 from pathlib import Path
 from typing import Any
 
-from daemon_harness import Daemon, start, write_config
+from daemon_harness import Daemon, start, tap_all, write_config
 
 from sim.ptys import PtyReader
 from sim.scripted import scripted_taps
@@ -33,15 +33,8 @@ def journal_inputs(folder: Path) -> tuple[MatchSetup, list[Any]]:
 
 def play(daemon: Daemon, pad: PtyReader, taps: list[tuple[str, str]], first: int, last: int
          ) -> dict[int, str]:
-    """Tap ``taps[first:last]``, each after the previous verdict; returns the verdicts by
-    input number."""
-    verdicts = {}
-    for i in range(first, last):
-        pad.send_uid(taps[i][1])
-        event = daemon.wait_type("verdict")
-        assert event["n"] == i + 1
-        verdicts[event["n"]] = event["verdict"]
-    return verdicts
+    """Tap ``taps[first:last]``; the verdicts by input number."""
+    return tap_all(daemon, pad, taps[first:last], first)
 
 
 def test_kill_at_random_points_resumes_exactly(tmp_path: Path) -> None:

@@ -153,6 +153,12 @@ def test_status_and_history_read_a_journal(tmp_path: Path, capsys: pytest.Captur
     assert len(status["rounds"]) == len(state.results)
     assert set(status) >= {"state", "rounds", "scores", "match_over"}
 
+    assert main(["status", "--journal", str(path)]) == 0
+    text = capsys.readouterr().out
+    assert f"round {state.round}" in text
+    assert "scores: " + ", ".join(f"{p} {n}" for p, n in zip(PLAYERS, state.scores, strict=True)) \
+        in text
+
     assert main(["history", "--journal", str(path), "--csv"]) == 0
     rows = capsys.readouterr().out.splitlines()
     assert rows[0] == "match,started,round,winner,player,points,total"
