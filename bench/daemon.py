@@ -38,6 +38,9 @@ PLAYERS = ("Aki", "Ken", "Mio", "Yui")
 
 
 
+STARTED: list[subprocess.Popen[str]] = []
+
+
 class Run:
     def __init__(self, folder: Path) -> None:
         self.started = time.perf_counter()
@@ -46,6 +49,7 @@ class Run:
              "--events", "-", "--log-level", "warning"],
             stdout=subprocess.PIPE, text=True,
         )
+        STARTED.append(self.proc)
         self.events: queue.Queue[tuple[float, dict[str, Any]]] = queue.Queue()
         threading.Thread(target=self._pump, daemon=True).start()
 
@@ -156,24 +160,32 @@ def main() -> int:
     parser.add_argument("--resume-events", type=int, default=10000)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        root = Path(tmp)
-        print(f"tap-to-verdict over {args.taps} taps (UID line on a pty -> verdict event)")
-        for sync in ("full", "normal"):
-            r = taps_bench(root, args.taps, sync)
-            print(f"  sync={sync:<6} p50 {r['p50']:.2f} ms  p99 {r['p99']:.2f} ms  "
-                  f"max {r['max']:.1f} ms  (target p99 <= 5 ms)")
-            print(f"  sync={sync:<6} resident memory after the taps: {r['rss']:.1f} MB, "
-                  f"peak {r['peak']:.1f} MB (target <= 60 MB)")
-        starts = cold_starts(root, 5)
-        print(f"cold start to ready: median {statistics.median(starts) * 1000:.0f} ms, "
-              f"max {max(starts) * 1000:.0f} ms over {len(starts)} starts")
-        r = resume_bench(root, args.resume_events)
-        print(f"resume a journal of {args.resume_events} inputs ({r['rounds']:.0f} rounds), "
-              "median of 5 (target <= 500 ms):")
-        for how in ("snapshot", "replay"):
-            print(f"  from {how:<8}: {r[how + '_wall'] * 1000:.0f} ms "
-                  f"(CPU {r[how + '_cpu'] * 1000:.0f} ms)")
+        try:
+            run_all(Path(tmp), args.taps, args.resume_events)
+        finally:
+            for proc in STARTED:  # nothing left running, even after an error
+                if proc.poll() is None:
+                    proc.kill()
     return 0
+
+
+def run_all(root: Path, taps: int, resume_events: int) -> None:
+    print(f"tap-to-verdict over {taps} taps (UID line on a pty -> verdict event)")
+    for sync in ("full", "normal"):
+        r = taps_bench(root, taps, sync)
+        print(f"  sync={sync:<6} p50 {r['p50']:.2f} ms  p99 {r['p99']:.2f} ms  "
+              f"max {r['max']:.1f} ms  (target p99 <= 5 ms)")
+        print(f"  sync={sync:<6} resident memory after the taps: {r['rss']:.1f} MB, "
+              f"peak {r['peak']:.1f} MB (target <= 60 MB)")
+    starts = cold_starts(root, 5)
+    print(f"cold start to ready: median {statistics.median(starts) * 1000:.0f} ms, "
+          f"max {max(starts) * 1000:.0f} ms over {len(starts)} starts")
+    r = resume_bench(root, resume_events)
+    print(f"resume a journal of {resume_events} inputs ({r['rounds']:.0f} rounds), "
+          "median of 5 (target <= 500 ms):")
+    for how in ("snapshot", "replay"):
+        print(f"  from {how:<8}: {r[how + '_wall'] * 1000:.0f} ms "
+              f"(CPU {r[how + '_cpu'] * 1000:.0f} ms)")
 
 
 if __name__ == "__main__":

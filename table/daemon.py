@@ -25,6 +25,7 @@ from table import __version__
 from table.announce import Announcement, render
 from table.config import Config
 from table.controller import Outcome, Press, Referee, Tick
+from table.deck import Token
 from table.journal import Journal
 from table.loop import TableLoop
 from table.match import (
@@ -80,7 +81,7 @@ def setup_of(config: Config) -> MatchSetup:
     )
 
 
-def backend_factory(config: Config) -> Callable[[], Backend]:
+def backend_factory(config: Config, prewarm: bool = True) -> Callable[[], Backend]:
     """Makes the configured speech backend in the speaker thread, pre-renders the table's
     common phrases there, and falls back to captions when the backend cannot work here."""
     from table.errors import TableError
@@ -96,7 +97,7 @@ def backend_factory(config: Config) -> Callable[[], Backend]:
         cache = getattr(backend, "cache", None)
         if cache is not None:
             cache.enabled = config.voice_cache
-            if config.voice_cache and config.voice_prewarm:
+            if prewarm and config.voice_cache and config.voice_prewarm:
                 texts = prewarm_texts(config.players, config.language, config.pronunciations)
                 started = time.perf_counter()
                 new = cache.prewarm(texts, config.language)
@@ -130,6 +131,7 @@ class Daemon:
         self.inputs = 0  # inputs of this match so far (journaled or waiting)
         self._unsnapped = 0  # inputs since the last snapshot
         self._version = snapshot_version()
+        self._setup = setup_of(config)
         self._live: set[str] = set()
         self._ready = False
         self._started = time.monotonic()
@@ -141,7 +143,7 @@ class Daemon:
     # --- start and stop -----------------------------------------------------------------------
 
     def _resume_or_begin(self) -> tuple[Referee, list[Announcement]]:
-        setup = setup_of(self.config)
+        setup = self._setup
         said: list[Announcement] = []
         repair = self.journal.repair
         if repair is not None:
@@ -162,13 +164,22 @@ class Daemon:
                 return ref, said
         elif record is not None:
             log.info("the configuration changed since match %d: a new match begins", record.id)
-        ref, opening = Referee.create(
-            setup.options, setup.players, setup.deck, setup.readers, setup.dealer
-        )
-        ref.reminder_after = setup.color_reminder
-        self.journal.begin(setup)
-        self.stream.emit("new-match", players=list(setup.players), preset=setup.options.preset)
+        ref, opening = self._new_match(setup)
         return ref, said + opening
+
+    def _new_match(self, setup: MatchSetup) -> tuple[Referee, list[Announcement]]:
+        ref, opening = setup.create()
+        self.journal.begin(setup)
+        self.inputs = 0
+        self._unsnapped = 0
+        self.stream.emit("new-match", players=list(setup.players), preset=setup.options.preset)
+        return ref, opening
+
+    def _match_over_next_round(self, item: TagRead | Press, out: Outcome) -> bool:
+        """The next-round token after the match is over starts a new match."""
+        if not isinstance(item, TagRead) or out.reason != "match-over":
+            return False
+        return self.referee.deck.lookup(item.uid) == Token("next-round")
 
     def start(self) -> None:
         from table.controls import Controls, SeatPins
@@ -230,6 +241,10 @@ class Daemon:
             self.stream.emit("verdict", n=self.inputs, verdict=word, reason=out.reason, **where)
             if word != "rejected":
                 self.stream.emit("state", n=self.inputs, **standing_json(self.referee.state))
+            elif self._match_over_next_round(item, out):
+                self.referee, opening = self._new_match(self._setup)
+                self.loop.referee = self.referee  # this thread is the loop's: a safe swap
+                said = opening
             elif self.controls is not None:
                 self.controls.rejected()
         elif isinstance(item, ReaderStatus):

@@ -145,7 +145,7 @@ def enroll_command(args: argparse.Namespace) -> int:
     if not enrolment.todo:
         print(f"{out}: all {enrolment.total} tags are enrolled already")
         return 0
-    announcer = Announcer(backend_factory(config), config.language)
+    announcer = Announcer(backend_factory(config, prewarm=False), config.language)
     enrolment.say = announcer.announce
     taps: queue.Queue[Report] = queue.Queue()
     reader = make_reader(spec, taps.put)

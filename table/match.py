@@ -16,6 +16,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
+from table.announce import Announcement
 from table.controller import Outcome, Press, ReaderRole, Referee
 from table.deck import Deck, build_deck
 from table.readers.base import TagRead
@@ -73,10 +74,15 @@ class MatchSetup:
             color_reminder=float(data.get("color_reminder", 5.0)),
         )
 
-    def referee(self) -> Referee:
-        ref, _ = Referee.create(self.options, self.players, self.deck, self.readers, self.dealer)
+    def create(self) -> tuple[Referee, list[Announcement]]:
+        """A referee at the start of this match, and what it says first."""
+        ref, said = Referee.create(self.options, self.players, self.deck, self.readers,
+                                   self.dealer)
         ref.reminder_after = self.color_reminder
-        return ref
+        return ref, said
+
+    def referee(self) -> Referee:
+        return self.create()[0]
 
 
 def trim(ref: Referee) -> None:

@@ -26,6 +26,19 @@ def write_config(folder: Path, players: Sequence[str] = ("Aki", "Ken", "Mio"),
     return config
 
 
+RUNNING: list[subprocess.Popen[str]] = []
+
+
+def reap() -> None:
+    """Kill what a failed test left running: an orphan daemon would keep reopening its pad's
+    link, which a later test's new pty may reuse."""
+    while RUNNING:
+        proc = RUNNING.pop()
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(10)
+
+
 class Daemon:
     """``uno-table run --config FILE --events -`` in a process of its own."""
 
@@ -35,6 +48,7 @@ class Daemon:
              *args],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, encoding="utf-8",
         )
+        RUNNING.append(self.proc)
         self.events: queue.Queue[Event | None] = queue.Queue()
         self.seen: list[Event] = []
         self.stderr: list[str] = []

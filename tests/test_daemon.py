@@ -228,3 +228,26 @@ led = 6
         pad.close()
     record = read_journal(config.journal_path)[-1]
     assert [type(i).__name__ for i in record.inputs] == ["TagRead", "Press", "Press", "Press"]
+
+
+def test_next_round_token_after_the_match_starts_a_new_match(tmp_path: Path) -> None:
+    from sim.scripted import ScriptedTable
+    from table.deck import Token
+    from table.rules import Phase, make_options
+
+    table = ScriptedTable(PLAYERS, make_options(target=1), seed=6)
+    taps = []
+    while table.referee.state.phase is not Phase.MATCH_OVER:
+        taps.append(table.tap())
+    pad = PtyReader(tmp_path / "pad")
+    daemon, _ = start(write_config(tmp_path, PLAYERS, rules="target = 1"), pad)
+    tap_all(daemon, pad, taps)
+    over = daemon.wait_for(lambda e: e["type"] == "state" and e["n"] == len(taps))
+    assert over["match_over"] and over["scores"]["Aki"] + over["scores"]["Ken"] \
+        + over["scores"]["Mio"] > 1
+    pad.send_uid(table.deck.uid_of(Token("next-round")) or "")
+    daemon.wait_type("new-match")
+    assert daemon.wait_type("announcement")["key"] == "round-start"
+    assert daemon.stop() == 0
+    records = read_journal(tmp_path / "journal.sqlite3")
+    assert [len(r.inputs) for r in records] == [len(taps) + 1, 0]

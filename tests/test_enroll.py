@@ -11,7 +11,7 @@ import sys
 import threading
 from pathlib import Path
 
-from daemon_harness import write_config
+from daemon_harness import RUNNING, write_config
 
 from sim.ptys import PtyReader
 from table.cli import main
@@ -25,6 +25,7 @@ class Enroll:
             [sys.executable, "-m", "table.cli", "enroll", *args],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, encoding="utf-8",
         )
+        RUNNING.append(self.proc)
         self.lines: queue.Queue[str | None] = queue.Queue()
         threading.Thread(target=self._pump, daemon=True).start()
 
