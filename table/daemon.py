@@ -26,6 +26,7 @@ from table.announce import Announcement, render
 from table.config import Config
 from table.controller import Outcome, Press, Referee, Tick
 from table.deck import Token
+from table.errors import TableError
 from table.journal import Journal
 from table.loop import TableLoop
 from table.match import (
@@ -38,7 +39,7 @@ from table.match import (
     verdict,
 )
 from table.readers.base import ReaderStatus, Report, TagRead
-from table.readers.factory import Reader, make_reader
+from table.readers.factory import Reader, ReaderSpec, make_reader
 from table.rules import Phase
 from table.voice.announcer import Announcer, Backend
 from table.voice.prewarm import prewarm_texts
@@ -123,11 +124,12 @@ class Daemon:
         self.config = config
         self.stream = EventStream(events)
         self.new_match = new_match
+        self.pin_factory = pin_factory
+        # The hardware first: a table that cannot run touches no journal.
+        self.controls: Any = self._make_controls()
+        self.readers: list[Reader] = [self._make_reader(spec) for spec in config.readers]
         self.journal = journal or Journal(config.journal_path, config.journal_sync)
         self.backend = backend or backend_factory(config)
-        self.pin_factory = pin_factory
-        self.readers: list[Reader] = []
-        self.controls: Any = None
         self.inputs = 0  # inputs of this match so far (journaled or waiting)
         self._unsnapped = 0  # inputs since the last snapshot
         self._version = snapshot_version()
@@ -182,24 +184,41 @@ class Daemon:
         return self.referee.deck.lookup(item.uid) == Token("next-round")
 
     def start(self) -> None:
-        from table.controls import Controls, SeatPins
-
         self.stream.emit("start", version=__version__, config=str(self.config.path),
                          journal=str(self.journal.path))
-        if self.config.controls or self.config.buzzer is not None:
-            if self.config.pin_factory:
-                os.environ.setdefault("GPIOZERO_PIN_FACTORY", self.config.pin_factory)
-            pins = [SeatPins({}) for _ in self.config.players]
-            for seat in self.config.controls:
-                pins[seat.seat] = SeatPins(seat.buttons, seat.led)
-            self.controls = Controls(pins, self.loop.put, self.config.buzzer, self.pin_factory)
-        self.readers = [make_reader(spec, self._report) for spec in self.config.readers]
         self.loop.start()
         for ann in self._opening:
             self._say(ann)
         self._show_turn()
         for reader in self.readers:
             reader.start()
+
+    def _make_controls(self) -> Any:
+        from table.controls import Controls, SeatPins
+
+        config = self.config
+        if not config.controls and config.buzzer is None:
+            return None
+        if config.pin_factory:
+            os.environ.setdefault("GPIOZERO_PIN_FACTORY", config.pin_factory)
+        pins = [SeatPins({}) for _ in config.players]
+        for seat in config.controls:
+            pins[seat.seat] = SeatPins(seat.buttons, seat.led)
+        try:
+            return Controls(pins, self._report, config.buzzer, self.pin_factory)
+        except Exception as exc:  # gpiozero's errors: no pin factory here, a pin in use...
+            raise TableError(f"{config.path}: controls: the GPIO pins cannot be used "
+                             f"({type(exc).__name__}: {exc}); on a Pi install the pi extra, "
+                             'elsewhere set [controls] pin_factory = "mock"') from None
+
+    def _make_reader(self, spec: ReaderSpec) -> Reader:
+        try:
+            return make_reader(spec, self._report)
+        except TableError:
+            raise
+        except Exception as exc:  # a backend's library missing or failing to load
+            raise TableError(f"{self.config.path}: reader {spec.name} ({spec.kind}) cannot be "
+                             f"made: {type(exc).__name__}: {exc}") from None
 
     def stop(self) -> None:
         for reader in self.readers:
@@ -213,7 +232,8 @@ class Daemon:
 
     # --- the referee thread -------------------------------------------------------------------
 
-    def _report(self, report: Report) -> None:
+    def _report(self, report: Report | Press) -> None:
+        """Readers' and buttons' reports (from their threads) into the referee's queue."""
         self.loop.put(report)
 
     def _on_outcome(self, item: TagRead | Press | Tick | ReaderStatus, out: Outcome) -> None:

@@ -251,3 +251,25 @@ def test_next_round_token_after_the_match_starts_a_new_match(tmp_path: Path) -> 
     assert daemon.stop() == 0
     records = read_journal(tmp_path / "journal.sqlite3")
     assert [len(r.inputs) for r in records] == [len(taps) + 1, 0]
+
+
+def test_gpio_controls_without_pins_are_a_one_line_error(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    pad = PtyReader(tmp_path / "pad")
+    text = write_config(tmp_path, PLAYERS).read_text().replace(
+        "[voice]", "[controls]\nbuzzer = 13\n[voice]")
+    (tmp_path / "table.toml").write_text(text, encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if k != "GPIOZERO_PIN_FACTORY"}
+    done = subprocess.run(
+        [sys.executable, "-m", "table.cli", "run", "--config", str(tmp_path / "table.toml")],
+        capture_output=True, text=True, timeout=60, env=env,
+    )
+    pad.close()
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    assert lines[0].startswith(f"uno-table: {tmp_path / 'table.toml'}: controls: the GPIO pins")
+    assert not (tmp_path / "journal.sqlite3").exists()  # nothing started

@@ -22,7 +22,7 @@ KILLS = 22
 
 def snapshot(ref: Referee) -> tuple[Any, ...]:
     """Everything the referee knows, hidden hands and hygiene included."""
-    return (ref.state, ref.places, ref.on_pad, ref.actor, ref.showing, ref.due)
+    return (ref.state, ref.places, ref.on_pad, ref.actor, ref.showing, ref.due, ref.history)
 
 
 def journal_inputs(folder: Path) -> tuple[MatchSetup, list[Any]]:
