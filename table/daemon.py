@@ -18,6 +18,7 @@ import os
 import signal
 import threading
 import time
+import warnings
 from collections.abc import Callable
 from typing import Any, TextIO
 
@@ -205,7 +206,12 @@ class Daemon:
         for seat in config.controls:
             pins[seat.seat] = SeatPins(seat.buttons, seat.led)
         try:
-            return Controls(pins, self._report, config.buzzer, self.pin_factory)
+            with warnings.catch_warnings(record=True) as caught:  # gpiozero's fallback notes
+                warnings.simplefilter("always")
+                controls = Controls(pins, self._report, config.buzzer, self.pin_factory)
+            for note in caught:
+                log.debug("gpiozero: %s", note.message)
+            return controls
         except Exception as exc:  # gpiozero's errors: no pin factory here, a pin in use...
             raise TableError(f"{config.path}: controls: the GPIO pins cannot be used "
                              f"({type(exc).__name__}: {exc}); on a Pi install the pi extra, "
