@@ -178,11 +178,22 @@ def _salvage(path: Path) -> list[Entry]:
     return chains(candidates)
 
 
-def _health(db: sqlite3.Connection) -> bool:
+DAMAGED: Final = (11, 26)  # SQLITE_CORRUPT, SQLITE_NOTADB: the file itself is damaged
+
+
+def _damage(exc: sqlite3.Error, path: Path) -> bool:
+    """True for an error that says the file is damaged; any other (no permission, read-only,
+    disk full...) is raised as :class:`JournalError`: repairing would not fix it."""
+    if getattr(exc, "sqlite_errorcode", None) in DAMAGED:
+        return True
+    raise JournalError(f"{path}: cannot open the journal: {exc}") from None
+
+
+def _health(db: sqlite3.Connection, path: Path) -> bool:
     try:
         return bool(db.execute("PRAGMA quick_check").fetchone()[0] == "ok")
-    except sqlite3.Error:
-        return False
+    except sqlite3.Error as exc:
+        return not _damage(exc, path)
 
 
 class Journal:
@@ -202,11 +213,15 @@ class Journal:
     # --- opening and repair -------------------------------------------------------------------
 
     def _open(self, max_pages: int | None) -> sqlite3.Connection:
+        db: sqlite3.Connection | None = None
         try:
             db = _connect(self.path, self.sync)
-            ok = _health(db)
-        except sqlite3.Error:
-            db, ok = None, False
+            ok = _health(db, self.path)
+        except sqlite3.Error as exc:
+            if db is not None:
+                db.close()
+            ok = not _damage(exc, self.path)
+            db = None
         if ok and db is not None:
             kept = self._cut_tail(db)
             if kept is not None:

@@ -177,3 +177,13 @@ def test_status_of_a_missing_journal_is_one_line_and_exit_2(
     assert main(["status", "--journal", str(tmp_path / "none.sqlite3"), "--json"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "no such journal file" in err[0]
+
+
+def test_a_journal_that_cannot_be_opened_is_not_mistaken_for_damage(tmp_path: Path) -> None:
+    from table.journal import JournalError
+
+    folder = tmp_path / "journal.sqlite3"
+    folder.mkdir()  # no permission, read-only, a folder: repairing would not help
+    with pytest.raises(JournalError, match="cannot open the journal"):
+        Journal(folder)
+    assert folder.is_dir() and not list(tmp_path.glob("*.damaged-*"))
