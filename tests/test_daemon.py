@@ -55,12 +55,12 @@ class Stream:
 def test_a_full_disk_is_announced_and_the_game_goes_on(tmp_path: Path) -> None:
     pad = PtyReader(tmp_path / "pad")
     config = load_config(write_config(tmp_path, PLAYERS))
-    journal = Journal(config.journal_path)
+    journal = Journal(config.journal_path, preallocate=False)
     journal.begin(setup_of(config))
     pages = journal.db.execute("PRAGMA page_count").fetchone()[0]
     journal.close()
     # SQLite's own limit on the file's size: writes fail with SQLITE_FULL, as on a full disk.
-    journal = Journal(config.journal_path, max_pages=pages)
+    journal = Journal(config.journal_path, max_pages=pages, preallocate=False)
     stream = Stream()
     daemon = Daemon(config, stream, journal=journal)  # type: ignore[arg-type]
     daemon.start()
