@@ -233,6 +233,9 @@ class Daemon:
         self.announcer.close()
         if self.controls is not None:
             self.controls.close()
+        if not self.journal.flush():
+            log.error("journal %s: %d inputs could not be saved before stopping",
+                      self.journal.path, len(self.journal.waiting))
         self.journal.close()
         self.stream.emit("stopped", inputs=self.inputs)
 

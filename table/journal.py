@@ -376,8 +376,13 @@ class Journal:
         """Write one input; True when it is on disk. False: it waits in memory (see healthy)."""
         return self._write(input_kind(item), input_json(item, verdict))
 
-    def _write(self, kind: str, body: str) -> bool:
-        self.waiting.append((time.time(), kind, body))
+    def flush(self) -> bool:
+        """Try once more to write the inputs waiting in memory; True when none is left."""
+        return not self.waiting or self._write(None, "")
+
+    def _write(self, kind: str | None, body: str) -> bool:
+        if kind is not None:
+            self.waiting.append((time.time(), kind, body))
         try:
             self.db.execute("BEGIN IMMEDIATE")
             last_id, last_crc = self._last_id, self._last_crc

@@ -202,3 +202,19 @@ def test_a_journal_that_cannot_be_opened_is_not_mistaken_for_damage(tmp_path: Pa
     with pytest.raises(JournalError, match="cannot open the journal"):
         Journal(folder)
     assert folder.is_dir() and not list(tmp_path.glob("*.damaged-*"))
+
+
+def test_inputs_kept_in_memory_are_written_when_room_comes_back(tmp_path: Path) -> None:
+    path = tmp_path / "journal.sqlite3"
+    inputs, verdicts = played(200)
+    journal = Journal(path, preallocate=False)
+    journal.begin(table_setup())
+    pages = journal.db.execute("PRAGMA page_count").fetchone()[0]
+    journal.db.execute(f"PRAGMA max_page_count={pages}")  # SQLITE_FULL, like a full disk
+    written = [journal.append(item, word) for item, word in zip(inputs, verdicts, strict=True)]
+    assert written[0] and not written[-1] and not journal.healthy
+    assert len(journal.waiting) == written.count(False)
+    journal.db.execute("PRAGMA max_page_count=100000")
+    assert journal.flush() and journal.healthy and not journal.waiting
+    journal.close()
+    assert read_journal(path)[-1].inputs == inputs
