@@ -10,8 +10,12 @@ that reader, as a USB reader would. Start it before ``uno-table run``.
 from __future__ import annotations
 
 import argparse
+import fcntl
 import os
+import struct
 import sys
+import termios
+import time
 import tomllib
 import tty
 from collections.abc import Sequence
@@ -34,6 +38,20 @@ class PtyReader:
 
     def send_uid(self, uid: str) -> None:
         os.write(self.master, f"{uid}\r\n".encode())
+
+    def pending(self) -> int:
+        """Bytes written but not yet read by whoever has the port open."""
+        data = fcntl.ioctl(self.slave, termios.FIONREAD, b"\0\0\0\0")
+        return int(struct.unpack("i", data)[0])
+
+    def drain(self, timeout: float = 5.0) -> bool:
+        """Wait until everything written has been read (or ``timeout`` passed)."""
+        deadline = time.monotonic() + timeout
+        while self.pending():
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.01)
+        return True
 
     def close(self) -> None:
         for fd in (self.master, self.slave):
@@ -125,6 +143,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"? {exc}", flush=True)
     finally:
         for pad in pads.values():
+            pad.drain()  # the daemon reads the last taps before the "reader" goes away
             pad.close()
     return 0
 
