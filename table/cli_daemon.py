@@ -109,6 +109,8 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
                    help=f"the configuration naming the readers (default {DEFAULT_CONFIG})")
     p.add_argument("--seats", type=int, default=None,
                    help="seat tokens to enrol (default: the config's players)")
+    p.add_argument("--skip", default="", metavar="CODE,...",
+                   help="cards or tokens not to ask for (a lost card: R5#2,token:don)")
     p.set_defaults(run=_enroll)
 
     p = sub.add_parser("doctor", help="check the configuration, readers, permissions and audio")

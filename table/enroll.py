@@ -78,7 +78,8 @@ def save(path: Path, entries: dict[str, str], edition: str) -> None:
 
 
 class Enrolment:
-    def __init__(self, out: Path, edition: str, seats: int, say: Any) -> None:
+    def __init__(self, out: Path, edition: str, seats: int, say: Any,
+                 skip: frozenset[str] = frozenset()) -> None:
         self.out, self.edition, self.say = out, edition, say
         self.entries: dict[str, str] = {}
         if out.exists():
@@ -88,13 +89,20 @@ class Enrolment:
                                 f"{deck.edition} or another --out file")
             self.entries = {uid: tag.code for uid, tag in deck.tags.items()}
         have = set(self.entries.values())
-        self.todo = [code for code in wanted(edition, seats) if code not in have]
+        every = wanted(edition, seats)
+        unknown = sorted(skip - set(every))
+        if unknown:
+            raise TableError(f"--skip {unknown[0]}: not a card or token of this enrolment "
+                             f"(write codes like R5#2 or token:don)")
+        self.todo = [code for code in every if code not in have and code not in skip]
         self.total = len(self.entries) + len(self.todo)
 
-    def run(self, taps: queue.Queue[Report], lang: str) -> None:
+    def run(self, taps: queue.SimpleQueue[Report | None], lang: str) -> None:
+        """Ask for each card in turn. A ``None`` in ``taps`` (Ctrl-C) raises :class:`Stopped`
+        at a clean point: between two cards, the deck file whole."""
         print("waiting for the reader...", flush=True)
         while True:  # a tap before the port is open would be lost
-            report = taps.get()
+            report = _next(taps)
             if isinstance(report, ReaderStatus) and report.state == "live":
                 break
         for code in list(self.todo):
@@ -102,7 +110,7 @@ class Enrolment:
             print(f"[{len(self.entries) + 1:3d}/{self.total}] {code}: tap {shown}", flush=True)
             self.say(said)
             while True:
-                report = taps.get()
+                report = _next(taps)
                 if isinstance(report, ReaderStatus):
                     if report.state == "lost":
                         print(f"      the reader is disconnected: {report.detail}", flush=True)
@@ -121,8 +129,21 @@ class Enrolment:
                 break
 
 
-def _interrupt(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt
+class Stopped(Exception):
+    """Ctrl-C or SIGTERM during an enrolment."""
+
+
+def _next(taps: queue.SimpleQueue[Report | None]) -> Report:
+    while True:
+        try:
+            # With a timeout: a signal delivered to another thread runs its Python handler
+            # only when this (main) thread comes back to the interpreter.
+            report = taps.get(timeout=0.25)
+        except queue.Empty:
+            continue
+        if report is None:
+            raise Stopped
+        return report
 
 
 def enroll_command(args: argparse.Namespace) -> int:
@@ -141,21 +162,27 @@ def enroll_command(args: argparse.Namespace) -> int:
     if not 1 <= seats <= 10:
         raise TableError(f"--seats {seats}: allowed: 1 to 10 seat tokens")
     spec = config.reader(args.reader)
-    enrolment = Enrolment(out, edition, seats, None)
+    skip = frozenset(code.strip() for code in args.skip.split(",") if code.strip())
+    enrolment = Enrolment(out, edition, seats, None, skip)
     if not enrolment.todo:
         print(f"{out}: all {enrolment.total} tags are enrolled already")
         return 0
     announcer = Announcer(backend_factory(config, prewarm=False), config.language)
     enrolment.say = announcer.announce
-    taps: queue.Queue[Report] = queue.Queue()
+    taps: queue.SimpleQueue[Report | None] = queue.SimpleQueue()  # put() is signal-safe
     reader = make_reader(spec, taps.put)
-    signal.signal(signal.SIGTERM, _interrupt)
+
+    def stop(signum: int, frame: object) -> None:
+        taps.put(None)
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
     print(f"enrolling {enrolment.total} tags of {edition} on reader {spec.name} into {out}; "
           f"{len(enrolment.entries)} done already", flush=True)
     reader.start()
     try:
         enrolment.run(taps, config.language)
-    except KeyboardInterrupt:
+    except Stopped:
         done = len(enrolment.entries)
         print(f"\nstopped: {done} of {enrolment.total} enrolled in {out}; "
               "run the same command again to go on", file=sys.stderr, flush=True)

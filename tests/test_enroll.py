@@ -89,3 +89,18 @@ def test_enrol_a_whole_deck_with_a_stop_and_a_resume(tmp_path: Path) -> None:
     assert deck.edition == "2018-112"
     assert {uid: tag.code for uid, tag in deck.tags.items()} == {u: c for c, u in uids.items()}
     assert main(["deck", "check", str(out)]) == 0
+
+
+def test_a_lost_card_can_be_left_out(tmp_path: Path) -> None:
+    from table.enroll import Enrolment
+
+    out = tmp_path / "deck.toml"
+    enrolment = Enrolment(out, "classic-108", 2, None, frozenset({"R5#2", "token:don"}))
+    assert "R5#2" not in enrolment.todo and "token:don" not in enrolment.todo
+    assert enrolment.total == 108 + 4 + 7 + 2 - 2
+    import pytest
+
+    from table.errors import TableError
+
+    with pytest.raises(TableError, match="--skip R0#2: not a card or token"):
+        Enrolment(out, "classic-108", 2, None, frozenset({"R0#2"}))
