@@ -124,6 +124,8 @@ class Daemon:
     ) -> None:
         self.config = config
         self.stream = EventStream(events)
+        self.stream.emit("start", version=__version__, config=str(config.path),
+                         journal=str(config.journal_path))
         self.new_match = new_match
         self.pin_factory = pin_factory
         # The hardware first: a table that cannot run touches no journal.
@@ -156,7 +158,7 @@ class Daemon:
             said.append(Announcement("journal-repaired", (), 2))
         record = None if self.new_match else self.journal.last_match()
         if record is not None and record.setup.digest() == setup.digest():
-            ref = resume(setup, record.inputs, self.journal.snapshot(record, snapshot_version()))
+            ref = resume(setup, record.inputs, self.journal.snapshot(record, self._version))
             if ref.state.phase is not Phase.MATCH_OVER:
                 self.journal.carry_on(record)
                 self.inputs = len(record.inputs)
@@ -185,8 +187,6 @@ class Daemon:
         return self.referee.deck.lookup(item.uid) == Token("next-round")
 
     def start(self) -> None:
-        self.stream.emit("start", version=__version__, config=str(self.config.path),
-                         journal=str(self.journal.path))
         self.loop.start()
         for ann in self._opening:
             self._say(ann)
@@ -293,6 +293,8 @@ class Daemon:
 
     def _snapshot(self) -> None:
         """Save the referee so that a resume replays only the inputs after this point."""
+        if not self.journal.healthy or self.journal.waiting:
+            return  # it must match the inputs on disk; it waits for them
         if self.journal.save_snapshot(freeze(self.referee), self._version):
             self._unsnapped = 0
 
