@@ -88,8 +88,12 @@ class Daemon:
         self.proc.wait(10)
 
     def stop(self) -> int:
+        """SIGTERM; then every event up to the end of the stream is in ``seen``."""
         self.proc.terminate()
-        return self.proc.wait(20)
+        code = self.proc.wait(20)
+        while (event := self.events.get(timeout=20)) is not None:
+            self.seen.append(event)
+        return code
 
 
 def tap_all(daemon: Daemon, pad: PtyReader, taps: Sequence[tuple[str, str]], first: int = 0

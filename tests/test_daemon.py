@@ -273,3 +273,20 @@ def test_gpio_controls_without_pins_are_a_one_line_error(tmp_path: Path) -> None
     assert len(lines) == 1, done.stderr
     assert lines[0].startswith(f"uno-table: {tmp_path / 'table.toml'}: controls: the GPIO pins")
     assert not (tmp_path / "journal.sqlite3").exists()  # nothing started
+
+
+def test_nothing_published_or_logged_names_a_tag(tmp_path: Path) -> None:
+    """Seat pads and shown hands are hidden information: the event stream names readers, and
+    the INFO log says only what is said aloud."""
+    pad = PtyReader(tmp_path / "pad")
+    daemon, _ = start(write_config(tmp_path, PLAYERS), pad)
+    taps = scripted_taps(PLAYERS, 120, seed=8)
+    tap_all(daemon, pad, taps)
+    assert daemon.stop() == 0
+    stream = [json.dumps(e) for e in daemon.seen] + ["".join(daemon.stderr)]
+    for _, uid in taps:
+        assert not any(uid in text for text in stream)
+    assert all("uid" not in e for e in daemon.seen)
+    said = {e["text"] for e in daemon.seen if e["type"] == "announcement"}
+    logged = {line.split("says: ", 1)[1].strip() for line in daemon.stderr if "says: " in line}
+    assert logged <= said
