@@ -2,7 +2,8 @@
 #
 #   make test      system packages, venv, lint, typecheck, pytest (what CI runs)
 #   make demo      run the demo ($(DEMO_CMD))
-#   make bench     install the benchmark extras and run bench/engine.py
+#   make bench     install the benchmark extras and run bench/engine.py and bench/bots.py
+#   make firmware  build the bridge firmware (ELF and HEX) and print its flash and RAM use
 #   make clean     remove the venv, caches and build output
 
 PYTHON ?= python3
@@ -12,10 +13,11 @@ STAMP  := $(VENV)/.stamp
 BENCH_STAMP := $(VENV)/.bench-stamp
 
 # Directories to lint; the ones that do not exist (yet) are skipped.
-LINT_PATHS := $(wildcard table firmware_bridge sim tests bench)
+LINT_PATHS := $(wildcard table firmware_bridge sim tests bench hw_tests)
 
-# What `make demo` runs. Switch to `$(BIN)/uno-table demo` once the simulator exists.
-DEMO_CMD ?= $(BIN)/uno-table replay examples/sample.scn
+# What `make demo` runs: bots play one round on a simulated table at a readable pace, with a
+# voice where this machine has audio (captions otherwise). Add --fast for a whole match at once.
+DEMO_CMD ?= $(BIN)/uno-table demo --players 3 --rounds 1 --seed 1
 
 .PHONY: all venv sysdeps lint typecheck test demo bench clean
 
@@ -62,6 +64,18 @@ $(BENCH_STAMP): $(STAMP)
 
 bench: $(BENCH_STAMP)
 	$(BIN)/python bench/engine.py
+	$(BIN)/python bench/bots.py
+
+# ---------------------------------------------------------------- firmware bridge
+
+.PHONY: firmware bench-bridge
+
+# firmware_bridge/firmware/build/bridge.{elf,hex}; flash with `make -C firmware_bridge/firmware flash`
+firmware:
+	$(MAKE) --no-print-directory -C firmware_bridge/firmware
+
+bench-bridge: venv firmware
+	$(BIN)/python bench/bridge.py
 
 # ---------------------------------------------------------------- cleaning
 

@@ -6,6 +6,7 @@
 #   simavr libsimavr-dev       run the firmware in a simulated AVR
 #   libelf-dev                 needed to link against libsimavr
 #   socat                      pseudo-terminal pairs standing in for the serial link
+#   gcc python3-dev            build RPi.GPIO and spidev (pulled by mfrc522 in the test extra)
 #
 # Quiet and fast (a few dpkg queries) when everything is present. When something is
 # missing it installs it with apt-get, as root or through passwordless sudo; failing
@@ -13,7 +14,7 @@
 # fail on their own with a clear error.
 set -euo pipefail
 
-PACKAGES=(espeak-ng gcc-avr avr-libc simavr libsimavr-dev libelf-dev socat)
+PACKAGES=(espeak-ng gcc-avr avr-libc simavr libsimavr-dev libelf-dev socat gcc python3-dev)
 
 export DEBIAN_FRONTEND=noninteractive
 

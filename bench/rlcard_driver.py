@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import random
 import time
+from collections.abc import Callable
 from typing import Final
 
 MAX_STEPS_PER_GAME: Final = 10_000
@@ -28,7 +29,9 @@ def rlcard_available() -> bool:
     return True
 
 
-def run_rlcard(num_players: int, games: int, seed: int) -> dict[str, float]:
+def run_rlcard(
+    num_players: int, games: int, seed: int, clock: Callable[[], float] = time.perf_counter
+) -> dict[str, float]:
     """Play ``games`` complete games of RLCard's raw ``UnoGame`` with uniformly random moves.
 
     Moves are drawn with ``random.Random(seed)`` from the distinct entries of the state's
@@ -36,8 +39,9 @@ def run_rlcard(num_players: int, games: int, seed: int) -> dict[str, float]:
     ``UnoEnv`` removes the repeats the same way). The deck is shuffled by the game's own
     ``np_random``, seeded as ``Env.seed()`` does it, so a run is repeatable.
 
-    A turn is one ``game.step(action)`` call. Only the play is timed: ``init_game()``, the steps
-    and the agent's per-step work. Building the game object and seeding are not.
+    A turn is one ``game.step(action)`` call. Only the play is timed (with ``clock``):
+    ``init_game()``, the steps and the agent's per-step work. Building the game object and
+    seeding are not.
 
     Returns ``games``, ``turns`` (total steps), ``seconds``, ``turns_per_s``, ``games_per_s`` and
     ``capped`` (games stopped at :data:`MAX_STEPS_PER_GAME`; their steps are in ``turns``).
@@ -58,7 +62,7 @@ def run_rlcard(num_players: int, games: int, seed: int) -> dict[str, float]:
 
     total_turns = 0
     capped = 0
-    start = time.perf_counter()
+    start = clock()
     for _ in range(games):
         state, _ = game.init_game()
         turns = 0
@@ -70,7 +74,7 @@ def run_rlcard(num_players: int, games: int, seed: int) -> dict[str, float]:
             state, _ = game.step(rng.choice(legal))
             turns += 1
         total_turns += turns
-    elapsed = time.perf_counter() - start
+    elapsed = clock() - start
 
     return {
         "games": games,

@@ -21,23 +21,25 @@ import tty
 from collections.abc import Sequence
 from pathlib import Path
 
+from sim.serial_pty import SerialPty
 from table.deck import Deck, load_deck, normalise_uid, parse_tag, virtual_deck
 
 
-class PtyReader:
-    """One pseudo-terminal standing in for a USB UID reader, linked at a stable path."""
+class PtyReader(SerialPty):
+    """A USB UID reader on a pty (see :class:`sim.serial_pty.SerialPty`), in raw mode from the
+    start (no echo before the daemon opens the port), fed whole UID lines."""
 
     def __init__(self, link: Path) -> None:
-        self.link = link
-        self.master, self.slave = os.openpty()
-        tty.setraw(self.slave)  # no echo before the daemon opens the port
         link.parent.mkdir(parents=True, exist_ok=True)
-        if link.is_symlink() or link.exists():
-            link.unlink()
-        link.symlink_to(os.ttyname(self.slave))
+        super().__init__(link)
+
+    def plug(self) -> None:
+        super().plug()
+        if self.plugged:
+            tty.setraw(self.slave)
 
     def send_uid(self, uid: str) -> None:
-        os.write(self.master, f"{uid}\r\n".encode())
+        self.send(f"{uid}\r\n".encode())
 
     def pending(self) -> int:
         """Bytes written but not yet read by whoever has the port open."""
@@ -47,17 +49,11 @@ class PtyReader:
     def drain(self, timeout: float = 5.0) -> bool:
         """Wait until everything written has been read (or ``timeout`` passed)."""
         deadline = time.monotonic() + timeout
-        while self.pending():
+        while self.plugged and self.pending():
             if time.monotonic() > deadline:
                 return False
             time.sleep(0.01)
         return True
-
-    def close(self) -> None:
-        for fd in (self.master, self.slave):
-            os.close(fd)
-        if self.link.is_symlink():
-            self.link.unlink()
 
 
 def sim_config(players: Sequence[str], rules: str = 'preset = "official"',

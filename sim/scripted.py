@@ -50,7 +50,7 @@ class ScriptedTable:
         s = ref.state
         free = self._free()
         if s.phase is Phase.ROUND_OVER or s.phase is Phase.MATCH_OVER:
-            if ref._shower() is not None and free:
+            if ref.shower() is not None and free:
                 return self._uid(rng.choice(free))
             return self._uid(Token("next-round"))
         if s.phase is Phase.START:

@@ -67,7 +67,10 @@ _RANK_NAMES: Final = {
 class Card:
     """One card face: a colour (``None`` for wilds) and a rank.
 
-    Build cards with :func:`parse_card` or ``Card(color, rank)``: one instance per face.
+    Build cards with :func:`parse_card` or ``Card(color, rank)``: one instance per face, so
+    cards compare by identity. They have no order of their own (sort with ``key=sort_key``): a
+    comparison method written in Python would make every search of a list of cards (``index``,
+    ``remove``, ``in``) go through it, several times slower.
     """
 
     __slots__ = ("code", "color", "is_action", "is_draw", "is_wild", "number", "points", "rank")
@@ -134,9 +137,6 @@ class Card:
         """An English name for logs and docs (``red 5``, ``Wild Draw Four``)."""
         rank = _RANK_NAMES.get(self.rank, self.rank)
         return rank if self.color is None else f"{self.color.value} {rank}"
-
-    def __lt__(self, other: Card) -> bool:
-        return sort_key(self) < sort_key(other)
 
 
 _RANK_ORDER: Final = {r: i for i, r in enumerate(NUMBER_RANKS + ACTION_RANKS + WILD_RANKS)}

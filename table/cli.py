@@ -34,11 +34,34 @@ def _replay(args: argparse.Namespace) -> int:
 
 
 def _selfplay(args: argparse.Namespace) -> int:
+    from table.rules import make_options
     from table.selfplay import selfplay
 
-    if args.games < 1 or not 2 <= args.players <= 10:
+    make_options(args.rules)  # an unknown preset is one clear line, before any play
+    if args.bots is not None:
+        return _selfplay_bots(args)
+    players = 4 if args.players is None else args.players
+    if args.games < 1 or not 2 <= players <= 10:
         raise TableError("--games must be at least 1 and --players from 2 to 10")
-    print(json.dumps(selfplay(args.games, args.players, args.seed, args.rules), indent=2))
+    print(json.dumps(selfplay(args.games, players, args.seed, args.rules), indent=2))
+    return 0
+
+
+def _selfplay_bots(args: argparse.Namespace) -> int:
+    from sim.arena import bot_selfplay
+    from sim.bots import parse_bots
+
+    names = parse_bots(args.bots)
+    if not 2 <= len(names) <= 10:
+        raise TableError(f"--bots names one bot a seat, 2 to 10 of them, not {len(names)}")
+    if args.players is not None and args.players != len(names):
+        raise TableError(f"--players {args.players} but --bots names {len(names)} bots")
+    if args.games < 1:
+        raise TableError("--games must be at least 1")
+    stats = bot_selfplay(names, args.games, args.seed, args.rules)
+    out: dict[str, object] = {"rules": args.rules, "players": len(names), "seed": args.seed}
+    out.update(stats.summary())
+    print(json.dumps(out, indent=2))
     return 0
 
 
@@ -136,6 +159,53 @@ def _voices(args: argparse.Namespace) -> int:
     return 0
 
 
+def _demo(args: argparse.Namespace) -> int:
+    from sim.bots import parse_bots
+    from sim.demo import DemoConfig, main_demo, parse_overrides
+    from sim.faults import Faults
+
+    faults = Faults(args.drop_reads, args.duplicate_reads, args.noisy_serial, args.unplug)
+
+    cfg = DemoConfig(
+        players=args.players, preset=args.rules, overrides=parse_overrides(args.set),
+        seed=args.seed, fast=args.fast, voice=args.voice, rounds=args.rounds, lang=args.lang,
+        bots=parse_bots(args.bots), faults=faults,
+        pace=args.pace, hands=args.hands,
+    )
+    return main_demo(cfg, args.transcript)
+
+
+def _sim(args: argparse.Namespace) -> int:
+    from sim.bots import parse_bots
+    from sim.demo import parse_overrides
+    from sim.human import SimConfig, main_sim
+
+    cfg = SimConfig(
+        players=args.players, preset=args.rules, overrides=parse_overrides(args.set),
+        seed=args.seed, fast=args.fast, voice=args.voice, lang=args.lang, name=args.name,
+        bots=parse_bots(args.bots), rounds=args.rounds, hands=args.hands,
+    )
+    return main_sim(cfg)
+
+
+def _table_args(p: argparse.ArgumentParser, players: int) -> None:
+    """Options shared by ``demo`` and ``sim``."""
+    p.add_argument("--players", type=int, default=players,
+                   help=f"players at the table, 2 to 10 (default {players})")
+    p.add_argument("--rules", default="official", help="any rules preset (default official)")
+    p.add_argument("--set", action="append", metavar="OPTION=VALUE",
+                   help="a rules option on top of the preset (repeatable)")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--fast", action="store_true", help="no pauses, no waiting for speech")
+    p.add_argument("--voice", help="pyttsx3, espeak-ng, wav or captions "
+                   "(default: a voice where audio works and not --fast, else captions)")
+    p.add_argument("--rounds", type=int, default=0,
+                   help="stop after this many rounds (default 0: play the whole match)")
+    p.add_argument("--lang", choices=("en", "ja"), default="en", help="announcement language")
+    p.add_argument("--hands", choices=("full", "counts"), default="full",
+                   help="full: seat pads and a draw shoe (default); counts: only a play pad")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="uno-table", description="An automatic referee for UNO played with RFID-tagged cards."
@@ -151,9 +221,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("selfplay", help="play random rounds and print a JSON summary")
     p.add_argument("--games", type=int, default=100, help="rounds to play (default 100)")
-    p.add_argument("--players", type=int, default=4, help="players, 2 to 10 (default 4)")
+    p.add_argument("--players", type=int, default=None, help="players, 2 to 10 (default 4)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     p.add_argument("--rules", default="official", help="rules preset (default official)")
+    p.add_argument("--bots", metavar="BOT,BOT,...",
+                   help="one bot a seat (random, heuristic): report win rates per seat and bot")
     p.set_defaults(run=_selfplay)
 
     p = sub.add_parser("say", help="hear or render a phrase (a catalogue key or any text)")
@@ -165,6 +237,30 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("voices", help="list the speech backends and voices usable here")
     p.set_defaults(run=_voices)
+
+    p = sub.add_parser("demo", help="bots play a match on a simulated table, narrated")
+    _table_args(p, 3)
+    p.add_argument("--bots", default="heuristic",
+                   help="bots by seat, cycled: random, heuristic (default heuristic)")
+    p.add_argument("--pace", type=float, default=0.8,
+                   help="seconds between moves without --fast (default 0.8)")
+    p.add_argument("--transcript", metavar="FILE", help="also write the transcript to FILE")
+    p.add_argument("--drop-reads", type=float, default=0.0, metavar="P",
+                   help="lose each tag read with probability P (the player taps again)")
+    p.add_argument("--duplicate-reads", type=float, default=0.0, metavar="P",
+                   help="report each tag read twice with probability P")
+    p.add_argument("--noisy-serial", action="store_true",
+                   help="read the play pad through a real serial reader on a pty, with noise")
+    p.add_argument("--unplug", type=float, default=0.0, metavar="P",
+                   help="unplug and replug the play pad before a tap with probability P")
+    p.set_defaults(run=_demo)
+
+    p = sub.add_parser("sim", help="play one seat at the terminal against bots")
+    _table_args(p, 3)
+    p.add_argument("--name", default="Sam", help="your name at the table (default Sam)")
+    p.add_argument("--bots", default="heuristic",
+                   help="the other seats' bots, cycled: random, heuristic (default heuristic)")
+    p.set_defaults(run=_sim)
 
     deck = sub.add_parser("deck", help="deck files: tag UIDs to cards and tokens")
     deck_sub = deck.add_subparsers(dest="deck_command", required=True, metavar="DECK-COMMAND")

@@ -103,6 +103,7 @@ class Referee:
     color_since: float | None = None  # when the referee started waiting for a colour
     due: int | None = None  # the seat that was last given cards (for the draw shoe)
     reader_states: dict[str, str] = field(default_factory=dict)  # reader -> its last state
+    reshown: str | None = None  # the last card of a hand just shown, resting on the play pad
     speaking: bool = True  # False while a journal is replayed: nothing is said, only state
 
     @classmethod
@@ -151,11 +152,14 @@ class Referee:
             return Outcome("rejected", step.reason, anns, action)
         self.history.append(_Snapshot(self.state, dict(self.places)))
         self.state = step.state
-        if copy is not None and place:
-            self.places[copy] = place
+        if copy is not None and place and not any(e.kind == "buried" for e in step.events):
+            self.places[copy] = place  # (a buried first card went back into the pile)
         for event in step.events:
             if event.kind in ("penalty", "drew") and event.count and event.player is not None:
                 self.due = event.player
+        if any(e.kind == "shuffle-hands" for e in step.events):
+            # Every hand was collected and dealt again: the seat pads name the cards anew.
+            self.places = {c: p for c, p in self.places.items() if not p.startswith("hand:")}
         if any(e.kind == "reshuffled" for e in step.events):
             top = self.state.top
             self.places = {c: p for c, p in self.places.items() if p != "discard" or c.card is top}
@@ -239,7 +243,7 @@ class Referee:
         role = self.readers.get(read.reader)
         if role is None:
             return Outcome("ignored", "unknown-reader")
-        if self.on_pad.get(read.reader) == read.uid:
+        if self.on_pad.get(read.reader) == read.uid and not self._shown_then_played(read):
             return Outcome("ignored", "still-on-pad")  # a card resting on a pad is one read
         self.on_pad[read.reader] = read.uid
         tag = self.deck.lookup(read.uid)
@@ -248,13 +252,27 @@ class Referee:
         if isinstance(tag, Token):
             if role.role != "play":
                 return self._refuse("rejected", "token-on-seat-pad")
-            return self._token(tag)
+            out = self._token(tag)
+            if tag.name == "next-round":
+                self.on_pad[read.reader] = read.uid  # still resting there: one read, one round
+            return out
         where = self.places.get(tag)
         if role.role == "play":
-            return self._play_pad(tag, where)
+            out = self._play_pad(tag, where)
+            self.reshown = read.uid if isinstance(out.action, Show) else None
+            return out
         seat = role.seat if role.role == "seat" else self._due()
         assert seat is not None
         return self._seat_pad(seat, tag, where)
+
+    def _shown_then_played(self, read: TagRead) -> bool:
+        """The last card of a hand shown on the play pad, tapped again by its owner on their
+        turn: the hand went back to its player in between, so this is a play."""
+        if read.uid != self.reshown:
+            return False
+        tag = self.deck.lookup(read.uid)
+        s = self.state
+        return isinstance(tag, CardCopy) and self.places.get(tag) == f"hand:{s.turn}"
 
     def _token(self, token: Token) -> Outcome:
         s = self.state
@@ -286,13 +304,13 @@ class Referee:
     def _play_pad(self, copy: CardCopy, where: str | None) -> Outcome:
         s = self.state
         card = copy.card
-        if s.phase is Phase.ROUND_OVER and self._shower() is None:
+        if s.phase is Phase.ROUND_OVER and self.shower() is None:
             return self._refuse("rejected-round-over", "round-over")
         if where == "discard":
             return self._refuse("rejected-card-not-available", "card-already-played")
         if s.phase is Phase.START:
             return self._act(TurnUp(card), copy, "discard")
-        shower = self._shower()
+        shower = self.shower()
         if shower is not None:
             return self._show_card(shower, copy, where)
         # A card known to be in a hand is played by that hand's player, unless a seat token
@@ -311,7 +329,7 @@ class Referee:
             return due
         return self.state.turn
 
-    def _shower(self) -> int | None:
+    def shower(self) -> int | None:
         """The seat that must show its hand on the play pad now, if any."""
         s = self.state
         if s.awaiting_show is not None:

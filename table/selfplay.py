@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 from table.cards import COLORS, Card, edition_cards, edition_counts
@@ -102,49 +102,44 @@ class RandomTable:
         if not s.pile and not s.pile_unknown and len(s.discard) > 1 and s.phase is Phase.PLAY:
             order = s.discard[:-1]
             self.rng.shuffle(order)
-            events += apply_in_place(s, Reshuffle(tuple(order)))
+            events = apply_in_place(s, Reshuffle(tuple(order)))
         for hand in s.hands:
             if hand.unknown:
                 break
         else:
-            return events
-        known = s.known_counts().get  # dict.get: no Counter.__missing__ call per absent face
-        # Edition order is the sorted order, so no sort is needed for a repeatable pick.
-        pool: list[Card] = []
-        for c, n in edition_counts(s.options.deck).items():
-            left = n - known(c, 0)
-            if left:
-                pool += [c] * left
+            return events  # the common case: nothing is unknown
+        pool = self._unknown_cards(s)
         for seat, hand in enumerate(s.hands):
             if not hand.unknown:
                 continue
             for card in self.rng.sample(pool, hand.unknown):
                 pool.remove(card)
                 events += apply_in_place(s, Identify(seat, card))
+        if pool and not s.pile and s.phase is Phase.PLAY:
+            # The engine reshuffled by itself in the middle of a penalty: the rest of the
+            # unknown cards are the draw pile, and chance gives its order, so that later draws
+            # are seen again.
+            self.rng.shuffle(pool)
+            events += apply_in_place(s, Reshuffle(tuple(pool)))
         return events
+
+    @staticmethod
+    def _unknown_cards(s: State) -> list[Card]:
+        """The unknown pool as a list, one entry per copy, in edition order (repeatable)."""
+        known = s.known_counts().get  # dict.get: no Counter.__missing__ call per absent face
+        pool: list[Card] = []
+        for c, n in edition_counts(s.options.deck).items():
+            left = n - known(c, 0)
+            if left:
+                pool += [c] * left
+        return pool
 
     # --- players --------------------------------------------------------------------------
 
     def choose(self, s: State) -> Action | None:
         """A random but lively action for the player on turn."""
-        rng = self.rng
         acts = legal_actions(s)
-        if not acts:
-            return None
-        first = acts[0]
-        if isinstance(first, ChooseColor):
-            return rng.choice(acts)
-        plays = [a for a in acts if isinstance(a, Play)]
-        if any(isinstance(a, Challenge) for a in acts) and rng.random() < 0.3:
-            return Challenge(s.turn)
-        if any(isinstance(a, CallUno) for a in acts) and plays and rng.random() < 0.8:
-            return CallUno(s.turn)
-        if plays and rng.random() < 0.9:
-            card = rng.choice(plays).cards[0]
-            color = rng.choice(COLORS) if card.is_wild else None
-            return Play(s.turn, (card,), color)
-        others = [a for a in acts if isinstance(a, Draw | Pass)]
-        return rng.choice(others) if others else rng.choice(acts)
+        return lively_choice(acts, s.turn, self.rng) if acts else None
 
     def out_of_turn(self, s: State) -> Action | None:
         """After a play: the player who went down to one card may call late, or be caught."""
@@ -163,6 +158,25 @@ class RandomTable:
             if catchers:
                 return Catch(self.rng.choice(catchers), seat)
         return None
+
+
+def lively_choice(acts: Sequence[Action], seat: int, rng: random.Random) -> Action:
+    """One of the legal actions ``acts`` of ``seat``, at random but lively: a play nine times
+    in ten when there is one, UNO called four times in five, a challenge three times in ten, a
+    random colour for a wild."""
+    if isinstance(acts[0], ChooseColor):
+        return rng.choice(acts)
+    plays = [a for a in acts if isinstance(a, Play)]
+    if any(isinstance(a, Challenge) for a in acts) and rng.random() < 0.3:
+        return Challenge(seat)
+    if any(isinstance(a, CallUno) for a in acts) and plays and rng.random() < 0.8:
+        return CallUno(seat)
+    if plays and rng.random() < 0.9:
+        card = rng.choice(plays).cards[0]
+        color = rng.choice(COLORS) if card.is_wild else None
+        return Play(seat, (card,), color)
+    others = [a for a in acts if isinstance(a, Draw | Pass)]
+    return rng.choice(others) if others else rng.choice(acts)
 
 
 def play_round(table: RandomTable, s: State, stats: Stats | None = None) -> State:

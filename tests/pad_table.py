@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from table.cards import parse_cards
-from table.controller import ReaderRole, Referee
+from table.controller import Outcome, ReaderRole, Referee
 from table.deck import parse_tag, virtual_deck
 from table.rules import Deal, make_options
 
@@ -22,3 +22,32 @@ def uid(ref: Referee, code: str) -> str:
     found = ref.deck.uid_of(parse_tag(code))
     assert found is not None
     return found
+
+
+class RefereeLoop:
+    """The referee's loop as the daemon runs it, fed by readers; keeps what it says and the
+    verdict of each tag read."""
+
+    def __init__(self, ref: Referee) -> None:
+        import queue
+
+        from table.loop import TableLoop
+
+        self.said: queue.Queue[str] = queue.Queue()
+        self.verdicts: queue.Queue[tuple[str, str | None]] = queue.Queue()
+        self.loop = TableLoop(ref, self._listen, tick_every=60)
+
+    def _listen(self, item: object, out: Outcome) -> None:
+        from table.announce import render
+        from table.readers.base import TagRead
+
+        for a in out.announcements:
+            self.said.put(render(a))
+        if isinstance(item, TagRead):
+            self.verdicts.put((out.verdict, out.reason))
+
+    def spoken(self) -> list[str]:
+        lines = []
+        while not self.said.empty():
+            lines.append(self.said.get())
+        return lines

@@ -1,30 +1,17 @@
-"""A serial-line reader on a real pty, unplugged and replugged mid-game."""
+"""Serial readers on real ptys: unplugged and replugged mid-game, and fed line noise."""
 
 from __future__ import annotations
 
-import os
 import queue
+import random
 from pathlib import Path
 
+import pytest
+
+from sim.serial_pty import SerialPty, bad_rdm6300_frame, interleave, mixed, truncated_line
 from table.readers.base import ReaderStatus, Report, TagRead
+from table.readers.formats import rdm6300_frame
 from table.readers.serial_reader import SerialReader
-
-
-class Pty:
-    """A pseudo-terminal standing in for a USB reader, reachable by a stable link."""
-
-    def __init__(self, link: Path) -> None:
-        self.master, self.slave = os.openpty()
-        if link.is_symlink():
-            link.unlink()
-        link.symlink_to(os.ttyname(self.slave))
-
-    def send(self, data: bytes) -> None:
-        os.write(self.master, data)
-
-    def unplug(self) -> None:
-        os.close(self.master)
-        os.close(self.slave)
 
 
 def next_report(q: queue.Queue[Report], kind: type) -> Report:
@@ -37,7 +24,7 @@ def next_report(q: queue.Queue[Report], kind: type) -> Report:
 def test_reads_survive_unplug_and_replug(tmp_path: Path) -> None:
     link = tmp_path / "usb-reader"
     reports: queue.Queue[Report] = queue.Queue()
-    pty = Pty(link)
+    pty = SerialPty(link)
     reader = SerialReader("pad", str(link), "serial-line", reports.put, backoff=(0.05,), hold=0)
     reader.start()
     try:
@@ -53,7 +40,7 @@ def test_reads_survive_unplug_and_replug(tmp_path: Path) -> None:
         status = next_report(reports, ReaderStatus)
         assert isinstance(status, ReaderStatus) and status.state == "lost"
 
-        pty = Pty(link)  # plugged back in: a new device under the same stable name
+        pty.plug()  # plugged back in: a new device under the same stable name
         status = next_report(reports, ReaderStatus)
         assert isinstance(status, ReaderStatus) and status.state == "live"
         pty.send(b"04A1B2C4\n")
@@ -61,7 +48,7 @@ def test_reads_survive_unplug_and_replug(tmp_path: Path) -> None:
         assert isinstance(read, TagRead) and read.uid == "04A1B2C4"
     finally:
         reader.stop()
-        pty.unplug()
+        pty.close()
 
 
 def test_a_card_resting_on_a_pad_is_one_read() -> None:
@@ -98,7 +85,7 @@ def test_unplugged_mid_game_the_referee_loses_nothing(tmp_path: Path) -> None:
     loop = TableLoop(ref, listener, tick_every=60)
     loop.start()
     link = tmp_path / "usb-pad"
-    pty = Pty(link)
+    pty = SerialPty(link)
     live: queue.Queue[Report] = queue.Queue()
 
     def sink(report: Report) -> None:
@@ -114,17 +101,62 @@ def test_unplugged_mid_game_the_referee_loses_nothing(tmp_path: Path) -> None:
         assert verdicts.get(timeout=10) == ("accepted", None)
         pty.unplug()
         assert next_report(live, ReaderStatus).state == "lost"  # type: ignore[union-attr]
-        pty = Pty(link)
+        pty.plug()
         assert next_report(live, ReaderStatus).state == "live"  # type: ignore[union-attr]
         pty.send(uid(ref, "R3#1").encode() + b"\n")  # Ken plays after the replug
         assert verdicts.get(timeout=10) == ("accepted", None)
     finally:
         reader.stop()
         loop.stop()
-        pty.unplug()
+        pty.close()
     spoken = []
     while not said.empty():
         spoken.append(said.get())
     assert "The pad reader is disconnected." in spoken and "The pad reader is back." in spoken
     assert ref.state.top is not None and ref.state.top.code == "R3"
     assert [len(h) for h in ref.state.hands] == [2, 2]
+
+
+def noisy_records(kind: str, rng: random.Random) -> tuple[list[str], list[bytes]]:
+    """200 valid reads of distinct tags, with 200 broken ones among them."""
+    if kind == "serial-line":
+        uids = [f"04{rng.getrandbits(48):012X}" for _ in range(200)]
+        lines = [f"UID: {':'.join(u[i : i + 2] for i in range(0, 14, 2))}" for u in uids]
+        good = [f"\n{line}\r\n".encode() for line in lines]
+        bad = [truncated_line(rng.choice(lines), rng) for _ in range(200)]
+    else:
+        uids = [f"{rng.getrandbits(40):010X}" for _ in range(200)]
+        good = [rdm6300_frame(u) for u in uids]
+        bad = [bad_rdm6300_frame(f"{rng.getrandbits(40):010X}") for _ in range(200)]
+    return uids, mixed(rng, good, bad)
+
+
+@pytest.mark.parametrize("kind", ["serial-line", "rdm6300"])
+def test_100k_noise_bytes_through_a_reader_on_a_pty(tmp_path: Path, kind: str) -> None:
+    """Noise, lines split across writes, truncated lines and bad checksums: no exception, no
+    phantom read, every valid read reported, in order."""
+    rng = random.Random(5)
+    uids, records = noisy_records(kind, rng)
+    stream = interleave(rng, records, 100_000)
+    last = "04FFFFFFFF" if kind == "rdm6300" else "04FFFFFF"  # sent last, after the noise
+    end = rdm6300_frame(last) if kind == "rdm6300" else f"\n{last}\n".encode()
+    link = tmp_path / "usb-reader"
+    pty = SerialPty(link)
+    reports: queue.Queue[Report] = queue.Queue()
+    reader = SerialReader("pad", str(link), kind, reports.put, backoff=(0.05,))
+    reader.start()
+    try:
+        assert next_report(reports, ReaderStatus).state == "connecting"  # type: ignore[union-attr]
+        assert next_report(reports, ReaderStatus).state == "live"  # type: ignore[union-attr]
+        assert pty.send_in_pieces(stream + end, rng) > 600
+        reads: list[str] = []
+        while not reads or reads[-1] != last:
+            read = next_report(reports, TagRead)
+            assert isinstance(read, TagRead)
+            reads.append(read.uid)
+        assert reader.state == "live"  # never lost: the reader thread raised nothing
+    finally:
+        reader.stop()
+        pty.close()
+    assert reads == [*uids, last]
+    assert reports.empty()

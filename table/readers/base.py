@@ -7,6 +7,7 @@ are monotonic seconds from the reader's clock.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -60,3 +61,31 @@ class Debounce:
             self._missed = 0
             return True
         return False
+
+
+class ReaderThread:
+    """What every reader running in its own thread shares: start and stop, and each change of
+    state (``connecting``, ``live``, ``lost``) reported once. Subclasses write :meth:`_run`,
+    which returns when ``self._stop`` is set."""
+
+    def __init__(self, name: str, sink: Sink, clock: Callable[[], float]) -> None:
+        self.name, self.sink, self.clock = name, sink, clock
+        self.state = ""
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name=f"reader-{name}", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self, timeout: float = 5.0) -> None:
+        self._stop.set()
+        if self._thread.is_alive():
+            self._thread.join(timeout)
+
+    def _status(self, state: str, detail: str = "") -> None:
+        if state != self.state:
+            self.state = state
+            self.sink(ReaderStatus(self.name, state, self.clock(), detail))
+
+    def _run(self) -> None:
+        raise NotImplementedError

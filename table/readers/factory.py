@@ -57,9 +57,11 @@ class Reader(Protocol):
 Builder = Callable[[ReaderSpec, Sink], Reader]
 
 KINDS: dict[str, str] = {
+    "bridge": "table.readers.bridge:make_bridge_reader",
     "serial-line": "table.readers.factory:_serial",
     "rdm6300": "table.readers.factory:_serial",
     "sim": "table.readers.factory:_sim",
+    "mfrc522": "table.readers.mfrc522_reader:build",
 }
 
 

@@ -8,11 +8,10 @@ backoff between attempts; every change is reported to the sink, which announces 
 from __future__ import annotations
 
 import logging
-import threading
 import time
 from collections.abc import Callable
 
-from table.readers.base import Debounce, ReaderStatus, Sink, TagRead
+from table.readers.base import Debounce, ReaderThread, Sink, TagRead
 from table.readers.formats import LineDecoder, Rdm6300Decoder
 
 log = logging.getLogger(__name__)
@@ -24,7 +23,7 @@ DECODERS: dict[str, Callable[[], LineDecoder | Rdm6300Decoder]] = {
 BAUD = {"serial-line": 115200, "rdm6300": 9600}
 
 
-class SerialReader:
+class SerialReader(ReaderThread):
     def __init__(
         self,
         name: str,
@@ -38,25 +37,10 @@ class SerialReader:
     ) -> None:
         if kind not in DECODERS:
             raise ValueError(f"unknown serial reader kind {kind!r}: use {', '.join(DECODERS)}")
-        self.name, self.port, self.kind, self.sink = name, port, kind, sink
+        super().__init__(name, sink, clock)
+        self.port, self.kind = port, kind
         self.backoff = backoff
-        self.clock = clock
         self.debounce = Debounce(hold=hold)
-        self.state = ""
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name=f"reader-{name}", daemon=True)
-
-    def start(self) -> None:
-        self._thread.start()
-
-    def stop(self, timeout: float = 5.0) -> None:
-        self._stop.set()
-        self._thread.join(timeout)
-
-    def _status(self, state: str, detail: str = "") -> None:
-        if state != self.state:
-            self.state = state
-            self.sink(ReaderStatus(self.name, state, self.clock(), detail))
 
     def _run(self) -> None:
         import serial
@@ -77,9 +61,8 @@ class SerialReader:
             decoder = DECODERS[self.kind]()
             try:
                 while not self._stop.is_set():
-                    # Whatever has arrived, at least one byte: a UID is seen the moment its
-                    # line ends, not when a read timeout expires.
-                    data = port.read(port.in_waiting or 1)
+                    # What is waiting, or one byte: a read returns as soon as a line comes.
+                    data = port.read(max(1, port.in_waiting))
                     for uid in decoder.feed(data):
                         t = self.clock()
                         if self.debounce.seen(uid, t):

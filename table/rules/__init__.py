@@ -1,8 +1,9 @@
 """The pure rules engine: no I/O, no threads, no clock, no randomness it does not receive.
 
 The API follows OpenSpiel: :attr:`State.current_player`, :func:`legal_actions`, :func:`apply`
-(and :func:`apply_in_place`), with chance (shuffles, unknown draws) as explicit inputs, so a
-journal is a set-up plus actions and replay is exact.
+(and :func:`apply_in_place`; :func:`apply_legal` for an action the engine listed itself), with
+chance (shuffles, unknown draws) as explicit inputs, so a journal is a set-up plus actions and
+replay is exact.
 """
 
 from table.rules.actions import (
@@ -24,6 +25,7 @@ from table.rules.engine import (
     Step,
     apply,
     apply_in_place,
+    apply_legal,
     choose_dealer,
     new_game,
     next_round,
@@ -58,6 +60,7 @@ __all__ = [
     "TurnUp",
     "apply",
     "apply_in_place",
+    "apply_legal",
     "choose_dealer",
     "legal_actions",
     "make_options",

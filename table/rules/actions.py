@@ -89,7 +89,8 @@ class TurnUp:
 @dataclass(frozen=True, slots=True)
 class Reshuffle:
     """Chance: the empty draw pile is remade from the discard pile (all but its top card) in
-    this order, top first. Without it the engine reshuffles by itself into unknown cards."""
+    this order, top first. Without it the engine reshuffles by itself into unknown cards; once
+    every hand is known again, a reshuffle naming those unknown cards gives the pile's order."""
 
     cards: tuple[Card, ...]
 

@@ -44,7 +44,16 @@ from table.rules.actions import (
 from table.rules.matching import has_playable, matches, wd4_guilty
 from table.rules.options import Options
 from table.rules.scoring import score_round
-from table.rules.state import ChallengeWindow, Event, Hand, Phase, State
+from table.rules.state import MAX_PLAYERS, ChallengeWindow, Event, Hand, Phase, State
+
+# The commonest events, made once per seat: events are immutable values.
+_TURN = tuple(Event("turn", seat) for seat in range(MAX_PLAYERS))
+_SKIPPED = tuple(Event("skipped", seat) for seat in range(MAX_PLAYERS))
+_DREW_ONE = tuple(Event("drew", seat, count=1) for seat in range(MAX_PLAYERS))
+_PASSED = tuple(Event("passed", seat) for seat in range(MAX_PLAYERS))
+# "played" events of coloured cards, per seat and card, made when first needed.
+_PLAYED: tuple[dict[Card, Event], ...] = tuple({} for _ in range(MAX_PLAYERS))
+_PLAY = Phase.PLAY  # a module global is read faster than an enum member
 
 # Reasons that make a step a "penalty" rather than a plain "accepted".
 PENALTY_REASONS = frozenset(
@@ -81,8 +90,8 @@ def new_game(
     options: Options, players: Sequence[str], dealer: int = 0, deal: Deal | None = None
 ) -> tuple[State, list[Event]]:
     """A new match: round 1 dealt by ``dealer``."""
-    if not 2 <= len(players) <= 10:
-        raise SetupError(f"UNO is for 2 to 10 players, not {len(players)}")
+    if not 2 <= len(players) <= MAX_PLAYERS:
+        raise SetupError(f"UNO is for 2 to {MAX_PLAYERS} players, not {len(players)}")
     if len(set(players)) != len(players):
         raise SetupError("two players have the same name")
     if not 0 <= dealer < len(players):
@@ -217,6 +226,16 @@ def _step(state: State, events: list[Event]) -> Step:
     return Step(state, "accepted", None, events)
 
 
+def apply_legal(s: State, action: Action) -> list[Event]:
+    """Apply to ``s`` itself an action taken from ``legal_actions(s)`` or
+    ``out_of_turn_actions(s)`` of this very state, without checking a play again (as
+    python-chess's ``push`` next to ``push_san``): the fast entry for self-play. Any other
+    action must go through :func:`apply` or :func:`apply_in_place`."""
+    events: list[Event] = []
+    _LEGAL_HANDLERS[type(action)](s, action, events)
+    return events
+
+
 def apply_in_place(s: State, action: Action) -> list[Event]:
     """Apply ``action`` to ``s`` itself. Raises :class:`IllegalPlay` (leaving ``s`` untouched)."""
     kind = type(action)
@@ -246,12 +265,12 @@ def _in_play(s: State) -> None:
         raise IllegalPlay("no-card-turned-up", "the first card has not been turned up")
     if s.phase is Phase.MATCH_OVER:
         raise IllegalPlay("match-over", "the match is over")
-    if s.phase is not Phase.PLAY:
+    if s.phase is not _PLAY:
         raise IllegalPlay("round-over", "the round is over")
 
 
 def _on_turn(s: State, player: int) -> None:
-    if player != s.turn or s.phase is not Phase.PLAY:  # the common case costs one test
+    if player != s.turn or s.phase is not _PLAY:  # the common case costs one test
         _seat(s, player)
         _in_play(s)
     if s.awaiting_color is not None:
@@ -295,10 +314,10 @@ def _draw_cards(s: State, player: int, count: int, events: list[Event], reason: 
             events.append(Event("piles-exhausted", player=player, count=count - drawn))
             break
         drawn += 1
-    if len(hand) > 1:
+    if len(hand.known) + hand.unknown > 1:
         s.called[player] = False
     if reason:
-        events.append(Event("penalty", player=player, count=drawn, reason=reason))
+        events.append(Event("penalty", player, None, None, None, drawn, reason))
     return drawn
 
 
@@ -379,11 +398,11 @@ def _turn_up(s: State, card: Card, events: list[Event]) -> None:
     if card.number is not None:
         s.turn = left
     elif card.rank == SKIP:
-        events.append(Event("skipped", player=left))
+        events.append(_SKIPPED[left])
         s.turn = s.next_seat(left)
     elif card.rank == REVERSE:
         if two and opts.two_player_reverse_is_skip:
-            events.append(Event("skipped", player=left))
+            events.append(_SKIPPED[left])
             s.turn = s.dealer
         else:
             s.direction = -1
@@ -391,14 +410,14 @@ def _turn_up(s: State, card: Card, events: list[Event]) -> None:
             s.turn = s.dealer if opts.first_reverse == "dealer-first" else s.next_seat(s.dealer)
     elif card.rank == DRAW_TWO:
         _draw_cards(s, left, 2, events, "draw-two")
-        events.append(Event("skipped", player=left))
+        events.append(_SKIPPED[left])
         s.turn = s.next_seat(left)
     else:  # a wild the player left of the dealer names
         s.turn = left
         s.awaiting_color = left
         events.append(Event("color-needed", player=left))
         return
-    events.append(Event("turn", player=s.turn))
+    events.append(_TURN[s.turn])
 
 
 def _on_turn_up(s: State, a: TurnUp, events: list[Event]) -> None:
@@ -419,7 +438,7 @@ def _on_play(s: State, a: Play, events: list[Event]) -> None:
     p = a.player
     # Fast path: the common case (the player on turn, in play, no colour awaited) costs three
     # tests; anything else goes through the full checks of _on_turn.
-    if p != s.turn or s.phase is not Phase.PLAY or s.awaiting_color is not None:
+    if p != s.turn or s.phase is not _PLAY or s.awaiting_color is not None:
         _on_turn(s, p)
     if len(a.cards) != 1:
         raise IllegalPlay("one-card-at-a-time", "cards are played one at a time")
@@ -456,26 +475,58 @@ def _on_play(s: State, a: Play, events: list[Event]) -> None:
     ):
         raise IllegalPlay("wrong-color-or-number", f"{card} does not match")
     opts = s.options
+    # Choice: with no challenge the restriction can only be enforced by the referee, so it
+    # refuses a Wild Draw Four it can see is illegal; with a hidden hand the play is accepted as
+    # unverified (in _play).
+    if (
+        rank == WILD_DRAW_FOUR
+        and not opts.challengeable
+        and opts.wild_draw_four != "unrestricted"
+        and wd4_guilty(
+            _rest_of_hand(held, card, known), prior_color, prior_rank, opts.wild_draw_four
+        )
+    ):
+        raise IllegalPlay(
+            "wild-draw-four-not-allowed", "a Wild Draw Four needs no matching card in hand"
+        )
+    _play(s, a, index, known, events)
+
+
+def _push_play(s: State, a: Play, events: list[Event]) -> None:
+    """A play from :func:`legal_actions`: a known card of the player on turn that matches."""
+    _play(s, a, s.hands[a.player].known.index(a.cards[0]), True, events)
+
+
+def _rest_of_hand(held: list[Card], card: Card, known: bool) -> list[Card]:
+    """The known cards left after playing ``card`` (a known one or not)."""
+    rest = held.copy()
+    if known:
+        rest.remove(card)
+    return rest
+
+
+def _play(s: State, a: Play, index: int, known: bool, events: list[Event]) -> None:
+    """Carry out the play ``a``, already checked. Its card is at ``index`` among the known
+    cards (-1: it is one of the unknown cards); ``known`` says whether the card played was
+    known (a card drawn blind may be played while an equal known card stays in hand)."""
+    p = a.player
+    card = a.cards[0]
+    hand = s.hands[p]
+    held = hand.known
+    wild = card.is_wild
+    rank = card.rank
+    prior_color, prior_rank = s.color, s.live_rank
+    opts = s.options
+    unknown_rest = hand.unknown - (0 if known else 1)
     # The rest of the hand matters only to a Wild Draw Four (its restriction and challenge).
     rest: list[Card] = []
     wd4_unverified = False
     if rank == WILD_DRAW_FOUR:
-        rest = held.copy()
-        if known:
-            rest.remove(card)
-        if not opts.challengeable and opts.wild_draw_four != "unrestricted":
-            # Choice: with no challenge the restriction can only be enforced by the referee, so
-            # it refuses a Wild Draw Four it can see is illegal; with a hidden hand the play is
-            # accepted as unverified.
-            if wd4_guilty(rest, prior_color, prior_rank, opts.wild_draw_four):
-                raise IllegalPlay(
-                    "wild-draw-four-not-allowed",
-                    "a Wild Draw Four needs no matching card in hand",
-                )
-            wd4_unverified = hand.unknown - (0 if known else 1) > 0
-    unknown_rest = hand.unknown - (0 if known else 1)
+        rest = _rest_of_hand(held, card, known)
+        wd4_unverified = (
+            not opts.challengeable and opts.wild_draw_four != "unrestricted" and unknown_rest > 0
+        )
 
-    # --- from here on the play is accepted ---
     if wd4_unverified:
         s.unverified += 1
         events.append(Event("unverified", player=p))
@@ -487,19 +538,25 @@ def _on_play(s: State, a: Play, events: list[Event]) -> None:
     else:
         hand.unknown -= 1
     s.discard.append(card)
-    s.has_drawn = False
-    s.drawn = None
-    s.drawn_unknown = False
-    # Positional Event fields (kind, player, target, card, color): this is the hottest event.
+    if s.has_drawn:
+        s.has_drawn = False
+        s.drawn = None
+        s.drawn_unknown = False
     if wild:
         events.append(Event("played", p, None, card, a.color))
         s.color = a.color
         s.live_rank = None
     else:
-        events.append(Event("played", p, None, card, None))
+        # The hottest event, made once per seat and card.
+        played = _PLAYED[p]
+        event = played.get(card)
+        if event is None:
+            event = played[card] = Event("played", p, None, card, None)
+        events.append(event)
         s.color = card.color
         s.live_rank = rank
-    if rank == SHUFFLE_HANDS:
+    shuffled = wild and rank == SHUFFLE_HANDS
+    if shuffled:
         last = len(hand) == 0
         if not last or opts.shuffle_hands_last_card == "redeal":
             _shuffle_hands(s, p, events)
@@ -508,7 +565,7 @@ def _on_play(s: State, a: Play, events: list[Event]) -> None:
     if size == 0:
         _finish(s, p, card, events)
         return
-    if size == 1 and not s.called[p] and rank != SHUFFLE_HANDS:
+    if size == 1 and not s.called[p] and not shuffled:
         s.uno_window = p
     if card.number is None:
         _resolve_effect(s, p, card, events, rest, unknown_rest, prior_color, prior_rank)
@@ -520,13 +577,16 @@ def _on_play(s: State, a: Play, events: list[Event]) -> None:
         s.awaiting_color = p
         events.append(Event("color-needed", player=p))
     else:
-        _announce_turn(s, events)
+        # _announce_turn, inlined
+        if s.pending:
+            events.append(Event("pending-draw", player=s.turn, count=s.pending))
+        events.append(_TURN[s.turn])
 
 
 def _announce_turn(s: State, events: list[Event]) -> None:
     if s.pending:
         events.append(Event("pending-draw", player=s.turn, count=s.pending))
-    events.append(Event("turn", s.turn))
+    events.append(_TURN[s.turn])
 
 
 def _resolve_effect(
@@ -543,11 +603,11 @@ def _resolve_effect(
     rank = card.rank
     nxt = s.next_seat(p)
     if rank == SKIP:
-        events.append(Event("skipped", player=nxt))
+        events.append(_SKIPPED[nxt])
         s.turn = s.next_seat(nxt)
     elif rank == REVERSE:
-        if len(s.active) == 2 and opts.two_player_reverse_is_skip:
-            events.append(Event("skipped", player=nxt))
+        if opts.two_player_reverse_is_skip and s.eliminated.count(False) == 2:
+            events.append(_SKIPPED[nxt])
             s.turn = p
         else:
             s.direction = -s.direction
@@ -555,7 +615,7 @@ def _resolve_effect(
             s.turn = s.next_seat(p)
     elif rank == DRAW_TWO:
         _draw_cards(s, nxt, 2, events, "draw-two")
-        events.append(Event("skipped", player=nxt))
+        events.append(_SKIPPED[nxt])
         s.turn = s.next_seat(nxt)
     elif rank == WILD_DRAW_FOUR:
         if opts.challengeable:
@@ -572,7 +632,7 @@ def _resolve_effect(
             s.turn = nxt
         else:
             _draw_cards(s, nxt, 4, events, "wild-draw-four")
-            events.append(Event("skipped", player=nxt))
+            events.append(_SKIPPED[nxt])
             s.turn = s.next_seat(nxt)
     elif rank == CUSTOMIZABLE:
         _customizable(s, p, events)
@@ -590,7 +650,7 @@ def _customizable(s: State, p: int, events: list[Event]) -> None:
     effect = s.options.customizable_effect
     nxt = s.next_seat(p)
     if effect == "skip":
-        events.append(Event("skipped", player=nxt))
+        events.append(_SKIPPED[nxt])
         s.turn = s.next_seat(nxt)
     elif effect == "reverse":
         s.direction = -s.direction
@@ -598,7 +658,7 @@ def _customizable(s: State, p: int, events: list[Event]) -> None:
         s.turn = s.next_seat(p)
     elif effect == "next-draws-two":
         _draw_cards(s, nxt, 2, events, "customizable")
-        events.append(Event("skipped", player=nxt))
+        events.append(_SKIPPED[nxt])
         s.turn = s.next_seat(nxt)
     elif effect == "others-draw-one":
         for seat in s.active:
@@ -662,7 +722,7 @@ def _try_score(s: State, events: list[Event]) -> None:
 def _on_draw(s: State, a: Draw, events: list[Event]) -> None:
     p = a.player
     # Fast path of _on_turn, as in _on_play.
-    if p != s.turn or s.phase is not Phase.PLAY or s.awaiting_color is not None:
+    if p != s.turn or s.phase is not _PLAY or s.awaiting_color is not None:
         _on_turn(s, p)
     opts = s.options
     hand = s.hands[p]
@@ -677,7 +737,7 @@ def _on_draw(s: State, a: Draw, events: list[Event]) -> None:
         s.pending = 0
         s.challenge = None
         _draw_cards(s, p, count, events, reason)
-        events.append(Event("skipped", player=p))
+        events.append(_SKIPPED[p])
         s.turn = s.next_seat(p)
         _announce_turn(s, events)
         return
@@ -722,13 +782,18 @@ def _on_draw(s: State, a: Draw, events: list[Event]) -> None:
             drawn = None
     if len(hand.known) + hand.unknown > 1:
         s.called[p] = False
-    events.append(Event("drew", player=p, count=1))
+    events.append(_DREW_ONE[p])
     s.has_drawn = True
     s.drawn = drawn
     s.drawn_unknown = drawn is None
     if opts.draw == "one-no-play" or (
         drawn is not None
-        and not matches(s, drawn)
+        # not matches(s, drawn), inlined
+        and not (
+            drawn.is_wild
+            or drawn.color is s.color
+            or (s.live_rank is not None and drawn.rank == s.live_rank)
+        )
         and (opts.draw == "one-may-play" or _next_draw_source(s) == "none")
     ):
         _end_turn(s, p, events)
@@ -738,8 +803,11 @@ def _end_turn(s: State, p: int, events: list[Event]) -> None:
     s.has_drawn = False
     s.drawn = None
     s.drawn_unknown = False
-    s.turn = s.next_seat(p)
-    _announce_turn(s, events)
+    s.turn = turn = s.next_seat(p)
+    # _announce_turn, inlined
+    if s.pending:
+        events.append(Event("pending-draw", player=turn, count=s.pending))
+    events.append(_TURN[turn])
 
 
 def _on_pass(s: State, a: Pass, events: list[Event]) -> None:
@@ -759,7 +827,7 @@ def _on_pass(s: State, a: Pass, events: list[Event]) -> None:
     if s.drawn_unknown and s.options.draw == "until-playable":
         s.unverified += 1
         events.append(Event("unverified", player=p))
-    events.append(Event("passed", player=p))
+    events.append(_PASSED[p])
     _end_turn(s, p, events)
 
 
@@ -867,7 +935,7 @@ def _judge_challenge(
     else:
         events.append(Event("innocent", player=offender, target=p))
         _draw_cards(s, p, 4 + opts.challenge_penalty, events, "challenge-failed")
-        events.append(Event("skipped", player=p))
+        events.append(_SKIPPED[p])
         s.turn = s.next_seat(p)
     _announce_turn(s, events)
 
@@ -935,11 +1003,25 @@ def _on_identify(s: State, a: Identify, events: list[Event]) -> None:
         _try_score(s, events)
 
 
+def _same_cards(a: Sequence[Card], b: Sequence[Card]) -> bool:
+    """Whether two piles hold the same faces, each as often. A card is one instance per face, so
+    sorting the identities compares them, in C (a Counter compares in Python)."""
+    return len(a) == len(b) and sorted(map(id, a)) == sorted(map(id, b))
+
+
 def _on_reshuffle(s: State, a: Reshuffle, events: list[Event]) -> None:
     _in_play(s)
+    if s.pile_unknown and not s.pile and s.pile_unknown == s.unknown_slots():
+        # The engine reshuffled by itself (the pile ran out in the middle of a penalty) and
+        # every hand is known again: the unknown cards are the pile, and chance gives its order.
+        if not _same_cards(a.cards, list(s.unknown_pool().elements())):
+            raise IllegalPlay("reshuffle-mismatch", "the order names other cards than the pile's")
+        s.pile = list(reversed(a.cards))
+        s.pile_unknown = 0
+        return
     if s.pile or s.pile_unknown:
         raise IllegalPlay("pile-not-empty", "the draw pile is not empty yet")
-    if Counter(a.cards) != Counter(s.discard[:-1]):
+    if not _same_cards(a.cards, s.discard[:-1]):
         raise IllegalPlay("reshuffle-mismatch", "a reshuffle uses the discard pile but its top")
     s.discard = s.discard[-1:]
     s.pile = list(reversed(a.cards))
@@ -961,4 +1043,9 @@ _HANDLERS: dict[type, Callable[[State, Action, list[Event]], None]] = {
     Identify: _on_identify,  # type: ignore[dict-item]
     TurnUp: _on_turn_up,  # type: ignore[dict-item]
     Reshuffle: _on_reshuffle,  # type: ignore[dict-item]
+}
+# For actions known to be legal: a play skips its checks; the rest are cheap to check.
+_LEGAL_HANDLERS: dict[type, Callable[[State, Action, list[Event]], None]] = {
+    **_HANDLERS,
+    Play: _push_play,  # type: ignore[dict-item]
 }

@@ -19,6 +19,8 @@ from typing import NamedTuple
 from table.cards import Card, Color, edition_counts
 from table.rules.options import Options
 
+MAX_PLAYERS = 10
+
 
 class Phase(enum.Enum):
     START = "start"  # waiting for the card turned up
@@ -141,10 +143,11 @@ class State:
         d = self.direction if direction is None else direction
         n = len(self.players)
         eliminated = self.eliminated
-        for _ in range(steps):
+        while steps > 0:
             seat = (seat + d) % n
             while eliminated[seat]:
                 seat = (seat + d) % n
+            steps -= 1
         return seat
 
     @property

@@ -1,0 +1,142 @@
+"""What the host knows of one board, kept up to date from its messages. Pure: no I/O, no clock.
+
+The board repeats the tag on each reader after every heartbeat, numbered by placement, so a
+frame lost on the line delays a read but never loses it, and a repeat is never a new read.
+A board that restarts (a ``boot`` message, or an uptime that goes backwards when the boot
+message itself was lost) forgets its placements; a tag that rested on a reader through the
+restart is then not reported again, and one placed during or after it is.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from firmware_bridge.messages import MAX_READERS, Message
+
+# A tag still on its reader is found by the first polls after a restart; a heartbeat this long
+# after boot that shows the reader empty means the tag left during the restart.
+SETTLE_MS = 500
+
+
+@dataclass(frozen=True, slots=True)
+class Read:
+    """A tag newly placed on a channel."""
+
+    channel: int
+    uid: str
+
+
+@dataclass(frozen=True, slots=True)
+class Removed:
+    channel: int
+
+
+@dataclass(frozen=True, slots=True)
+class BoardUp:
+    """The board identified itself (``boot`` or ``info``); ``restarted`` when it had reset."""
+
+    fw_version: str
+    protocol: int
+    chips: tuple[int, ...]  # VersionReg of each channel's chip, 0 when none answered
+    restarted: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """The board's answer to a command (``pong``, ``ack``, or ``info`` when asked)."""
+
+    message: Message
+
+
+Event = Read | Removed | BoardUp | Reply
+
+
+class BoardState:
+    def __init__(self) -> None:
+        self.identified = False
+        self.uptime_ms: int | None = None
+        self.chips: tuple[int, ...] = ()
+        self.placement: list[int | None] = [None] * MAX_READERS
+        self.present: list[str | None] = [None] * MAX_READERS
+        self.carried: list[str | None] = [None] * MAX_READERS
+        self.last_seq: int | None = None
+        self.missed_frames = 0
+        self.restarts = 0
+        self.poll_us = 0  # the board's last full poll of its readers, in its own microseconds
+        self.poll_ms = 0  # the board's poll interval
+        self.heartbeats = 0
+
+    def connected(self) -> None:
+        """A new connection: nothing from the board counts until it identifies itself."""
+        self.identified = False
+        self.last_seq = None
+
+    def _restarted(self) -> None:
+        self.restarts += 1
+        for ch in range(MAX_READERS):
+            if self.present[ch] is not None:
+                self.carried[ch] = self.present[ch]
+            self.present[ch] = None
+            self.placement[ch] = None
+        self.uptime_ms = None
+
+    def _track_seq(self, msg: Message) -> None:
+        if self.last_seq is not None and msg.name != "boot":
+            self.missed_frames += (msg.seq - self.last_seq - 1) % 256
+        self.last_seq = msg.seq
+
+    def handle(self, msg: Message) -> list[Event]:
+        """The events one message from the board gives."""
+        self._track_seq(msg)
+        name = msg.name
+        if name in ("boot", "info"):
+            uptime = msg.num("uptime_ms")
+            restarted = name == "boot" or (self.uptime_ms is not None and uptime < self.uptime_ms)
+            if restarted:
+                self._restarted()
+            self.identified = True
+            self.uptime_ms = uptime
+            self.chips = tuple(msg.raw("chips"))
+            major, minor = msg.num("fw_major"), msg.num("fw_minor")
+            up = BoardUp(f"{major}.{minor}", msg.num("protocol"), self.chips, restarted)
+            return [up, Reply(msg)] if name == "info" else [up]
+        if name in ("pong", "ack"):
+            return [Reply(msg)]
+        if not self.identified:
+            return []
+        if name == "heartbeat":
+            uptime = msg.num("uptime_ms")
+            if self.uptime_ms is not None and uptime < self.uptime_ms:
+                self._restarted()  # the boot message was lost
+            self.uptime_ms = uptime
+            self.poll_us = msg.num("poll_us")
+            self.poll_ms = msg.num("poll_ms")
+            self.heartbeats += 1
+            if uptime >= SETTLE_MS:
+                present = msg.num("present")
+                for ch in range(MAX_READERS):
+                    if not present & (1 << ch):
+                        self.carried[ch] = None
+            return []
+        if name == "tag":
+            ch, placement = msg.num("reader"), msg.num("placement")
+            uid = msg.raw("uid").hex().upper()
+            if ch >= MAX_READERS or len(uid) < 8:
+                return []
+            if placement == self.placement[ch] and uid == self.present[ch]:
+                return []  # the repeat of a placement already reported
+            self.placement[ch], self.present[ch] = placement, uid
+            carried, self.carried[ch] = self.carried[ch], None
+            return [] if carried == uid else [Read(ch, uid)]
+        if name == "removed":
+            ch, placement = msg.num("reader"), msg.num("placement")
+            uid = msg.raw("uid").hex().upper()
+            if ch >= MAX_READERS:
+                return []
+            events: list[Event] = []
+            if placement != self.placement[ch] and uid != self.carried[ch]:
+                events.append(Read(ch, uid))  # a quick tap whose tag frame was lost
+            self.placement[ch] = placement
+            self.present[ch] = self.carried[ch] = None
+            return [*events, Removed(ch)]
+        return []

@@ -1,0 +1,21 @@
+/* Pins and timing of the bridge board (ATmega328P at 16 MHz: Arduino Uno or Nano).
+ *
+ *   reader 0 SDA/SS  D10 (PB2)      SPI  MOSI D11 (PB3)  MISO D12 (PB4)  SCK D13 (PB5)
+ *   reader 1 SDA/SS  D9  (PB1)      RST of every reader  D6 (PD6)
+ *   reader 2 SDA/SS  D8  (PB0)      UART 115200 8N1 on the USB serial port
+ *   reader 3 SDA/SS  D7  (PD7)
+ */
+#ifndef BRIDGE_BOARD_H
+#define BRIDGE_BOARD_H
+
+#define FW_MAJOR 1
+#define FW_MINOR 0
+
+#define BAUD 115200UL
+#define HEARTBEAT_MS 250
+#define POLL_MS_DEFAULT 50
+#define POLL_MS_MIN 10
+#define POLL_MS_MAX 1000
+#define REMOVAL_MISSES 3 /* empty polls in a row before a tag counts as removed */
+
+#endif

@@ -1,0 +1,233 @@
+#include "mfrc522.h"
+
+#include <avr/io.h>
+#include <util/delay.h>
+
+/* Registers (MFRC522 datasheet, section 9) */
+#define CommandReg 0x01
+#define ComIrqReg 0x04
+#define DivIrqReg 0x05
+#define ErrorReg 0x06
+#define FIFODataReg 0x09
+#define FIFOLevelReg 0x0A
+#define ControlReg 0x0C
+#define BitFramingReg 0x0D
+#define ModeReg 0x11
+#define TxControlReg 0x14
+#define TxASKReg 0x15
+#define CRCResultRegH 0x21
+#define CRCResultRegL 0x22
+#define TModeReg 0x2A
+#define TPrescalerReg 0x2B
+#define TReloadRegH 0x2C
+#define TReloadRegL 0x2D
+#define VersionReg 0x37
+
+/* Commands */
+#define CMD_IDLE 0x00
+#define CMD_CALCCRC 0x03
+#define CMD_TRANSCEIVE 0x0C
+#define CMD_SOFTRESET 0x0F
+
+/* ComIrqReg bits */
+#define IRQ_RX 0x20
+#define IRQ_IDLE 0x10
+#define IRQ_TIMER 0x01
+
+/* PICC commands (ISO 14443-3) */
+#define PICC_WUPA 0x52
+#define PICC_HLTA 0x50
+#define PICC_CT 0x88 /* cascade tag: more UID bytes follow at the next level */
+
+#define OK 0
+#define FAIL 1
+
+static void ss(uint8_t reader, uint8_t high)
+{
+    static const uint8_t bit_b[3] = {_BV(PB2), _BV(PB1), _BV(PB0)};
+    if (reader < 3) {
+        if (high)
+            PORTB |= bit_b[reader];
+        else
+            PORTB &= (uint8_t)~bit_b[reader];
+    } else if (high) {
+        PORTD |= _BV(PD7);
+    } else {
+        PORTD &= (uint8_t)~_BV(PD7);
+    }
+}
+
+static uint8_t spi(uint8_t byte)
+{
+    SPDR = byte;
+    while (!(SPSR & _BV(SPIF)))
+        ;
+    return SPDR;
+}
+
+static void wr(uint8_t reader, uint8_t reg, uint8_t value)
+{
+    ss(reader, 0);
+    spi((uint8_t)((reg << 1) & 0x7E));
+    spi(value);
+    ss(reader, 1);
+}
+
+static uint8_t rd(uint8_t reader, uint8_t reg)
+{
+    ss(reader, 0);
+    spi((uint8_t)(((reg << 1) & 0x7E) | 0x80));
+    uint8_t value = spi(0);
+    ss(reader, 1);
+    return value;
+}
+
+static void wr_fifo(uint8_t reader, const uint8_t *data, uint8_t len)
+{
+    ss(reader, 0);
+    spi((uint8_t)((FIFODataReg << 1) & 0x7E));
+    while (len--)
+        spi(*data++);
+    ss(reader, 1);
+}
+
+static void rd_fifo(uint8_t reader, uint8_t *data, uint8_t len)
+{
+    uint8_t addr = (uint8_t)(((FIFODataReg << 1) & 0x7E) | 0x80);
+    ss(reader, 0);
+    spi(addr);
+    while (len--)
+        *data++ = spi(len ? addr : 0);
+    ss(reader, 1);
+}
+
+void rc_bus_init(void)
+{
+    DDRB |= _BV(PB5) | _BV(PB3) | _BV(PB2) | _BV(PB1) | _BV(PB0); /* SCK MOSI SS0 SS1 SS2 */
+    DDRD |= _BV(PD7) | _BV(PD6);                                  /* SS3 RST */
+    PORTB |= _BV(PB2) | _BV(PB1) | _BV(PB0);
+    PORTD |= _BV(PD7);
+    SPCR = _BV(SPE) | _BV(MSTR); /* mode 0, MSB first */
+    SPSR = _BV(SPI2X);           /* F_CPU/2 = 8 MHz (the MFRC522 takes up to 10) */
+    PORTD &= (uint8_t)~_BV(PD6); /* hard reset of every chip */
+    _delay_ms(1);
+    PORTD |= _BV(PD6);
+    _delay_ms(50); /* oscillator start-up */
+}
+
+uint8_t rc_init(uint8_t reader)
+{
+    wr(reader, CommandReg, CMD_SOFTRESET);
+    for (uint8_t i = 0; i < 50 && (rd(reader, CommandReg) & 0x10); i++)
+        _delay_ms(1); /* PowerDown bit set until the reset is over */
+    uint8_t version = rd(reader, VersionReg);
+    if (version == 0x00 || version == 0xFF)
+        return 0;
+    /* Timer: 13.56 MHz / (2 * 169 + 1) = 40 kHz, 25 us a tick; 100 ticks = 2.5 ms timeout. */
+    wr(reader, TModeReg, 0x80); /* TAuto: starts at the end of each transmission */
+    wr(reader, TPrescalerReg, 0xA9);
+    wr(reader, TReloadRegH, 0);
+    wr(reader, TReloadRegL, 100);
+    wr(reader, TxASKReg, 0x40); /* 100 % ASK */
+    wr(reader, ModeReg, 0x3D);  /* CRC preset 0x6363 (ISO 14443A) */
+    wr(reader, TxControlReg, (uint8_t)(rd(reader, TxControlReg) | 0x03)); /* antenna on */
+    return version;
+}
+
+/* Sends tx (the last byte with txbits bits, 0 = 8) and reads the answer into rx.
+ * Returns the number of bytes received, or 0 on timeout or error. With rxmax 0 (HLTA, which
+ * has no answer) it returns as soon as the chip has started sending: the chip finishes on its
+ * own while the other readers are polled, and its next command comes a poll later. */
+static uint8_t transceive(uint8_t reader, const uint8_t *tx, uint8_t txlen, uint8_t txbits,
+                          uint8_t *rx, uint8_t rxmax)
+{
+    wr(reader, CommandReg, CMD_IDLE);
+    wr(reader, BitFramingReg, txbits); /* StartSend off until the FIFO is loaded */
+    wr(reader, ComIrqReg, 0x7F);       /* clear every flag */
+    wr(reader, FIFOLevelReg, 0x80);
+    wr_fifo(reader, tx, txlen);
+    wr(reader, CommandReg, CMD_TRANSCEIVE);
+    wr(reader, BitFramingReg, (uint8_t)(0x80 | txbits)); /* StartSend */
+    if (!rxmax)
+        return 0;
+    uint8_t want = IRQ_RX | IRQ_IDLE;
+    uint8_t irq = 0;
+    for (uint16_t guard = 2000; guard; guard--) { /* the chip's timer ends it first */
+        irq = rd(reader, ComIrqReg);
+        if (irq & (want | IRQ_TIMER))
+            break;
+    }
+    if (!(irq & want) || (rd(reader, ErrorReg) & 0x1B)) /* timeout, collision, parity... */
+        return 0;
+    uint8_t n = rd(reader, FIFOLevelReg);
+    if (n == 0 || n > rxmax)
+        return 0;
+    rd_fifo(reader, rx, n);
+    if (rd(reader, ControlReg) & 0x07) /* only whole bytes are expected */
+        return 0;
+    return n;
+}
+
+static uint8_t calc_crc(uint8_t reader, const uint8_t *data, uint8_t len, uint8_t *out)
+{
+    wr(reader, CommandReg, CMD_IDLE);
+    wr(reader, DivIrqReg, 0x04);
+    wr(reader, FIFOLevelReg, 0x80);
+    wr_fifo(reader, data, len);
+    wr(reader, CommandReg, CMD_CALCCRC);
+    for (uint8_t guard = 200; guard; guard--) {
+        if (rd(reader, DivIrqReg) & 0x04) {
+            wr(reader, CommandReg, CMD_IDLE);
+            out[0] = rd(reader, CRCResultRegL);
+            out[1] = rd(reader, CRCResultRegH);
+            return OK;
+        }
+    }
+    return FAIL;
+}
+
+static void halt(uint8_t reader)
+{
+    uint8_t cmd[4] = {PICC_HLTA, 0x00, 0, 0};
+    if (calc_crc(reader, cmd, 2, cmd + 2) == OK)
+        transceive(reader, cmd, 4, 0, 0, 0);
+}
+
+uint8_t rc_read_uid(uint8_t reader, uint8_t *uid)
+{
+    uint8_t buf[9], answer[5], check[2];
+    buf[0] = PICC_WUPA;
+    if (transceive(reader, buf, 1, 7, answer, 2) != 2)
+        return 0;
+    uint8_t len = 0;
+    for (uint8_t level = 0; level < 3; level++) {
+        buf[0] = (uint8_t)(0x93 + 2 * level); /* SEL of cascade level 1, 2, 3 */
+        buf[1] = 0x20;                        /* NVB: no UID bits known yet */
+        if (transceive(reader, buf, 2, 0, answer, 5) != 5)
+            return 0;
+        if ((answer[0] ^ answer[1] ^ answer[2] ^ answer[3]) != answer[4])
+            return 0; /* BCC */
+        buf[1] = 0x70; /* NVB: the whole UID of this level */
+        for (uint8_t i = 0; i < 5; i++)
+            buf[2 + i] = answer[i];
+        if (calc_crc(reader, buf, 7, buf + 7) != OK)
+            return 0;
+        uint8_t sak[3];
+        if (transceive(reader, buf, 9, 0, sak, 3) != 3)
+            return 0;
+        if (calc_crc(reader, sak, 1, check) != OK || check[0] != sak[1] || check[1] != sak[2])
+            return 0;
+        if (sak[0] & 0x04) { /* UID not complete */
+            if (answer[0] != PICC_CT)
+                return 0;
+            for (uint8_t i = 1; i < 4; i++)
+                uid[len++] = answer[i];
+        } else {
+            for (uint8_t i = 0; i < 4; i++)
+                uid[len++] = answer[i];
+            halt(reader);
+            return len;
+        }
+    }
+    return 0;
+}

@@ -1,0 +1,308 @@
+"""MFRC522 readers on SPI, through the ``mfrc522`` package (0.0.7).
+
+The package's own primitives do the work (``Write_MFRC522``, ``Read_MFRC522``,
+``MFRC522_Anticoll``, ``MFRC522_ToCard``, ``CalulateCRC``); on them this module builds what
+0.0.7 lacks:
+
+- cascade level 2 (and 3), so 7-byte UIDs (NTAG stickers) read whole rather than as
+  ``88 xx xx xx``;
+- a poll that costs a few SPI transfers when the pad is empty: 0.0.7's wait loop ignores the
+  chip's timer and makes about 2,000 transfers before it gives up, so the request and the halt
+  (the two frames that may go unanswered) wait on the timer here instead;
+- one read per placement: a card read is selected and halted (HLTA), and a halted card stays
+  silent to the request (REQA) of later polls until it leaves the field. So a card resting on
+  the pad is read once (0.0.7's request alone leaves it in READY, and reads alternate), and the
+  pile of cards already played on the play pad does not answer with, and collide with, the next
+  card put on it. :class:`Debounce` counts a card lifted after ``misses`` polls without a read;
+- several readers on one bus: CE0, CE1 and GPIO chip selects, with one lock per bus; a GPIO
+  chip select borrows a spidev node with its own chip enable released (``no_cs``) for the
+  length of each transfer;
+- the reset pin passed explicitly (BCM numbering; 0.0.7 would pick GPIO15, the UART's RXD);
+- ``Close_MFRC522`` never called: it runs ``GPIO.cleanup()`` for the whole process. Stopping a
+  reader closes its SPI node and leaves the GPIO lines to their owners.
+
+A chip that stops answering (VersionReg reads 0x00 or 0xFF: unplugged, or its reset line
+pulled) is reported ``lost`` and brought back (``live``) as soon as it answers again.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from table.readers.base import Debounce, ReaderThread, Sink, TagRead
+from table.readers.factory import ReaderError, ReaderSpec
+from table.readers.iso14443 import (
+    CT,
+    HLTA,
+    NVB_ANTICOLL,
+    REQA,
+    SAK_CASCADE,
+    SEL,
+    bcc,
+    crc_a,
+)
+from table.readers.pi_header import BCM_TO_BOARD, SPI_PINS
+
+log = logging.getLogger(__name__)
+
+# Registers and flags used beyond the package's own calls.
+COMMAND, COMM_IEN, COMM_IRQ, ERROR, FIFO_DATA, FIFO_LEVEL = 0x01, 0x02, 0x04, 0x06, 0x09, 0x0A
+BIT_FRAMING, T_RELOAD_L, VERSION = 0x0D, 0x2D, 0x37
+TRANSCEIVE, IDLE = 0x0C, 0x00
+RX_OR_IDLE, TIMER_IRQ, ERRORS = 0x30, 0x01, 0x1B
+
+TIMER_RELOAD = 10  # about 5.5 ms with the package's prescaler: plenty for an ATQA (~0.2 ms)
+MAX_IRQ_READS = 60  # a safety bound in case the timer never fires (a wiring fault)
+DEFAULT_RESET_PIN = 25  # BCM; physical pin 22
+EXTRA_KEYS = ("cs_pin", "poll", "misses", "speed_hz")
+
+_bus_locks: dict[int, threading.Lock] = {}
+_bus_locks_guard = threading.Lock()
+
+
+def _bus_lock(bus: int) -> threading.Lock:
+    with _bus_locks_guard:
+        return _bus_locks.setdefault(bus, threading.Lock())
+
+
+class BusPort:
+    """The SPI node of one chip, as the package sees it (``xfer2``, ``close``): one transfer
+    at a time on the bus, and with a GPIO chip select, that line low for each transfer and
+    the node's own chip enable released."""
+
+    def __init__(self, spi: Any, lock: threading.Lock, gpio: Any, cs: int | None) -> None:
+        self.spi, self.lock, self.gpio, self.cs = spi, lock, gpio, cs
+        self.transfers = 0
+
+    def xfer2(self, data: list[int]) -> list[int]:
+        with self.lock:
+            self.transfers += 1
+            if self.cs is None:
+                return list(self.spi.xfer2(data))
+            self.spi.no_cs = True
+            self.gpio.output(self.cs, self.gpio.LOW)
+            try:
+                return list(self.spi.xfer2(data))
+            finally:
+                self.gpio.output(self.cs, self.gpio.HIGH)
+                self.spi.no_cs = False
+
+    def close(self) -> None:
+        self.spi.close()
+
+
+def read_uid(chip: Any) -> bytes | None:
+    """One poll: the UID (4, 7 or 10 bytes) of the card on the pad, or ``None``.
+
+    Only a card that has come into the field since its last read answers the request (REQA):
+    its UID is read and selected level by level, then it is halted."""
+    if _short_transceive(chip, [REQA], 0x07) is None:
+        return None
+    uid = b""
+    for level, sel in enumerate(SEL):
+        if level == 0:
+            status, part = chip.MFRC522_Anticoll()
+        else:
+            chip.Write_MFRC522(BIT_FRAMING, 0x00)
+            status, part, _ = chip.MFRC522_ToCard(chip.PCD_TRANSCEIVE, [sel, NVB_ANTICOLL])
+        if status != chip.MI_OK or len(part) != 5 or bcc(part[:4]) != part[4]:
+            return None  # two cards on the pad, or a card leaving it
+        frame = [sel, 0x70, *part]
+        status, answer, bits = chip.MFRC522_ToCard(
+            chip.PCD_TRANSCEIVE, frame + list(chip.CalulateCRC(frame))
+        )
+        if status != chip.MI_OK or bits != 24 or bytes(answer[1:3]) != crc_a(answer[:1]):
+            return None
+        if answer[0] & SAK_CASCADE:
+            if part[0] != CT:
+                return None
+            uid += bytes(part[1:4])
+            continue
+        uid += bytes(part[:4])
+        _short_transceive(chip, [*HLTA, *crc_a(HLTA)], 0x00)
+        return uid
+    return None
+
+
+def _short_transceive(chip: Any, data: list[int], last_bits: int) -> list[int] | None:
+    """A transceive that waits on the chip's timer: the answer's bytes, or ``None`` if no tag
+    answered. Used for the frames an empty pad leaves unanswered (request, halt)."""
+    write, read = chip.Write_MFRC522, chip.Read_MFRC522
+    write(BIT_FRAMING, last_bits)
+    write(COMM_IEN, 0xF7)
+    write(COMM_IRQ, read(COMM_IRQ) & 0x7F)  # clear every flag
+    write(FIFO_LEVEL, 0x80)  # flush
+    write(COMMAND, IDLE)
+    for value in data:
+        write(FIFO_DATA, value)
+    write(COMMAND, TRANSCEIVE)
+    write(BIT_FRAMING, last_bits | 0x80)  # StartSend
+    irq = 0
+    for _ in range(MAX_IRQ_READS):
+        irq = read(COMM_IRQ)
+        if irq & (RX_OR_IDLE | TIMER_IRQ):
+            break
+        time.sleep(0.0005)
+    write(BIT_FRAMING, last_bits)
+    if not irq & RX_OR_IDLE or read(ERROR) & ERRORS:
+        return None
+    return [read(FIFO_DATA) for _ in range(read(FIFO_LEVEL))]
+
+
+def _int_key(name: str, key: str, value: Any, low: int, high: int, what: str) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
+        raise ReaderError(f"reader {name}: {key} = {value!r} is not {what} ({low}-{high})")
+    return value
+
+
+class Mfrc522Reader(ReaderThread):
+    """One MFRC522 polled in its own thread; reads go to ``sink``."""
+
+    def __init__(
+        self,
+        name: str,
+        sink: Sink,
+        *,
+        bus: int = 0,
+        device: int = 0,
+        cs_pin: int | None = None,
+        reset_pin: int = DEFAULT_RESET_PIN,
+        poll: float = 0.02,
+        misses: int = 3,
+        speed_hz: int = 1_000_000,
+        backoff: tuple[float, ...] = (0.2, 0.5, 1.0, 2.0),
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.chip = _open_chip(name, bus, device, cs_pin, reset_pin, speed_hz)
+        self.port: BusPort = self.chip.spi
+        super().__init__(name, sink, clock)
+        self.poll, self.backoff = poll, backoff
+        self.debounce = Debounce(hold=float("inf"), misses=misses)
+
+    def stop(self, timeout: float = 5.0) -> None:
+        super().stop(timeout)
+        self.port.close()  # never Close_MFRC522: it would GPIO.cleanup() the whole process
+
+    def _answers(self) -> bool:
+        return int(self.chip.Read_MFRC522(VERSION)) not in (0x00, 0xFF)
+
+    def _run(self) -> None:
+        self._status("connecting")
+        attempt = 0
+        while not self._stop.is_set():
+            try:
+                if not self._answers():
+                    raise OSError("the MFRC522 does not answer (check its wiring and reset pin)")
+                if self.state != "live":
+                    self.chip.MFRC522_Init()  # a chip that lost power has lost its settings
+                    self._status("live")
+                    attempt = 0
+                uid = read_uid(self.chip)
+            except (OSError, RuntimeError) as exc:  # RuntimeError: a GPIO line taken from us
+                if self.state == "live":
+                    log.warning("reader %s lost: %s", self.name, exc)
+                    self._status("lost", str(exc))
+                elif attempt == 0:
+                    log.warning("reader %s: %s", self.name, exc)
+                self._stop.wait(self.backoff[min(attempt, len(self.backoff) - 1)])
+                attempt += 1
+                continue
+            t = self.clock()
+            if uid is None:
+                if self.debounce.miss():
+                    log.debug("reader %s: card removed", self.name)
+            elif self.debounce.seen(uid.hex().upper(), t):
+                self.sink(TagRead(self.name, uid.hex().upper(), t))
+            self._stop.wait(self.poll)
+
+
+def _open_chip(
+    name: str, bus: int, device: int, cs_pin: int | None, reset_pin: int, speed_hz: int
+) -> Any:
+    """The package's MFRC522 on ``bus``/``device`` (or a GPIO chip select), reset pin high."""
+    _int_key(name, "bus", bus, 0, 6, "an SPI bus")
+    _int_key(name, "device", device, 0, 2, "an SPI chip enable")
+    for key, bcm in (("reset_pin", reset_pin), ("cs_pin", cs_pin)):
+        if bcm is None:
+            continue
+        _int_key(name, key, bcm, 0, 27, "a BCM GPIO number")
+        if bcm in SPI_PINS.get(bus, ()):
+            raise ReaderError(f"reader {name}: {key} = {bcm} is a pin of SPI bus {bus}")
+    if cs_pin is not None and cs_pin == reset_pin:
+        raise ReaderError(f"reader {name}: cs_pin and reset_pin are both GPIO{cs_pin}")
+    try:
+        import mfrc522
+        import RPi.GPIO as GPIO
+    except ImportError as exc:
+        raise ReaderError(
+            f"reader {name}: kind mfrc522 needs the pi extra (pip install 'uno-table[pi]'): {exc}"
+        ) from None
+    except RuntimeError as exc:  # RPi.GPIO on a machine that is not a Pi (or a Pi 5)
+        raise ReaderError(f"reader {name}: RPi.GPIO cannot run here: {exc}") from None
+
+    GPIO.setwarnings(False)  # several readers share the reset line
+    if GPIO.getmode() is None:
+        GPIO.setmode(GPIO.BCM)
+
+    def pin(bcm: int) -> int:
+        return BCM_TO_BOARD[bcm] if GPIO.getmode() == GPIO.BOARD else bcm
+
+    cs = None if cs_pin is None else pin(cs_pin)
+    if cs is not None:
+        GPIO.setup(cs, GPIO.OUT, initial=GPIO.HIGH)
+    lock = _bus_lock(bus)
+
+    class Chip(mfrc522.MFRC522):  # type: ignore[misc]
+        spi: Any
+
+        def MFRC522_Init(self) -> None:
+            if not isinstance(self.spi, BusPort):  # before the first transfer
+                self.spi = BusPort(self.spi, lock, GPIO, cs)
+            super().MFRC522_Init()
+            self.Write_MFRC522(T_RELOAD_L, TIMER_RELOAD)  # a shorter wait for no answer
+
+    node = f"/dev/spidev{bus}.{device}"
+    try:
+        return Chip(
+            bus=bus, device=device, spd=speed_hz, pin_mode=GPIO.getmode(), pin_rst=pin(reset_pin)
+        )
+    except FileNotFoundError:
+        raise ReaderError(
+            f"reader {name}: no SPI device {node}: enable SPI "
+            "(sudo raspi-config nonint do_spi 0) or check bus and device"
+        ) from None
+    except PermissionError:
+        raise ReaderError(
+            f"reader {name}: no permission to open {node}: add the user to the spi and gpio groups"
+        ) from None
+
+
+def build(spec: ReaderSpec, sink: Sink) -> Mfrc522Reader:
+    """The factory's builder for kind ``mfrc522``."""
+    extra: Mapping[str, Any] = spec.extra
+    unknown = sorted(set(extra) - set(EXTRA_KEYS))
+    if unknown:
+        raise ReaderError(
+            f"reader {spec.name}: unknown key {unknown[0]!r} for kind mfrc522; "
+            f"allowed: bus, device, reset_pin, {', '.join(EXTRA_KEYS)}"
+        )
+    poll = extra.get("poll", 0.02)
+    if not isinstance(poll, int | float) or isinstance(poll, bool) or not 0 < poll <= 1:
+        raise ReaderError(f"reader {spec.name}: poll = {poll!r} is not a time in seconds (0-1]")
+    return Mfrc522Reader(
+        spec.name,
+        sink,
+        bus=spec.bus,
+        device=spec.device,
+        cs_pin=extra.get("cs_pin"),
+        reset_pin=DEFAULT_RESET_PIN if spec.reset_pin is None else spec.reset_pin,
+        poll=float(poll),
+        misses=_int_key(spec.name, "misses", extra.get("misses", 3), 1, 100, "a count of polls"),
+        speed_hz=_int_key(
+            spec.name, "speed_hz", extra.get("speed_hz", 1_000_000), 10_000, 10_000_000, "a speed"
+        ),
+    )

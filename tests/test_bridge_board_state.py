@@ -1,0 +1,76 @@
+"""The host's view of a board, message by message (pure: no board, no port)."""
+
+from __future__ import annotations
+
+from firmware_bridge.board_state import BoardState, BoardUp, Read, Removed, Reply
+from firmware_bridge.messages import Message
+
+CHIPS = bytes([0x92, 0x92, 0x92, 0x92])
+
+
+def boot(name: str = "boot", uptime: int = 50, seq: int = 0) -> Message:
+    fields: dict[str, int | bytes] = {"protocol": 1, "fw_major": 1, "fw_minor": 0,
+                                      "reset_cause": 0, "readers": 4, "uptime_ms": uptime,
+                                      "chips": CHIPS}
+    return Message(name, fields, seq)
+
+
+def tag(ch: int, placement: int, uid: str, name: str = "tag", seq: int = 0) -> Message:
+    return Message(name, {"reader": ch, "placement": placement, "uid": bytes.fromhex(uid)}, seq)
+
+
+def beat(uptime: int, present: int = 0, seq: int = 0) -> Message:
+    return Message("heartbeat", {"uptime_ms": uptime, "poll_ms": 50, "poll_us": 11000,
+                                 "present": present, "rx_errors": 0}, seq)
+
+
+def test_nothing_counts_before_the_board_says_who_it_is() -> None:
+    s = BoardState()
+    assert s.handle(tag(0, 1, "04A1B2C3")) == []
+    info = boot("info", 900)
+    assert s.handle(info) == [BoardUp("1.0", 1, tuple(CHIPS), False), Reply(info)]
+    assert s.handle(tag(0, 1, "04A1B2C3")) == [Read(0, "04A1B2C3")]
+
+
+def test_repeats_are_not_reads_and_a_new_placement_is() -> None:
+    s = BoardState()
+    s.handle(boot())
+    assert s.handle(tag(2, 1, "04112233445566")) == [Read(2, "04112233445566")]
+    assert s.handle(tag(2, 1, "04112233445566")) == []
+    assert s.handle(tag(2, 2, "04112233445566")) == [Read(2, "04112233445566")]
+
+
+def test_a_tap_whose_tag_frame_was_lost_is_read_from_its_removal() -> None:
+    s = BoardState()
+    s.handle(boot())
+    assert s.handle(tag(1, 5, "DEADBEEF", "removed")) == [Read(1, "DEADBEEF"), Removed(1)]
+
+
+def test_a_reset_whose_boot_frame_was_lost_is_seen_in_the_uptime() -> None:
+    s = BoardState()
+    s.handle(boot())
+    s.handle(beat(5000, present=1))
+    s.handle(tag(0, 7, "04A1B2C3"))
+    s.handle(beat(300))  # uptime went backwards: the board restarted
+    assert s.restarts == 2
+    assert s.handle(tag(0, 1, "04A1B2C3")) == []  # the card that stayed on the pad
+    assert s.handle(tag(0, 2, "DEADBEEF")) == [Read(0, "DEADBEEF")]
+
+
+def test_a_tag_lifted_during_a_reset_is_read_when_put_back() -> None:
+    s = BoardState()
+    s.handle(boot())
+    s.handle(tag(3, 1, "04A1B2C3"))
+    s.handle(boot(uptime=50))
+    s.handle(beat(300))  # too early to tell: the first polls may still be under way
+    assert s.carried[3] == "04A1B2C3"
+    s.handle(beat(550))  # settled, and the reader is empty
+    assert s.handle(tag(3, 1, "04A1B2C3")) == [Read(3, "04A1B2C3")]
+
+
+def test_missed_frames_are_counted_from_sequence_numbers() -> None:
+    s = BoardState()
+    s.handle(boot(seq=254))
+    s.handle(beat(300, seq=255))
+    s.handle(beat(550, seq=3))  # 0, 1 and 2 were lost
+    assert s.missed_frames == 3
