@@ -208,7 +208,7 @@ def parse_config(data: Mapping[str, Any], path: Path, need_deck: bool = True) ->
     values.update(_voice(c, data.get("voice", {})))
     values.update(_journal(c, data.get("journal", {})))
     readers = _readers(c, data.get("readers"), players)
-    values.update(_controls(c, data.get("controls", {}), players))
+    values.update(_controls(c, data.get("controls", {}), players, _reader_pins(readers)))
     return Config(path=path, options=options, deck=deck, readers=readers, **values)
 
 
@@ -299,6 +299,9 @@ def _journal(c: _Checker, journal: Mapping[str, Any]) -> dict[str, Any]:
 
 
 _READER_KEYS: Final = tuple(f.name for f in dataclasses.fields(ReaderSpec) if f.name != "extra")
+# Kinds that take no keys of their own. Any other kind gets its other keys as ``extra`` and
+# checks them itself when the reader is made (before the daemon touches anything).
+PLAIN_KINDS: Final = ("serial-line", "rdm6300", "sim")
 
 
 def _readers(c: _Checker, value: object, players: tuple[str, ...]) -> tuple[ReaderSpec, ...]:
@@ -309,7 +312,8 @@ def _readers(c: _Checker, value: object, players: tuple[str, ...]) -> tuple[Read
     for i, raw in enumerate(value):
         where = f"readers[{i}]"
         entry = c.table(where, raw)
-        c.keys(where, entry, _READER_KEYS)
+        if entry.get("kind") in PLAIN_KINDS:
+            c.keys(where, entry, _READER_KEYS)
         name = c.string(f"{where}.name", entry.get("name"), "a name for the reader")
         where = f"readers[{i}] ({name})"
         if name in (s.name for s in specs):
@@ -335,6 +339,7 @@ def _readers(c: _Checker, value: object, players: tuple[str, ...]) -> tuple[Read
                 fields[key] = c.integer(f"{where}.{key}", entry[key], 0, 9)
         if "reset_pin" in entry:
             fields["reset_pin"] = c.integer(f"{where}.reset_pin", entry["reset_pin"], 0, 27)
+        fields["extra"] = {k: v for k, v in entry.items() if k not in _READER_KEYS}
         specs.append(ReaderSpec(**fields))
     plays = [s.name for s in specs if s.role == "play"]
     if len(plays) != 1:
@@ -343,10 +348,33 @@ def _readers(c: _Checker, value: object, players: tuple[str, ...]) -> tuple[Read
     return tuple(specs)
 
 
-def _controls(c: _Checker, controls: Mapping[str, Any], players: tuple[str, ...]) -> dict[str, Any]:
+SPI0_PINS: Final = (7, 8, 9, 10, 11)  # CE1, CE0, MISO, MOSI, SCLK
+
+
+def _reader_pins(readers: tuple[ReaderSpec, ...]) -> dict[int, str]:
+    """GPIO pins the SPI readers take: the bus, chip selects and reset lines."""
+    used: dict[int, str] = {}
+    for r in readers:
+        if r.kind != "mfrc522":
+            continue
+        if r.bus == 0:
+            used.update({pin: "SPI0 (an mfrc522 reader)" for pin in SPI0_PINS})
+        for key in ("reset_pin", "cs_pin"):
+            pin: Any
+            if key == "reset_pin":
+                pin = r.reset_pin if r.reset_pin is not None else 25  # the backend's default
+            else:
+                pin = r.extra.get(key)
+            if isinstance(pin, int):
+                used[pin] = f"readers ({r.name}).{key}"
+    return used
+
+
+def _controls(c: _Checker, controls: Mapping[str, Any], players: tuple[str, ...],
+              taken: Mapping[int, str]) -> dict[str, Any]:
     c.keys("controls", controls, CONTROL_KEYS)
     out: dict[str, Any] = {}
-    used: dict[int, str] = {}
+    used: dict[int, str] = dict(taken)
 
     def pin(key: str, value: object) -> int:
         number = c.integer(key, value, GPIO_PINS.start, GPIO_PINS.stop - 1)

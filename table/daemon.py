@@ -220,8 +220,8 @@ class Daemon:
     def _make_reader(self, spec: ReaderSpec) -> Reader:
         try:
             return make_reader(spec, self._report)
-        except TableError:
-            raise
+        except TableError as exc:  # the backend's own check of its keys: name the file
+            raise TableError(f"{self.config.path}: {exc}") from None
         except Exception as exc:  # a backend's library missing or failing to load
             raise TableError(f"{self.config.path}: reader {spec.name} ({spec.kind}) cannot be "
                              f"made: {type(exc).__name__}: {exc}") from None

@@ -3,6 +3,7 @@ and exit code 2, before anything starts."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -11,7 +12,7 @@ import pytest
 
 from sim.ptys import sim_config
 from table.cli import main
-from table.config import load_config
+from table.config import ConfigError, load_config
 from table.readers import factory
 
 GOOD = sim_config(("Aki", "Ken", "Mio"), 'preset = "official"\nuno_penalty = 2')
@@ -91,3 +92,28 @@ def test_a_missing_config_file_from_a_real_process(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert done.stderr.strip() == f"uno-table: {tmp_path / 'none.toml'}: no such configuration file"
     assert "Traceback" not in done.stderr
+
+
+def test_a_backend_checks_its_own_keys_before_anything_starts(
+    folder: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """mfrc522 takes keys of its own (poll, cs_pin...); a wrong one is refused by the backend
+    when the reader is made: still one line naming the file, exit 2, no journal written."""
+    path = folder / "table.toml"
+    text = GOOD.replace('kind = "serial-line"\nport = "pad"', 'kind = "mfrc522"\nbogus = 1')
+    path.write_text(text, encoding="utf-8")
+    assert load_config(path).readers[0].extra == {"bogus": 1}
+    assert main(["run", "--config", str(path)]) == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"uno-table: {path}: reader pad: unknown key")
+    assert not (folder / "journal.sqlite3").exists()
+
+
+def test_controls_keep_off_the_spi_readers_pins(folder: Path) -> None:
+    path = folder / "table.toml"
+    spi = GOOD.replace('kind = "serial-line"\nport = "pad"', 'kind = "mfrc522"')
+    for pin, taken in ((25, "readers (pad).reset_pin"), (10, "SPI0")):
+        path.write_text(spi.replace("[voice]", f"[controls]\nbuzzer = {pin}\n[voice]"),
+                        encoding="utf-8")
+        with pytest.raises(ConfigError, match=re.escape(f"buzzer: pin {pin} is already {taken}")):
+            load_config(path)

@@ -34,5 +34,5 @@ def test_example_config_is_valid(name: str, tmp_path: Path, monkeypatch: pytest.
     assert config.readers[0].role == "play"
     if name == "bridge-four-seats.toml":
         assert [c.seat for c in config.controls] == [0, 1, 2, 3]
-        assert all(c.led is not None and len(c.buttons) == 4 for c in config.controls)
+        assert all(c.led is not None and len(c.buttons) == 3 for c in config.controls)
         assert {r.seat for r in config.readers if r.role == "seat"} == set(config.players)
