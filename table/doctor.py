@@ -13,15 +13,17 @@ import grp
 import os
 import queue
 import sqlite3
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from table.config import Config, load_config
 from table.errors import TableError
 from table.readers.base import ReaderStatus, Report
-from table.readers.factory import ReaderSpec, make_reader
+from table.readers.factory import Reader, ReaderSpec, make_reader
 
 SERIAL_KINDS = ("serial-line", "rdm6300", "bridge")
+VERSION_REG = 0x37  # MFRC522 VersionReg
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,9 +59,21 @@ def _device_access(path: Path, what: str) -> Finding:
                    f"{os.environ.get('USER', 'USER')} (then log in again)")
 
 
-def check_reader(spec: ReaderSpec, timeout: float) -> list[Finding]:
-    what = f"reader {spec.name} ({spec.kind}, {spec.role})"
-    found: list[Finding] = []
+def _probe(reader: Reader) -> str:
+    """What a live reader can tell about itself: a backend's own ``probe()``, or an MFRC522's
+    version register (0x91 or 0x92 for a genuine chip)."""
+    probe = getattr(reader, "probe", None)
+    if callable(probe):
+        return f", {probe()}"
+    chip = getattr(reader, "chip", None)
+    if chip is not None and hasattr(chip, "Read_MFRC522"):
+        return f", chip version 0x{int(chip.Read_MFRC522(VERSION_REG)):02X}"
+    return ""
+
+
+def _why_not(spec: ReaderSpec, what: str) -> list[Finding]:
+    """Likely causes of a reader that did not come live."""
+    found = []
     if spec.port:
         found.append(_device_access(Path(spec.port), what))
     if spec.kind == "mfrc522":
@@ -67,39 +81,41 @@ def check_reader(spec: ReaderSpec, timeout: float) -> list[Finding]:
         if not dev.exists():
             found.append(Finding(False, f"{what}: {dev} does not exist",
                                  "enable SPI: sudo raspi-config nonint do_spi 0, then reboot"))
-            return found
-        found.append(_device_access(dev, what))
+        else:
+            found.append(_device_access(dev, what))
+    return [f for f in found if not f.ok]
+
+
+def check_reader(spec: ReaderSpec, timeout: float) -> list[Finding]:
+    """Open the reader for real and wait for it to come live."""
+    what = f"reader {spec.name} ({spec.kind}, {spec.role})"
     reports: queue.Queue[Report] = queue.Queue()
     try:
         reader = make_reader(spec, reports.put)
         reader.start()
-    except (TableError, OSError, ImportError, RuntimeError) as exc:
-        return [*found, Finding(False, f"{what}: cannot start: {exc}",
-                                "check the reader's kind, port and wiring")]
+    except Exception as exc:  # a backend's library missing, a device that cannot be opened
+        return [Finding(False, f"{what}: cannot start: {exc}",
+                        "check the reader's kind, port and wiring"), *_why_not(spec, what)]
     state, detail = "no report", ""
     try:
-        while True:
+        deadline = time.monotonic() + timeout
+        while state != "live":
             try:
-                report = reports.get(timeout=timeout)
+                report = reports.get(timeout=max(0.0, deadline - time.monotonic()))
             except queue.Empty:
                 break
             if isinstance(report, ReaderStatus):
                 state, detail = report.state, report.detail or detail
-                if state == "live":
-                    break
         if state == "live":
-            probe = getattr(reader, "probe", None)
-            extra = f", {probe()}" if callable(probe) else ""
-            found.append(Finding(True, f"{what}: live{extra}"))
-        else:
-            where = f" on {spec.port}" if spec.port else ""
-            found.append(Finding(False, f"{what}: not live after {timeout:g} s ({state}"
-                                 f"{': ' + detail if detail else ''})",
-                                 f"check the cable and power of the reader{where}; "
-                                 "ls -l /dev/serial/by-id/ lists the USB serial devices"))
+            return [Finding(True, f"{what}: live{_probe(reader)}")]
     finally:
         reader.stop(timeout=2.0)
-    return found
+    where = f" on {spec.port}" if spec.port else ""
+    said = f"{state}: {detail}" if detail else state
+    return [Finding(False, f"{what}: not live after {timeout:g} s ({said})",
+                    f"check the cable and power of the reader{where}; "
+                    "ls -l /dev/serial/by-id/ lists the USB serial devices"),
+            *_why_not(spec, what)]
 
 
 def check_groups(config: Config) -> list[Finding]:

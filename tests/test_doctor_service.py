@@ -54,3 +54,14 @@ def test_service_unit(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
     assert exec_start.endswith(f" run --config {config.resolve()}")
     assert Path(exec_start.split("=", 1)[1].split()[0]).is_absolute()
     assert lines[-2:] == ["[Install]", "WantedBy=multi-user.target"]
+
+
+def test_doctor_reads_the_chip_version_of_an_spi_reader() -> None:
+    from sim.rpi_fakes import simulated_pi
+    from table.doctor import check_reader
+    from table.readers.factory import ReaderSpec
+
+    with simulated_pi() as board:
+        board.add_chip(ce=0)
+        found = check_reader(ReaderSpec("pad", "mfrc522", reset_pin=25), timeout=5)
+    assert [f.line() for f in found] == ["ok   reader pad (mfrc522, play): live, chip version 0x92"]
