@@ -48,6 +48,7 @@ from table.voice.prewarm import prewarm_texts
 log = logging.getLogger(__name__)
 
 READY_DEADLINE = 10.0  # seconds to wait for every reader before saying ready anyway
+CHECKPOINT_EVERY = 500  # commits between checkpoints when the table never pauses
 
 
 class EventStream:
@@ -131,7 +132,8 @@ class Daemon:
         # The hardware first: a table that cannot run touches no journal.
         self.controls: Any = self._make_controls()
         self.readers: list[Reader] = [self._make_reader(spec) for spec in config.readers]
-        self.journal = journal or Journal(config.journal_path, config.journal_sync)
+        self.journal = journal or Journal(config.journal_path, config.journal_sync,
+                                          auto_checkpoint=False)
         self.backend = backend or backend_factory(config)
         self.inputs = 0  # inputs of this match so far (journaled or waiting)
         self._unsnapped = 0  # inputs since the last snapshot
@@ -285,11 +287,15 @@ class Daemon:
             self._check_ready()
             if self._unsnapped:
                 self._snapshot()  # a pause at the table: the cheapest moment
+            if self.journal.unchecked:
+                self.journal.checkpoint()
         for ann in said:
             self._say(ann)
         self._show_turn()
         if self._unsnapped >= self.config.snapshot_every:
             self._snapshot()
+        if self.journal.unchecked >= CHECKPOINT_EVERY:
+            self.journal.checkpoint()  # after the verdict is out, not inside a tap's commit
 
     def _snapshot(self) -> None:
         """Save the referee so that a resume replays only the inputs after this point."""

@@ -214,7 +214,7 @@ def _health(db: sqlite3.Connection, path: Path) -> bool:
 
 class Journal:
     def __init__(self, path: Path, sync: str = "full", max_pages: int | None = None,
-                 preallocate: bool = True) -> None:
+                 preallocate: bool = True, auto_checkpoint: bool = True) -> None:
         self.path = Path(path)
         self.sync = sync
         self.repair: Repair | None = None
@@ -228,6 +228,11 @@ class Journal:
         self.db = self._open(max_pages)
         if preallocate:
             _make_room(self.db)
+        self.unchecked = 0  # commits since the last checkpoint
+        if not auto_checkpoint:
+            # The owner calls checkpoint() at a moment of its choosing (after a verdict is
+            # out, or when the table pauses) instead of SQLite doing it inside a commit.
+            self.db.execute("PRAGMA wal_autocheckpoint=0")
 
     # --- opening and repair -------------------------------------------------------------------
 
@@ -376,6 +381,14 @@ class Journal:
         """Write one input; True when it is on disk. False: it waits in memory (see healthy)."""
         return self._write(input_kind(item), input_json(item, verdict))
 
+    def checkpoint(self) -> None:
+        """Copy the WAL into the database file, so that the WAL starts over."""
+        try:
+            self.db.execute("PRAGMA wal_checkpoint(PASSIVE)")
+            self.unchecked = 0
+        except sqlite3.Error as exc:
+            log.debug("journal: checkpoint failed (%s)", exc)
+
     def flush(self) -> bool:
         """Try once more to write the inputs waiting in memory; True when none is left."""
         return not self.waiting or self._write(None, "")
@@ -405,6 +418,7 @@ class Journal:
             self.healthy = False
             return False
         self._last_id, self._last_crc, self.match_id = last_id, last_crc, match_id
+        self.unchecked += 1
         self._newest = None
         self.waiting.clear()
         if not self.healthy:
