@@ -3,6 +3,7 @@ prints a unit systemd can run."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -10,6 +11,7 @@ from daemon_harness import write_config
 
 from sim.ptys import PtyReader
 from table.cli import main
+from table.service import existing_groups
 
 
 def test_doctor_finds_a_live_reader(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -52,8 +54,14 @@ def test_service_unit(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
     assert "StandardOutput=journal" in lines and "StateDirectory=uno-table" in lines
     exec_start = next(line for line in lines if line.startswith("ExecStart="))
     assert exec_start.endswith(f" run --config {config.resolve()}")
-    assert Path(exec_start.split("=", 1)[1].split()[0]).is_absolute()
+    program = exec_start.split("=", 1)[1].split()[0]
+    # The installation's own command (in a virtual environment: its bin, links not followed).
+    assert program == str(Path(sys.executable).absolute().parent / "uno-table")
     assert lines[-2:] == ["[Install]", "WantedBy=multi-user.target"]
+    have, lack = existing_groups()
+    named = [line for line in lines if line.startswith("SupplementaryGroups=")]
+    assert named == ([f"SupplementaryGroups={' '.join(have)}"] if have else [])
+    assert all(g not in " ".join(named) for g in lack)
 
 
 def test_doctor_reads_the_chip_version_of_an_spi_reader() -> None:
