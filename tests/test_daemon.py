@@ -287,6 +287,52 @@ def test_nothing_published_or_logged_names_a_tag(tmp_path: Path) -> None:
     for _, uid in taps:
         assert not any(uid in text for text in stream)
     assert all("uid" not in e for e in daemon.seen)
+    # The stream's contract: every event has t and type; only verdict events carry a verdict.
+    assert all(isinstance(e["t"], float) and isinstance(e["type"], str) for e in daemon.seen)
+    assert all(e["type"] == "verdict" for e in daemon.seen if "verdict" in e)
+    verdicts = [e for e in daemon.seen if e["type"] == "verdict"]
+    assert len(verdicts) == len(taps)
+    assert {e["verdict"] for e in verdicts} <= {"accepted", "rejected", "penalty"}
     said = {e["text"] for e in daemon.seen if e["type"] == "announcement"}
     logged = {line.split("says: ", 1)[1].strip() for line in daemon.stderr if "says: " in line}
     assert logged <= said
+
+
+def test_events_to_a_file_are_flushed_one_by_one(tmp_path: Path) -> None:
+    """``--events FILE`` (here a named pipe, read as the daemon writes): each event arrives
+    whole and at once, not when a buffer fills."""
+    import os
+    import subprocess
+    import sys
+    import threading
+
+    pad = PtyReader(tmp_path / "pad")
+    config = write_config(tmp_path, PLAYERS)
+    fifo = tmp_path / "events"
+    os.mkfifo(fifo)
+    proc = subprocess.Popen([sys.executable, "-m", "table.cli", "run", "--config", str(config),
+                             "--events", str(fifo)], stderr=subprocess.DEVNULL)
+    lines: queue.Queue[dict[str, Any]] = queue.Queue()
+
+    def pump() -> None:
+        with open(fifo, encoding="utf-8") as stream:
+            for line in stream:
+                lines.put(json.loads(line))
+
+    threading.Thread(target=pump, daemon=True).start()
+
+    def next_of(kind: str) -> dict[str, Any]:
+        while True:
+            event = lines.get(timeout=20)
+            if event["type"] == kind:
+                return event
+
+    try:
+        next_of("ready")
+        pad.send_uid(scripted_taps(PLAYERS, 1)[0][1])
+        assert next_of("verdict")["verdict"] == "accepted"
+    finally:
+        proc.terminate()
+        assert proc.wait(20) == 0
+        pad.close()
+    assert next_of("stopped")["inputs"] == 1
