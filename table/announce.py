@@ -169,6 +169,19 @@ CATALOGUE: Final[dict[str, dict[str, str]]] = {
                                 "ja": "さきに せきの トークンを タッチして から ドン して ください。"},
     "rejected-not-in-these-rules": {"en": "Sorry, that is not part of these rules.",
                                     "ja": "ごめんなさい、この ルールでは できません。"},
+    # The daemon: resuming, the journal, enrolment.
+    "match-resumed": {"en": "The match goes on where it stopped: round {round}.",
+                      "ja": "とちゅうから つづけます。だい{round}ラウンド。"},
+    "journal-full": {"en": "The journal cannot be saved: the disk is full. Refereeing goes on.",
+                     "ja": "きろくが ほぞん できません。ディスクが いっぱい です。しんぱんは つづけます。"},
+    "journal-back": {"en": "The journal is saved again.", "ja": "きろくを また ほぞん できます。"},
+    "journal-repaired": {"en": "The journal was damaged. The match goes on from the last saved play.",
+                         "ja": "きろくが こわれて いました。さいごに ほぞんした ところから つづけます。"},
+    "enroll-tap": {"en": "Tap the {card}.", "ja": "{card}を タッチ して ください。"},
+    "enroll-token": {"en": "Tap the {token} token.", "ja": "{token}の トークンを タッチ して ください。"},
+    "enroll-taken": {"en": "That tag is already enrolled. Please tap the {card}.",
+                     "ja": "その タグは もう とうろく されて います。{card}を タッチ して ください。"},
+    "enroll-done": {"en": "Enrolment complete: {count} tags.", "ja": "とうろく かんりょう。{count}まい。"},
 }
 
 # Reasons whose correction names whose turn it is.

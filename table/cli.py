@@ -273,6 +273,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--edition", choices=sorted(EDITIONS), default="classic-108",
                    help="the edition, unless the file names one")
     p.set_defaults(run=_deck_check)
+
+    from table.cli_daemon import add_commands
+
+    add_commands(sub)
     return parser
 
 

@@ -107,6 +107,7 @@ class Referee:
     reader_states: dict[str, str] = field(default_factory=dict)  # reader -> its last state
     last_play: Play | None = None  # the latest accepted action, when it was a play
     reshown: str | None = None  # the last card of a hand just shown, resting on the play pad
+    speaking: bool = True  # False while a journal is replayed: nothing is said, only state
 
     @classmethod
     def create(
@@ -136,6 +137,8 @@ class Referee:
     # --- helpers --------------------------------------------------------------------------
 
     def _say(self, events: Sequence[Event]) -> list[Announcement]:
+        if not self.speaking:
+            return []
         return from_events(events, self.state.players, self.state.options)
 
     def _refuse(self, key: str, reason: str) -> Outcome:

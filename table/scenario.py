@@ -369,17 +369,9 @@ class Replay:
         s = self.state
         if s is None:
             return {"steps": [], "state": None, "rounds": [], "scores": {}, "match_over": False}
-        names = s.players
-        return {
-            "steps": [r.as_json() for r in self.steps],
-            "state": state_json(s),
-            "rounds": [
-                {"winner": names[r.winner], "points": dict(zip(names, r.points, strict=True))}
-                for r in s.results
-            ],
-            "scores": dict(zip(names, s.scores, strict=True)),
-            "match_over": s.phase is Phase.MATCH_OVER,
-        }
+        from table.match import standing_json  # table.match builds on this module
+
+        return {"steps": [r.as_json() for r in self.steps], **standing_json(s)}
 
 
 def virtual_readers(players: Sequence[str]) -> list[ReaderRole]:

@@ -13,11 +13,11 @@ from table.voice.espeak import phonemes, render_wav
 
 SAMPLE: dict[str, dict[str, str | int]] = {
     "en": {"player": "Aki", "catcher": "Ken", "offender": "Mio", "turn": "Ken", "reader": "pad",
-           "target": "Mio"},
+           "target": "Mio", "token": "draw"},
     # Names as a Japanese table would write them in the config's pronunciations.
     "ja": {
         "player": "あき", "catcher": "けん", "offender": "みお", "turn": "けん", "reader": "パッド",
-        "target": "みお",
+        "target": "みお", "token": "ドロー",
     },
 }
 COMMON: dict[str, str | int] = {"card": "R7", "color": "blue", "count": 4, "points": 34,

@@ -1,0 +1,148 @@
+"""Serial readers on pseudo-terminals, so a simulated table feeds the daemon through its real
+serial path (pyserial, the line decoder, the debounce) with no hardware.
+
+``python -m sim.ptys --config examples/sim.toml`` makes one pty per ``serial-line`` reader of
+the configuration, reachable at the reader's ``port`` path, then reads lines ``READER TAG`` from
+standard input (``pad R7#2``, ``pad token:draw``, ``pad 04A1B2C3``) and writes the tag's UID to
+that reader, as a USB reader would. Start it before ``uno-table run``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import fcntl
+import os
+import struct
+import sys
+import termios
+import time
+import tomllib
+import tty
+from collections.abc import Sequence
+from pathlib import Path
+
+from sim.serial_pty import SerialPty
+from table.deck import Deck, load_deck, normalise_uid, parse_tag, virtual_deck
+
+
+class PtyReader(SerialPty):
+    """A USB UID reader on a pty (see :class:`sim.serial_pty.SerialPty`), in raw mode from the
+    start (no echo before the daemon opens the port), fed whole UID lines."""
+
+    def __init__(self, link: Path) -> None:
+        link.parent.mkdir(parents=True, exist_ok=True)
+        super().__init__(link)
+
+    def plug(self) -> None:
+        super().plug()
+        if self.plugged:
+            tty.setraw(self.slave)
+
+    def send_uid(self, uid: str) -> None:
+        self.send(f"{uid}\r\n".encode())
+
+    def pending(self) -> int:
+        """Bytes written but not yet read by whoever has the port open."""
+        data = fcntl.ioctl(self.slave, termios.FIONREAD, b"\0\0\0\0")
+        return int(struct.unpack("i", data)[0])
+
+    def drain(self, timeout: float = 5.0) -> bool:
+        """Wait until everything written has been read (or ``timeout`` passed)."""
+        deadline = time.monotonic() + timeout
+        while self.plugged and self.pending():
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.01)
+        return True
+
+
+def sim_config(players: Sequence[str], rules: str = 'preset = "official"',
+               journal: str = "", extra: str = "") -> str:
+    """The configuration of a simulated table: one play pad ``pad`` on a pty linked at
+    ``pad`` beside the configuration, the virtual deck, captions only, the journal beside it.
+    ``rules`` and ``journal`` are lines for those sections; ``extra`` is appended."""
+    names = ", ".join(f'"{p}"' for p in players)
+    return f"""[table]
+players = [{names}]
+language = "en"
+
+[rules]
+{rules}
+
+[deck]
+file = "virtual"
+
+[voice]
+backend = "captions"
+
+[journal]
+path = "journal.sqlite3"
+{journal}
+
+[[readers]]
+name = "pad"
+role = "play"
+kind = "serial-line"
+port = "pad"
+{extra}"""
+
+
+def serial_ports(config: Path) -> dict[str, Path]:
+    """Reader name to port path, for the ``serial-line`` readers of a configuration."""
+    data = tomllib.loads(config.read_text(encoding="utf-8"))
+    ports = {}
+    for entry in data.get("readers", []):
+        if entry.get("kind") == "serial-line" and "port" in entry:
+            port = Path(entry["port"]).expanduser()
+            ports[entry["name"]] = port if port.is_absolute() else config.parent / port
+    return ports
+
+
+def uid_of(text: str, deck: Deck) -> str:
+    """A UID, or a card copy / token of ``deck``."""
+    if text.lower().startswith("token:") or "#" in text:
+        uid = deck.uid_of(parse_tag(text if text.lower().startswith("token:") else text.upper()))
+        if uid is None:
+            raise ValueError(f"{text} is not in the deck")
+        return uid
+    return normalise_uid(text)
+
+
+def _deck(config: Path) -> Deck:
+    data = tomllib.loads(config.read_text(encoding="utf-8"))
+    file = data.get("deck", {}).get("file", "virtual")
+    edition = data.get("rules", {}).get("deck", "classic-108")
+    if file == "virtual":
+        return virtual_deck(edition)
+    path = Path(file)
+    return load_deck(path if path.is_absolute() else config.parent / path, edition)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m sim.ptys", description=__doc__)
+    parser.add_argument("--config", required=True, type=Path)
+    args = parser.parse_args(argv)
+    deck = _deck(args.config)
+    pads = {name: PtyReader(port) for name, port in serial_ports(args.config).items()}
+    for name, pad in pads.items():
+        print(f"reader {name}: {pad.link} -> {os.ttyname(pad.slave)}", flush=True)
+    print("type READER TAG lines (pad R7#2, pad token:draw); Ctrl-D ends", flush=True)
+    try:
+        for line in sys.stdin:
+            words = line.split()
+            if len(words) != 2 or words[0] not in pads:
+                print(f"? expected READER TAG with READER one of {', '.join(pads)}", flush=True)
+                continue
+            try:
+                pads[words[0]].send_uid(uid_of(words[1], deck))
+            except ValueError as exc:
+                print(f"? {exc}", flush=True)
+    finally:
+        for pad in pads.values():
+            pad.drain()  # the daemon reads the last taps before the "reader" goes away
+            pad.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,195 @@
+"""A match as the journal keeps it: the set-up, then the table's inputs in order.
+
+The referee is deterministic (chance comes in as inputs), so a match is rebuilt exactly by
+making the referee from its :class:`MatchSetup` and feeding it the same inputs through
+:func:`feed`, the one function the live table uses too. The set-up carries the deck's UID table,
+so a journal is read without the configuration or the deck file it was played with.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import pickle
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+from table.announce import Announcement
+from table.controller import Outcome, Press, ReaderRole, Referee
+from table.deck import Deck, build_deck
+from table.readers.base import TagRead
+from table.rules import Options, Phase, State, make_options
+from table.scenario import state_json
+
+UNDO_DEPTH: Final = 200  # how many inputs undo can go back (bounds memory over an evening)
+
+Input = TagRead | Press
+
+
+@dataclass(frozen=True)
+class MatchSetup:
+    players: tuple[str, ...]
+    options: Options
+    dealer: int
+    readers: tuple[ReaderRole, ...]
+    deck: Deck
+    color_reminder: float = 5.0
+
+    def to_json(self) -> str:
+        """Canonical JSON (sorted keys): equal set-ups give equal text."""
+        return json.dumps(
+            {
+                "players": list(self.players),
+                "options": self.options.as_dict(),
+                "dealer": self.dealer,
+                "readers": [[r.name, r.role, r.seat] for r in self.readers],
+                "deck": {
+                    "edition": self.deck.edition,
+                    "uids": {uid: tag.code for uid, tag in sorted(self.deck.tags.items())},
+                },
+                "color_reminder": self.color_reminder,
+            },
+            sort_keys=True,
+            separators=(",", ":"),
+            ensure_ascii=False,
+        )
+
+    def digest(self) -> str:
+        return hashlib.sha256(self.to_json().encode()).hexdigest()
+
+    @classmethod
+    def from_json(cls, text: str) -> MatchSetup:
+        data: dict[str, Any] = json.loads(text)
+        options = dict(data["options"])
+        preset = options.pop("preset")
+        deck = data["deck"]
+        return cls(
+            players=tuple(data["players"]),
+            options=make_options(preset, **options),
+            dealer=int(data["dealer"]),
+            readers=tuple(ReaderRole(n, r, s) for n, r, s in data["readers"]),
+            deck=build_deck(dict(deck["uids"]), deck["edition"], "journal"),
+            color_reminder=float(data.get("color_reminder", 5.0)),
+        )
+
+    def create(self) -> tuple[Referee, list[Announcement]]:
+        """A referee at the start of this match, and what it says first."""
+        ref, said = Referee.create(self.options, self.players, self.deck, self.readers,
+                                   self.dealer)
+        ref.reminder_after = self.color_reminder
+        return ref, said
+
+    def referee(self) -> Referee:
+        return self.create()[0]
+
+
+def trim(ref: Referee) -> None:
+    """Keep the undo history bounded. Called after every input, live and on replay alike."""
+    if len(ref.history) > UNDO_DEPTH:
+        del ref.history[: len(ref.history) - UNDO_DEPTH]
+
+
+def feed(ref: Referee, item: Input) -> Outcome:
+    """One input into the referee: how the live table and the journal replay both do it."""
+    out = ref.handle(item)
+    trim(ref)
+    return out
+
+
+def rebuild(setup: MatchSetup, inputs: Iterable[Input]) -> Referee:
+    """The referee after ``inputs``, exactly as the live table had it."""
+    ref = setup.referee()
+    ref.speaking = False  # announcements are for the table, not for a replay
+    for item in inputs:
+        feed(ref, item)
+    ref.speaking = True
+    # Input times came from another run's clock: the reminder timer starts afresh.
+    ref.now = 0.0
+    ref.color_since = None
+    return ref
+
+
+def snapshot_version() -> str:
+    """Snapshots are only read back by the same code that wrote them: the version and the
+    shape of the referee's and the state's fields."""
+    from table import __version__
+
+    shape = ",".join(f.name for cls in (Referee, State) for f in dataclasses.fields(cls))
+    return f"{__version__}:{hashlib.sha256(shape.encode()).hexdigest()[:12]}"
+
+
+def freeze(ref: Referee) -> bytes:
+    """The referee as bytes (the deck is left out: it is in the set-up)."""
+    return pickle.dumps(dataclasses.replace(ref, deck=Deck(ref.deck.edition, {})), protocol=5)
+
+
+def thaw(data: bytes, setup: MatchSetup) -> Referee:
+    """A referee frozen by :func:`freeze`, for ``setup``. The data comes from our own journal,
+    written by this same version (see :func:`snapshot_version`)."""
+    ref = pickle.loads(data)
+    if not isinstance(ref, Referee) or ref.state.players != setup.players:
+        raise ValueError("the snapshot is not of this match")
+    ref.deck = setup.deck
+    return ref
+
+
+def resume(setup: MatchSetup, inputs: Sequence[Input],
+           snapshot: tuple[int, bytes] | None = None) -> Referee:
+    """The referee after ``inputs``: from ``snapshot`` (how many inputs it covers, its data)
+    when it can be read, replaying only the inputs after it; else from the start."""
+    if snapshot is not None:
+        covered, data = snapshot
+        try:
+            ref = thaw(data, setup)
+        except Exception:  # a snapshot is a shortcut only: any doubt, replay everything
+            return rebuild(setup, inputs)
+        ref.speaking = False
+        for item in inputs[covered:]:
+            feed(ref, item)
+        ref.speaking = True
+        ref.now, ref.color_since = 0.0, None
+        return ref
+    return rebuild(setup, inputs)
+
+
+def verdict(out: Outcome) -> str:
+    """The verdict word of DESIGN.md §3 (an ignored input reads as rejected, as in replay)."""
+    return "rejected" if out.verdict == "ignored" else out.verdict
+
+
+def standing_json(s: State) -> dict[str, Any]:
+    """``state``, ``rounds``, ``scores`` and ``match_over`` in the shape of replay's JSON."""
+    names = s.players
+    return {
+        "state": state_json(s),
+        "rounds": [
+            {"winner": names[r.winner], "points": dict(zip(names, r.points, strict=True))}
+            for r in s.results
+        ],
+        "scores": dict(zip(names, s.scores, strict=True)),
+        "match_over": s.phase is Phase.MATCH_OVER,
+    }
+
+
+def input_json(item: Input, verdict_word: str) -> str:
+    """An input as the journal stores it (compact JSON)."""
+    body: dict[str, Any]
+    if isinstance(item, TagRead):
+        body = {"r": item.reader, "u": item.uid}
+    else:
+        body = {"s": item.seat, "b": item.button}
+    body["v"] = verdict_word
+    return json.dumps(body, separators=(",", ":"), ensure_ascii=False)
+
+
+def input_from_json(kind: str, text: str) -> Input:
+    body = json.loads(text)
+    if kind == "tag":
+        return TagRead(str(body["r"]), str(body["u"]))
+    return Press(int(body["s"]), str(body["b"]))
+
+
+def input_kind(item: Input) -> str:
+    return "tag" if isinstance(item, TagRead) else "press"

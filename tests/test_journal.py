@@ -1,0 +1,220 @@
+"""The journal on real SQLite files: damaged tails cut back to the last intact input, a full
+disk that does not stop the game, and status and history read back from a journal."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from sim.scripted import scripted_taps
+from table.cli import main
+from table.controller import ReaderRole
+from table.deck import virtual_deck
+from table.journal import Journal, read_journal
+from table.match import Input, MatchSetup, feed, input_json, rebuild, verdict
+from table.readers.base import TagRead
+from table.rules import make_options
+
+PLAYERS = ("Aki", "Ken", "Mio")
+
+
+def table_setup() -> MatchSetup:
+    return MatchSetup(PLAYERS, make_options(target=0), 0, (ReaderRole("pad", "play"),),
+                      virtual_deck())
+
+
+def played(count: int, seed: int = 5) -> tuple[list[Input], list[str]]:
+    """``count`` inputs of a scripted match and the verdicts the referee gave them."""
+    ref = table_setup().referee()
+    inputs: list[Input] = [TagRead(r, u) for r, u in scripted_taps(PLAYERS, count, seed)]
+    return inputs, [verdict(feed(ref, item)) for item in inputs]
+
+
+def write_journal(path: Path, count: int) -> list[Input]:
+    inputs, verdicts = played(count)
+    journal = Journal(path)
+    journal.begin(table_setup())
+    for item, word in zip(inputs, verdicts, strict=True):
+        assert journal.append(item, word)
+    journal.close()
+    return inputs
+
+
+def resumed_inputs(path: Path) -> tuple[Journal, list[Input]]:
+    journal = Journal(path)
+    record = journal.last_match()
+    assert record is not None
+    return journal, record.inputs
+
+
+def test_a_garbled_last_input_is_cut_off(tmp_path: Path) -> None:
+    path = tmp_path / "journal.sqlite3"
+    inputs = write_journal(path, 60)
+    _, verdicts = played(60)
+    # Change one hex digit of the last UID in the file: still valid SQLite, still valid JSON.
+    data = bytearray(path.read_bytes())
+    body = input_json(inputs[-1], verdicts[-1]).encode()
+    at = data.rfind(body)
+    assert at > 0
+    digit = at + body.index(b'"u":"') + 8
+    data[digit] = ord("A") if data[digit] != ord("A") else ord("B")
+    path.write_bytes(bytes(data))
+
+    journal, got = resumed_inputs(path)
+    assert journal.repair is not None and journal.repair.dropped == 1
+    assert got == inputs[:-1]
+    # The journal goes on from there, and opens clean the next time.
+    journal.carry_on(journal.last_match())  # type: ignore[arg-type]
+    assert journal.append(inputs[-1], verdicts[-1])
+    journal.close()
+    journal, got = resumed_inputs(path)
+    assert journal.repair is None and got == inputs
+    journal.close()
+
+
+WRITER = """
+import json, os, sys
+from pathlib import Path
+sys.path.insert(0, {tests!r})
+from test_journal import played, table_setup
+from table.journal import Journal
+inputs, verdicts = played({count})
+journal = Journal(Path({path!r}))
+journal.begin(table_setup())
+for item, word in zip(inputs, verdicts):
+    journal.append(item, word)
+os._exit(0)  # a crash: no close, no checkpoint, the inputs are in the WAL
+"""
+
+
+def crashed_writer(path: Path, count: int) -> None:
+    code = WRITER.format(tests=str(Path(__file__).parent), count=count, path=str(path))
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
+    assert Path(str(path) + "-wal").stat().st_size > 0
+
+
+def last_frame(wal: bytes) -> int:
+    """Where the last frame written since the WAL was last restarted starts (the frames of
+    this WAL generation carry the header's salt; older ones further on are stale)."""
+    page_size = int.from_bytes(wal[8:12], "big")
+    salt = wal[16:24]
+    frame = 24 + page_size
+    at, last = 32, None
+    while at + frame <= len(wal) and wal[at + 8:at + 16] == salt:
+        last = at
+        at += frame
+    assert last is not None
+    return last
+
+
+@pytest.mark.parametrize("damage", ["cut", "garble"])
+def test_a_torn_wal_tail_resumes_at_the_last_intact_input(tmp_path: Path, damage: str) -> None:
+    path = tmp_path / "journal.sqlite3"
+    crashed_writer(path, 40)
+    wal = Path(str(path) + "-wal")
+    data = bytearray(wal.read_bytes())
+    start = last_frame(bytes(data))
+    if damage == "cut":
+        data = data[:start + 100]  # the last write only half done
+    else:
+        for i in range(start + 200, start + 300):
+            data[i] ^= 0x5A
+    wal.write_bytes(bytes(data))
+    inputs, _ = played(40)
+    journal, got = resumed_inputs(path)
+    assert got == inputs[:-1]
+    journal.close()
+
+
+@pytest.mark.parametrize("damage", ["cut-bytes", "cut-page", "garble"])
+def test_a_damaged_database_file_is_salvaged_up_to_the_damage(tmp_path: Path, damage: str
+                                                              ) -> None:
+    """SQLite refuses such a file outright ("database disk image is malformed"); the rows are
+    read back page by page and kept as far as their checksums chain."""
+    path = tmp_path / "journal.sqlite3"
+    inputs = write_journal(path, 300)
+    data = bytearray(path.read_bytes())
+    if damage == "cut-bytes":
+        data = data[:-700]
+    elif damage == "cut-page":
+        data = data[:-4096]
+    else:
+        for i in range(len(data) - 900, len(data) - 100, 7):
+            data[i] ^= 0xA5
+    path.write_bytes(bytes(data))
+    journal, got = resumed_inputs(path)
+    assert journal.repair is not None and journal.repair.moved_to is not None
+    assert journal.repair.moved_to.exists()
+    assert 0 < len(got) < len(inputs)
+    assert got == inputs[: len(got)]
+    journal.close()
+    assert read_journal(path)[-1].inputs == got
+
+
+def test_status_and_history_read_a_journal(tmp_path: Path, capsys: pytest.CaptureFixture[str]
+                                           ) -> None:
+    path = tmp_path / "journal.sqlite3"
+    inputs = write_journal(path, 400)
+    state = rebuild(table_setup(), inputs).state
+    assert len(state.results) >= 3
+    assert main(["status", "--journal", str(path), "--json"]) == 0
+    status = json.loads(capsys.readouterr().out)
+    assert status["scores"] == dict(zip(PLAYERS, state.scores, strict=True))
+    assert status["state"]["round"] == state.round
+    assert len(status["rounds"]) == len(state.results)
+    assert set(status) >= {"state", "rounds", "scores", "match_over"}
+
+    assert main(["status", "--journal", str(path)]) == 0
+    text = capsys.readouterr().out
+    assert f"round {state.round}" in text
+    assert "scores: " + ", ".join(f"{p} {n}" for p, n in zip(PLAYERS, state.scores, strict=True)) \
+        in text
+
+    assert main(["history", "--journal", str(path), "--csv"]) == 0
+    rows = capsys.readouterr().out.splitlines()
+    assert rows[0] == "match,started,round,winner,player,points,total"
+    assert len(rows) == 1 + len(state.results) * len(PLAYERS)
+    last = {r.split(",")[4]: int(r.split(",")[6]) for r in rows[-len(PLAYERS):]}
+    assert last == dict(zip(PLAYERS, state.scores, strict=True))
+
+    assert main(["history", "--journal", str(path)]) == 0
+    text = capsys.readouterr().out
+    assert "match 1" in text and "total" in text
+
+
+def test_status_of_a_missing_journal_is_one_line_and_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["status", "--journal", str(tmp_path / "none.sqlite3"), "--json"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "no such journal file" in err[0]
+
+
+def test_a_journal_that_cannot_be_opened_is_not_mistaken_for_damage(tmp_path: Path) -> None:
+    from table.journal import JournalError
+
+    folder = tmp_path / "journal.sqlite3"
+    folder.mkdir()  # no permission, read-only, a folder: repairing would not help
+    with pytest.raises(JournalError, match="cannot open the journal"):
+        Journal(folder)
+    assert folder.is_dir() and not list(tmp_path.glob("*.damaged-*"))
+
+
+def test_inputs_kept_in_memory_are_written_when_room_comes_back(tmp_path: Path) -> None:
+    path = tmp_path / "journal.sqlite3"
+    inputs, verdicts = played(200)
+    journal = Journal(path, preallocate=False)
+    journal.begin(table_setup())
+    pages = journal.db.execute("PRAGMA page_count").fetchone()[0]
+    journal.db.execute(f"PRAGMA max_page_count={pages}")  # SQLITE_FULL, like a full disk
+    written = [journal.append(item, word) for item, word in zip(inputs, verdicts, strict=True)]
+    assert written[0] and not written[-1] and not journal.healthy
+    assert len(journal.waiting) == written.count(False)
+    journal.db.execute("PRAGMA max_page_count=100000")
+    assert journal.flush() and journal.healthy and not journal.waiting
+    journal.close()
+    assert read_journal(path)[-1].inputs == inputs
