@@ -28,7 +28,10 @@ class Read:
 
 @dataclass(frozen=True, slots=True)
 class Removed:
+    """The tag on a channel has left it."""
+
     channel: int
+    uid: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,5 +141,5 @@ class BoardState:
                 events.append(Read(ch, uid))  # a quick tap whose tag frame was lost
             self.placement[ch] = placement
             self.present[ch] = self.carried[ch] = None
-            return [*events, Removed(ch)]
+            return [*events, Removed(ch, uid)]
         return []

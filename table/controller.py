@@ -18,7 +18,7 @@ from table.announce import Announcement, from_events
 from table.cards import Card, CardCopy, Color
 from table.deck import Deck, Token
 from table.errors import TableError
-from table.readers.base import ReaderStatus, TagRead
+from table.readers.base import ReaderStatus, TagLifted, TagRead
 from table.rules import (
     Action,
     CallUno,
@@ -176,12 +176,14 @@ class Referee:
 
     # --- inputs ---------------------------------------------------------------------------
 
-    def handle(self, item: TagRead | Press | Tick | ReaderStatus) -> Outcome:
+    def handle(self, item: TagRead | TagLifted | Press | Tick | ReaderStatus) -> Outcome:
         self.now = max(self.now, item.t)
         if isinstance(item, Tick):
             out = self._tick()
         elif isinstance(item, ReaderStatus):
             out = self._reader_status(item)
+        elif isinstance(item, TagLifted):
+            out = self._lifted(item)
         elif isinstance(item, Press):
             out = self._press(item)
         else:
@@ -215,9 +217,12 @@ class Referee:
         name = self.state.players[seat]
         return Outcome("ignored", None, (Announcement("color-reminder", (("player", name),), 2),))
 
-    def lift(self, reader: str) -> None:
-        """A card was taken off a pad (the reader noticed the removal)."""
-        self.on_pad.pop(reader, None)
+    def _lifted(self, lifted: TagLifted) -> Outcome:
+        """A tag taken off a pad: the next read of it there is a new tap (a card refused, then
+        tapped again once it is that player's turn), not the same card still resting."""
+        if self.on_pad.get(lifted.reader) == lifted.uid:
+            del self.on_pad[lifted.reader]
+        return Outcome("ignored")
 
     def _press(self, p: Press) -> Outcome:
         s = self.state

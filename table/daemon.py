@@ -39,7 +39,7 @@ from table.match import (
     trim,
     verdict,
 )
-from table.readers.base import ReaderStatus, Report, TagRead
+from table.readers.base import ReaderStatus, Report, TagLifted, TagRead
 from table.readers.factory import Reader, ReaderSpec, make_reader
 from table.rules import Phase
 from table.voice.announcer import Announcer, Backend
@@ -247,21 +247,34 @@ class Daemon:
         """Readers' and buttons' reports (from their threads) into the referee's queue."""
         self.loop.put(report)
 
-    def _on_outcome(self, item: TagRead | Press | Tick | ReaderStatus, out: Outcome) -> None:
+    def _journal(self, item: TagRead | TagLifted | Press, word: str) -> list[Announcement]:
+        """``item`` on disk (before a word of it is said); what to say if the disk filled up
+        or has room again."""
+        healthy = self.journal.healthy
+        self.journal.append(item, word)
+        self.inputs += 1
+        self._unsnapped += 1
+        if healthy and not self.journal.healthy:
+            self.stream.emit("journal", state="full", waiting=len(self.journal.waiting))
+            return [Announcement("journal-full", (), 2)]
+        if not healthy and self.journal.healthy:
+            self.stream.emit("journal", state="saved")
+            return [Announcement("journal-back", (), 2)]
+        return []
+
+    def _on_outcome(
+        self, item: TagRead | TagLifted | Press | Tick | ReaderStatus, out: Outcome
+    ) -> None:
         trim(self.referee)
         said = list(out.announcements)
-        if isinstance(item, TagRead | Press):
+        if isinstance(item, TagLifted):
+            # Which card rests on which pad is part of the match: a card tapped again after
+            # it left the pad is a new tap, in the replay of the journal as at the table.
+            said[:0] = self._journal(item, verdict(out))
+            self.stream.emit("lift", reader=item.reader)
+        elif isinstance(item, TagRead | Press):
             word = verdict(out)
-            healthy = self.journal.healthy
-            self.journal.append(item, word)  # on disk before a word of it is said
-            self.inputs += 1
-            self._unsnapped += 1
-            if healthy and not self.journal.healthy:
-                said.insert(0, Announcement("journal-full", (), 2))
-                self.stream.emit("journal", state="full", waiting=len(self.journal.waiting))
-            elif not healthy and self.journal.healthy:
-                said.insert(0, Announcement("journal-back", (), 2))
-                self.stream.emit("journal", state="saved")
+            said[:0] = self._journal(item, word)
             if isinstance(item, TagRead):
                 log.debug("tag %s on %s: %s", item.uid, item.reader, word)
                 self.stream.emit("tag", reader=item.reader)

@@ -115,7 +115,8 @@ class Enrolment:
                     if report.state == "lost":
                         print(f"      the reader is disconnected: {report.detail}", flush=True)
                     continue
-                assert isinstance(report, TagRead)
+                if not isinstance(report, TagRead):
+                    continue  # a card taken off the pad
                 taken = self.entries.get(report.uid)
                 if taken is not None:
                     print(f"      {report.uid} is already enrolled as {taken}: "

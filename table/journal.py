@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import IO, Final
 
 from table.errors import TableError
-from table.match import Input, MatchSetup, input_from_json, input_json, input_kind
+from table.match import INPUT_KINDS, Input, MatchSetup, input_from_json, input_json, input_kind
 
 log = logging.getLogger(__name__)
 
@@ -50,6 +50,7 @@ CREATE TABLE IF NOT EXISTS snapshots (
 )
 """
 COLUMNS: Final = "id, t, kind, body, crc"
+INPUT_ROWS: Final = frozenset({*INPUT_KINDS, "press"})  # the kinds of row that hold an input
 
 
 class JournalError(TableError, OSError):
@@ -119,7 +120,7 @@ def intact(entries: Iterator[Entry]) -> Iterator[Entry]:
     for e in entries:
         if e.kind == "match":
             previous = 0
-        elif e.kind not in ("tag", "press") or expected_id is None or e.id != expected_id:
+        elif e.kind not in INPUT_ROWS or expected_id is None or e.id != expected_id:
             return
         if checksum(e.id, e.kind, e.body, previous) != e.crc:
             return
@@ -135,7 +136,7 @@ def chains(candidates: dict[int, list[Entry]]) -> list[Entry]:
     for entry_id in sorted(candidates):
         pick = None
         for e in candidates[entry_id]:
-            follows = previous is not None and e.kind in ("tag", "press")
+            follows = previous is not None and e.kind in INPUT_ROWS
             if follows and checksum(e.id, e.kind, e.body, previous or 0) == e.crc:
                 pick = e
                 break

@@ -14,11 +14,11 @@ import time
 from collections.abc import Callable
 
 from table.controller import Outcome, Press, Referee, Tick
-from table.readers.base import ReaderStatus, TagRead
+from table.readers.base import ReaderStatus, TagLifted, TagRead
 
 log = logging.getLogger(__name__)
 
-Input = TagRead | Press | Tick | ReaderStatus
+Input = TagRead | TagLifted | Press | Tick | ReaderStatus
 Listener = Callable[[Input, Outcome], None]
 
 

@@ -19,13 +19,13 @@ from typing import Any, Final
 from table.announce import Announcement
 from table.controller import Outcome, Press, ReaderRole, Referee
 from table.deck import Deck, build_deck
-from table.readers.base import TagRead
+from table.readers.base import TagLifted, TagRead
 from table.rules import Options, Phase, State, make_options
 from table.scenario import state_json
 
 UNDO_DEPTH: Final = 200  # how many inputs undo can go back (bounds memory over an evening)
 
-Input = TagRead | Press
+Input = TagRead | TagLifted | Press
 
 
 @dataclass(frozen=True)
@@ -176,7 +176,7 @@ def standing_json(s: State) -> dict[str, Any]:
 def input_json(item: Input, verdict_word: str) -> str:
     """An input as the journal stores it (compact JSON)."""
     body: dict[str, Any]
-    if isinstance(item, TagRead):
+    if isinstance(item, TagRead | TagLifted):
         body = {"r": item.reader, "u": item.uid}
     else:
         body = {"s": item.seat, "b": item.button}
@@ -186,10 +186,15 @@ def input_json(item: Input, verdict_word: str) -> str:
 
 def input_from_json(kind: str, text: str) -> Input:
     body = json.loads(text)
-    if kind == "tag":
-        return TagRead(str(body["r"]), str(body["u"]))
+    if kind in INPUT_KINDS:
+        return INPUT_KINDS[kind](str(body["r"]), str(body["u"]))
     return Press(int(body["s"]), str(body["b"]))
 
 
+INPUT_KINDS: dict[str, type[TagRead | TagLifted]] = {"tag": TagRead, "lift": TagLifted}
+
+
 def input_kind(item: Input) -> str:
+    if isinstance(item, TagLifted):
+        return "lift"
     return "tag" if isinstance(item, TagRead) else "press"

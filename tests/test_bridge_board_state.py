@@ -43,7 +43,8 @@ def test_repeats_are_not_reads_and_a_new_placement_is() -> None:
 def test_a_tap_whose_tag_frame_was_lost_is_read_from_its_removal() -> None:
     s = BoardState()
     s.handle(boot())
-    assert s.handle(tag(1, 5, "DEADBEEF", "removed")) == [Read(1, "DEADBEEF"), Removed(1)]
+    removed = s.handle(tag(1, 5, "DEADBEEF", "removed"))
+    assert removed == [Read(1, "DEADBEEF"), Removed(1, "DEADBEEF")]
 
 
 def test_a_reset_whose_boot_frame_was_lost_is_seen_in_the_uptime() -> None:

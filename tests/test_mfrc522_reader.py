@@ -12,7 +12,7 @@ import pytest
 
 from sim.mfrc522_model import VirtualTag
 from sim.rpi_fakes import BOARD, SimBoard, simulated_pi
-from table.readers.base import ReaderStatus, Report, TagRead
+from table.readers.base import ReaderStatus, Report, TagLifted, TagRead
 from table.readers.factory import Reader, ReaderError, ReaderSpec, make_reader
 from table.readers.iso14443 import REQA
 
@@ -75,8 +75,10 @@ def test_a_resting_card_is_one_read_and_its_removal_is_noticed(board: SimBoard) 
         assert q.empty()
         chip.remove(tag)
         chip.wait_frames(4, REQA)  # three empty polls done: the card is gone
-        chip.place(tag)  # placed again: a new read
-        assert next_report(q, TagRead).uid == "04112233445566"
+        chip.place(tag)  # placed again: a new read, after the lift the reader now knows of
+        again = [q.get(timeout=10), q.get(timeout=10)]
+        assert again == [TagLifted("pad", "04112233445566", again[0].t),
+                         TagRead("pad", "04112233445566", again[1].t)]
     finally:
         reader.stop()
 

@@ -1,8 +1,9 @@
 """The reader interface: what every backend reports, and the debounce they share.
 
 A reader runs in its own thread and calls its ``sink`` with :class:`TagRead` (a tag placed on a
-pad, once per placement) and :class:`ReaderStatus` (``connecting``, ``live``, ``lost``). Times
-are monotonic seconds from the reader's clock.
+pad, once per placement), :class:`TagLifted` (that tag has left the pad, when the reader can
+tell) and :class:`ReaderStatus` (``connecting``, ``live``, ``lost``). Times are monotonic
+seconds from the reader's clock.
 """
 
 from __future__ import annotations
@@ -22,6 +23,15 @@ class TagRead:
 
 
 @dataclass(frozen=True, slots=True)
+class TagLifted:
+    """The tag last read on a reader has left it: the next read of it is a new placement."""
+
+    reader: str
+    uid: str
+    t: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
 class ReaderStatus:
     reader: str
     state: str  # connecting | live | lost
@@ -29,7 +39,7 @@ class ReaderStatus:
     detail: str = ""
 
 
-Report = TagRead | ReaderStatus
+Report = TagRead | TagLifted | ReaderStatus
 Sink = Callable[[Report], None]
 
 
@@ -43,6 +53,7 @@ class Debounce:
         self.misses = misses
         self.present: str | None = None
         self.last_seen = float("-inf")
+        self.unlifted: str | None = None  # the tag last reported read, not reported lifted
         self._missed = 0
 
     def seen(self, uid: str, t: float) -> bool:
@@ -61,6 +72,25 @@ class Debounce:
             self._missed = 0
             return True
         return False
+
+    def sighting(self, reader: str, uid: str, t: float) -> list[Report]:
+        """What a sighting of ``uid`` reports: nothing while it rests on the pad; a read of a
+        new placement, after a lift when it is the tag last read and no lift was reported
+        since (a reader that cannot see a card leave learns it only when the card is back)."""
+        if not self.seen(uid, t):
+            return []
+        read = TagRead(reader, uid, t)
+        again, self.unlifted = self.unlifted == uid, uid
+        return [TagLifted(reader, uid, t), read] if again else [read]
+
+    def empty(self, reader: str, t: float) -> list[Report]:
+        """What an empty poll reports, for a reader whose resting cards answer every poll: a
+        lift once the tag has been missed ``misses`` times in a row."""
+        uid = self.present
+        if self.miss() and uid is not None and uid == self.unlifted:
+            self.unlifted = None
+            return [TagLifted(reader, uid, t)]
+        return []
 
 
 class ReaderThread:

@@ -22,10 +22,10 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from firmware_bridge.board_state import BoardState, BoardUp, Event, Read, Reply
+from firmware_bridge.board_state import BoardState, BoardUp, Event, Read, Removed, Reply
 from firmware_bridge.codec import Decoder, encode
 from firmware_bridge.messages import MAX_READERS, PROTOCOL_VERSION, Message, pack, unpack
-from table.readers.base import ReaderStatus, Sink, TagRead
+from table.readers.base import ReaderStatus, Sink, TagLifted, TagRead
 from table.readers.factory import Reader, ReaderError, ReaderSpec
 
 log = logging.getLogger(__name__)
@@ -120,15 +120,16 @@ class BridgePort:
             sink(report)
 
     def _dispatch(self, event: Event) -> None:
-        if isinstance(event, Read):
+        if isinstance(event, Read | Removed):
             with self._lock:
                 target = self._channels.get(event.channel)
             if target is None:
-                log.debug("bridge %s: read on channel %d, which no reader uses",
+                log.debug("bridge %s: tag on channel %d, which no reader uses",
                           self.port, event.channel)
                 return
             name, sink = target
-            sink(TagRead(name, event.uid, self.clock()))
+            kind = TagRead if isinstance(event, Read) else TagLifted
+            sink(kind(name, event.uid, self.clock()))
         elif isinstance(event, Reply):
             self.replies.put(event.message)
         elif isinstance(event, BoardUp):

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from table.errors import TableError
-from table.readers.base import Debounce, ReaderStatus, Sink, TagRead
+from table.readers.base import Debounce, ReaderStatus, Sink
 
 
 class ReaderError(TableError, ValueError):
@@ -109,13 +109,14 @@ class SimReader:
     def place(self, uid: str) -> None:
         """A tag comes to rest on the pad (reported once until it is removed)."""
         with self._lock:
-            t = self.clock()
-            if self.debounce.seen(uid.upper(), t):
-                self.sink(TagRead(self.name, uid.upper(), t))
+            for report in self.debounce.sighting(self.name, uid.upper(), self.clock()):
+                self.sink(report)
 
     def remove(self) -> None:
+        """The tag is taken off the pad (reported as a lift)."""
         with self._lock:
-            self.debounce.miss()
+            for report in self.debounce.empty(self.name, self.clock()):
+                self.sink(report)
 
     def tap(self, uid: str) -> None:
         """Place and lift at once: one read."""

@@ -33,7 +33,7 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from table.readers.base import Debounce, ReaderThread, Sink, TagRead
+from table.readers.base import Debounce, ReaderThread, Sink
 from table.readers.factory import ReaderError, ReaderSpec
 from table.readers.iso14443 import (
     CT,
@@ -213,10 +213,12 @@ class Mfrc522Reader(ReaderThread):
                 continue
             t = self.clock()
             if uid is None:
-                if self.debounce.miss():
-                    log.debug("reader %s: card removed", self.name)
-            elif self.debounce.seen(uid.hex().upper(), t):
-                self.sink(TagRead(self.name, uid.hex().upper(), t))
+                # A card read is halted and stays silent while it rests on the pad, so missed
+                # polls do not mean it left: its lift is reported when it is read again.
+                self.debounce.miss()
+            else:
+                for report in self.debounce.sighting(self.name, uid.hex().upper(), t):
+                    self.sink(report)
             self._stop.wait(self.poll)
 
 

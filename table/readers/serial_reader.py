@@ -11,7 +11,7 @@ import logging
 import time
 from collections.abc import Callable
 
-from table.readers.base import Debounce, ReaderThread, Sink, TagRead
+from table.readers.base import Debounce, ReaderThread, Sink
 from table.readers.formats import LineDecoder, Rdm6300Decoder
 
 log = logging.getLogger(__name__)
@@ -64,9 +64,8 @@ class SerialReader(ReaderThread):
                     # What is waiting, or one byte: a read returns as soon as a line comes.
                     data = port.read(max(1, port.in_waiting))
                     for uid in decoder.feed(data):
-                        t = self.clock()
-                        if self.debounce.seen(uid, t):
-                            self.sink(TagRead(self.name, uid, t))
+                        for report in self.debounce.sighting(self.name, uid, self.clock()):
+                            self.sink(report)
             except (serial.SerialException, OSError) as exc:
                 log.warning("reader %s lost: %s", self.name, exc)
                 self._status("lost", str(exc))
