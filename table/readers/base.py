@@ -9,6 +9,7 @@ seconds from the reader's clock.
 from __future__ import annotations
 
 import threading
+from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -93,7 +94,7 @@ class Debounce:
         return []
 
 
-class ReaderThread:
+class ReaderThread(ABC):
     """What every reader running in its own thread shares: start and stop, and each change of
     state (``connecting``, ``live``, ``lost``) reported once. Subclasses write :meth:`_run`,
     which returns when ``self._stop`` is set."""
@@ -117,5 +118,6 @@ class ReaderThread:
             self.state = state
             self.sink(ReaderStatus(self.name, state, self.clock(), detail))
 
+    @abstractmethod
     def _run(self) -> None:
-        raise NotImplementedError
+        """Read until ``self._stop`` is set, reporting to ``self.sink``."""
