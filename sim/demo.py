@@ -138,14 +138,14 @@ def run_demo(cfg: DemoConfig, out: TextIO | None = None, live: bool | None = Non
     )
 
     def after_move(t: SimTable) -> None:
-        screen.view(table_lines(t.state))
+        screen.view(table_lines(t.state, lang=cfg.lang))
         if not cfg.fast:
             if announcer is not None:
                 announcer.idle(timeout=30)
             time.sleep(cfg.pace)
 
     def after_round(t: SimTable) -> None:
-        screen.view(table_lines(t.state), force=True)
+        screen.view(table_lines(t.state, lang=cfg.lang), force=True)
 
     try:
         with table:

@@ -77,7 +77,7 @@ class Person:
         return None if not line else line.strip()
 
     def act(self, view: SeatView) -> Action | Command:
-        for text in table_lines(self.table.state)[1:3]:
+        for text in table_lines(self.table.state, lang=self.table.lang)[1:3]:
             self.say(text)
         for text in hand_lines(view.hand, view.legal):
             self.say(text)
@@ -194,7 +194,7 @@ def main_sim(cfg: SimConfig, inp: TextIO = sys.stdin, out: TextIO = sys.stdout) 
             time.sleep(cfg.pace)
 
     def after_round(t: SimTable) -> None:
-        for text in table_lines(t.state)[1:3]:
+        for text in table_lines(t.state, lang=t.lang)[1:3]:
             show(text)
 
     try:

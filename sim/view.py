@@ -53,29 +53,45 @@ def move_text(key: str, lang: str, **params: str | int) -> str:
     return MOVES[key]["ja" if lang == "ja" else "en"].format(**params)
 
 
-def table_lines(s: State, width: int = 78) -> list[str]:
-    """Top card and colour, direction, whose turn, hand counts and scores."""
+VIEW: Final[dict[str, dict[str, str]]] = {
+    "en": {"head": "round {round} | top {top} ({color}) | {direction} | {turn}",
+           "to-play": "{who} to play", "names": "{who} names a colour", "dealing": "dealing",
+           "round-over": "round over", "match-over": "match over", "to-draw": " | {n} to draw",
+           "legend": "(cards [score])", "clockwise": "clockwise",
+           "counterclockwise": "counterclockwise"},
+    "ja": {"head": "ラウンド {round} | うえ {top} ({color}) | {direction} | {turn}",
+           "to-play": "{who}の ばん", "names": "{who}が いろを えらぶ", "dealing": "くばりちゅう",
+           "round-over": "ラウンド おわり", "match-over": "マッチ おわり",
+           "to-draw": " | {n}まい ひく", "legend": "(まいすう [てん])",
+           "clockwise": "とけいまわり", "counterclockwise": "はんとけいまわり"},
+}
+
+
+def table_lines(s: State, width: int = 78, lang: str = "en") -> list[str]:
+    """Top card and colour, direction, whose turn, hand counts and scores, in ``lang``."""
+    words = VIEW["ja" if lang == "ja" else "en"]
     top = s.top.code if s.top else "-"
     color = s.color.value if s.color else "-"
+    if lang == "ja":
+        color = _JA_COLORS.get(color, color)
     if s.phase is Phase.PLAY:
         who = s.players[s.current_player] if s.current_player is not None else "-"
-        turn = f"{who} to play" if s.awaiting_color is None else f"{who} names a colour"
+        turn = words["to-play" if s.awaiting_color is None else "names"].format(who=who)
     elif s.phase is Phase.START:
-        turn = "dealing"
-    elif s.phase is Phase.ROUND_OVER:
-        turn = "round over"
+        turn = words["dealing"]
     else:
-        turn = "match over"
-    head = f"round {s.round} | top {top} ({color}) | {_ARROW[s.direction]} | {turn}"
+        turn = words["round-over" if s.phase is Phase.ROUND_OVER else "match-over"]
+    head = words["head"].format(round=s.round, top=top, color=color,
+                                direction=words[_ARROW[s.direction]], turn=turn)
     if s.pending:
-        head += f" | {s.pending} to draw"
+        head += words["to-draw"].format(n=s.pending)
     seats = []
     for i, name in enumerate(s.players):
         mark = "*" if s.phase is Phase.PLAY and s.current_player == i else " "
         called = " UNO" if s.called[i] and len(s.hands[i]) == 1 else ""
         seats.append(f"{mark}{name} {len(s.hands[i])}{called} [{s.scores[i]}]")
     body = "   ".join(seats)
-    return ["-" * width, head[:width], body[:width] + "    (cards [score])", "-" * width]
+    return ["-" * width, head[:width], f"{body[:width]}    {words['legend']}", "-" * width]
 
 
 def hand_lines(hand: Sequence[Card], legal: Sequence[Action]) -> list[str]:

@@ -165,6 +165,9 @@ def test_the_table_view_shows_counts_never_the_cards_in_hand() -> None:
     assert "top R5 (red) | clockwise | Aki to play" in text
     assert "*Aki 3 [0]" in text and " Ken 4 [0]" in text
     assert not any(code in text for code in ["G1", "G2", "Y7", "B3", "B4", "Y9", "G8"])
+    ja = "\n".join(table_lines(s, lang="ja"))
+    assert "うえ R5 (あか) | とけいまわり | Akiの ばん" in ja
+    assert not any(code in ja for code in ["G1", "G2", "Y7", "B3", "B4", "Y9", "G8"])
 
 
 def test_the_voice_is_chosen_by_what_the_machine_can_do(monkeypatch: pytest.MonkeyPatch) -> None:
