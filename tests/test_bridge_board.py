@@ -236,6 +236,25 @@ def test_host_commands_ping_and_poll_interval(board: AvrBoard, table: Table) -> 
             frame.msg_id, status)
 
 
+def test_the_configured_poll_interval_is_set_and_set_again_after_a_reset(
+    board: AvrBoard, link: Path
+) -> None:
+    table = Table(link, poll_ms=20)
+    try:
+        table.wait_status("live")
+        port = table.port
+        table.until(lambda: port.board.poll_ms == 20)  # the board's default is 50
+        table.until(lambda: (port.board.uptime_ms or 0) > 500)
+        up = port.board.uptime_ms or 0
+        board.reset()  # the board starts again with its default...
+        table.until(lambda: (port.board.uptime_ms or up) < up)
+        beats = port.board.heartbeats
+        table.until(lambda: port.board.heartbeats >= beats + 2)
+        assert port.board.poll_ms == 20  # ...and is told the configured interval again
+    finally:
+        table.stop()
+
+
 def test_a_reader_started_late_learns_the_board_is_live(board: AvrBoard, link: Path) -> None:
     reports: queue.Queue[Report] = queue.Queue()
     first = make_reader(ReaderSpec("pad", "bridge", port=str(link), channel=0), reports.put)
@@ -270,6 +289,10 @@ def test_a_channel_without_a_chip_is_reported_lost(built: None, link: Path) -> N
         (ReaderSpec("pad", "bridge", port="/dev/ttyUSB0", channel=4), "got 4"),
         (ReaderSpec("pad", "bridge", port="/dev/ttyUSB0", channel=0,
                     extra={"heartbeat_timeout": "soon"}), "heartbeat_timeout must be"),
+        (ReaderSpec("pad", "bridge", port="/dev/ttyUSB0", channel=0, extra={"poll": 20}),
+         "unknown key 'poll' for kind bridge; allowed: heartbeat_timeout, poll_ms"),
+        (ReaderSpec("pad", "bridge", port="/dev/ttyUSB0", channel=0, extra={"poll_ms": 5}),
+         "poll_ms must be whole milliseconds from 10 to 1000; got 5"),
     ],
 )
 def test_bad_bridge_config_is_refused_clearly(spec: ReaderSpec, message: str) -> None:

@@ -32,6 +32,8 @@ log = logging.getLogger(__name__)
 
 BAUD = 115200
 HEARTBEAT_TIMEOUT = 1.5  # seconds; the board sends one every 0.25 s
+EXTRA_KEYS = ("heartbeat_timeout", "poll_ms")  # the bridge's own reader keys
+POLL_MS = (10, 1000)  # the poll intervals the firmware accepts
 INFO_RETRY = 1.0  # seconds between get_info requests until the board answers
 
 
@@ -52,6 +54,7 @@ class BridgePort:
         self.clock = clock
         self.board = BoardState()
         self.decoder = Decoder()
+        self.poll_ms: int | None = None  # the poll interval to set on the board, if any
         self._channels: dict[int, tuple[str, Sink]] = {}
         self._states: dict[int, str] = {}  # as last reported to each channel's reader
         self._state, self._detail = "", ""  # the port's
@@ -133,6 +136,8 @@ class BridgePort:
         elif isinstance(event, Reply):
             self.replies.put(event.message)
         elif isinstance(event, BoardUp):
+            if self.poll_ms is not None:  # after every start or reset of the board
+                self.send("set_poll", interval_ms=self.poll_ms)
             if event.protocol != PROTOCOL_VERSION:
                 log.warning("bridge %s: the board speaks protocol %d, this host %d",
                             self.port, event.protocol, PROTOCOL_VERSION)
@@ -282,13 +287,16 @@ class BridgeReader:
     """One reader (one channel) of a bridge board."""
 
     def __init__(self, name: str, port: str, channel: int, sink: Sink,
-                 heartbeat_timeout: float = HEARTBEAT_TIMEOUT) -> None:
+                 heartbeat_timeout: float = HEARTBEAT_TIMEOUT, poll_ms: int | None = None) -> None:
         self.name, self.port, self.channel, self.sink = name, port, channel, sink
         self.heartbeat_timeout = heartbeat_timeout
+        self.poll_ms = poll_ms
         self._bridge: BridgePort | None = None
 
     def start(self) -> None:
         self._bridge = shared_port(self.port, heartbeat_timeout=self.heartbeat_timeout)
+        if self.poll_ms is not None:
+            self._bridge.poll_ms = self.poll_ms
         self._bridge.attach(self.channel, self.name, self.sink)
 
     def stop(self, timeout: float = 5.0) -> None:
@@ -306,9 +314,18 @@ def make_bridge_reader(spec: ReaderSpec, sink: Sink) -> Reader:
             f"reader {spec.name}: kind bridge needs a channel from 0 to {MAX_READERS - 1}; "
             f"got {spec.channel!r}"
         )
+    unknown = sorted(set(spec.extra) - set(EXTRA_KEYS))
+    if unknown:
+        raise ReaderError(f"reader {spec.name}: unknown key {unknown[0]!r} for kind bridge; "
+                          f"allowed: {', '.join(EXTRA_KEYS)}")
     timeout = spec.extra.get("heartbeat_timeout", HEARTBEAT_TIMEOUT)
     if not isinstance(timeout, int | float) or isinstance(timeout, bool) or timeout <= 0:
         raise ReaderError(
             f"reader {spec.name}: heartbeat_timeout must be a number of seconds above 0"
         )
-    return BridgeReader(spec.name, spec.port, spec.channel, sink, float(timeout))
+    poll = spec.extra.get("poll_ms")
+    if poll is not None and (isinstance(poll, bool) or not isinstance(poll, int)
+                             or not POLL_MS[0] <= poll <= POLL_MS[1]):
+        raise ReaderError(f"reader {spec.name}: poll_ms must be whole milliseconds from "
+                          f"{POLL_MS[0]} to {POLL_MS[1]}; got {poll!r}")
+    return BridgeReader(spec.name, spec.port, spec.channel, sink, float(timeout), poll)
