@@ -148,6 +148,11 @@ class State:
         that were eliminated."""
         d = self.direction if direction is None else direction
         n = len(self.players)
+        if steps == 1:  # the common case: one step, to a seat still in the match
+            seat = (seat + d) % n
+            if not self.eliminated[seat]:
+                return seat
+            seat -= d  # back one: the loop below takes the step again, skipping
         eliminated = self.eliminated
         while steps > 0:
             seat = (seat + d) % n
