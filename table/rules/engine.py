@@ -171,6 +171,7 @@ def _deal_round(s: State, deal: Deal) -> tuple[State, list[Event]]:
                 raise SetupError(f"{s.players[i]} cannot hold a negative number of cards")
             if s.eliminated[i] and len(hand):
                 raise SetupError(f"{s.players[i]} is out of the match and gets no cards")
+    s.hidden = sum(h.unknown for h in s.hands)
     s.pile = list(reversed(deal.pile))
     known = s.known_counts()
     known.update(deal.start)
@@ -321,6 +322,7 @@ def _draw_cards(s: State, player: int, count: int, events: list[Event], reason: 
         elif s.pile_unknown:
             s.pile_unknown -= 1
             hand.unknown += 1
+            s.hidden += 1
         else:
             events.append(Event("piles-exhausted", player=player, count=count - drawn))
             break
@@ -556,6 +558,7 @@ def _play(
         del hand.known[index]
     else:
         hand.unknown -= 1
+        s.hidden -= 1
     s.discard.append(card)
     if s.has_drawn:
         s.has_drawn = False
@@ -710,6 +713,7 @@ def _shuffle_hands(s: State, p: int, events: list[Event]) -> None:
     for _ in range(total):
         seat = s.next_seat(seat)
         s.hands[seat].unknown += 1
+    s.hidden = sum(h.unknown for h in s.hands)
     s.called = [False] * s.n
     s.uno_window = None
     events.append(Event("shuffle-hands", player=p, count=total))
@@ -1003,6 +1007,7 @@ def _on_show(s: State, a: Show, events: list[Event]) -> None:
     _check_show(s, p, a.cards)
     hand = s.hands[p]
     hand.known = list(a.cards)
+    s.hidden -= hand.unknown
     hand.unknown = 0
     events.append(Event("shown", player=p, count=len(a.cards)))
     window = s.challenge
@@ -1024,6 +1029,7 @@ def _on_identify(s: State, a: Identify, events: list[Event]) -> None:
     if not s.is_available(a.card):
         raise IllegalPlay("card-not-available", f"every {a.card} is already accounted for")
     hand.unknown -= 1
+    s.hidden -= 1
     hand.known.append(a.card)
     events.append(Event("identified", player=p))
     if s.drawn_unknown and p == s.turn and s.has_drawn:
