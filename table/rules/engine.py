@@ -598,7 +598,9 @@ def _play(
     if card.number is None:
         _resolve_effect(s, p, card, events, *wd4)
     else:  # a number card has no effect: the next seat is on turn
-        s.turn = s.next_seat(p)
+        # s.next_seat(p), its common case inlined: the seat after is still in the match.
+        nxt = (p + s.direction) % len(s.players)
+        s.turn = s.next_seat(p) if s.eliminated[nxt] else nxt
     if s.uno_window == p:
         s.uno_next = s.turn
     if card.is_wild and a.color is None:
@@ -829,7 +831,11 @@ def _end_turn(s: State, p: int, events: list[Event]) -> None:
     s.has_drawn = False
     s.drawn = None
     s.drawn_unknown = False
-    s.turn = turn = s.next_seat(p)
+    # s.next_seat(p), its common case inlined: the seat after is still in the match.
+    turn = (p + s.direction) % len(s.players)
+    if s.eliminated[turn]:
+        turn = s.next_seat(p)
+    s.turn = turn
     # _announce_turn, inlined
     if s.pending:
         events.append(Event("pending-draw", player=turn, count=s.pending))
