@@ -102,6 +102,8 @@ class RandomTable:
         """What chance decides at a real table before the next action: the order of a
         reshuffled pile (when the draw pile is empty), and which cards the unknown cards in the
         hands are (what seat pads report), picked from the cards whose place is unknown."""
+        if s.pile and not s.hidden:
+            return []  # the common case: no reshuffle is due and every hand is known
         events: list[Event] = []
         if not s.pile and not s.pile_unknown and len(s.discard) > 1 and s.phase is Phase.PLAY:
             order = s.discard[:-1]
@@ -111,7 +113,7 @@ class RandomTable:
             if hand.unknown:
                 break
         else:
-            return events  # the common case: nothing is unknown
+            return events  # nothing is unknown
         pool = self._unknown_cards(s)
         for seat, hand in enumerate(s.hands):
             if not hand.unknown:

@@ -144,6 +144,7 @@ def on_don(s: State, a: Don, events: list[Event]) -> None:
     # --- accepted ---
     if a.cards:
         hand.known = list(a.cards)
+        s.hidden -= hand.unknown
         hand.unknown = 0
         events.append(Event("shown", player=p, count=len(a.cards)))
     if hand.unknown:

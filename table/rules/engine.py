@@ -56,7 +56,14 @@ _DREW_ONE = tuple(Event("drew", seat, count=1) for seat in range(MAX_PLAYERS))
 _PASSED = tuple(Event("passed", seat) for seat in range(MAX_PLAYERS))
 # "played" events of coloured cards, per seat and card, made when first needed.
 _PLAYED: tuple[dict[Card, Event], ...] = tuple({} for _ in range(MAX_PLAYERS))
+# ... and of wilds, per seat, card and id() of the colour named (or of None).
+_PLAYED_WILD: tuple[dict[tuple[Card, int], Event], ...] = tuple({} for _ in range(MAX_PLAYERS))
+# "reversed" events, by the new direction.
+_REVERSED = {d: Event("reversed", count=d) for d in (1, -1)}
 _PLAY = Phase.PLAY  # a module global is read faster than an enum member
+# What _resolve_effect needs of a Wild Draw Four (the rest of the hand, its unknown cards, the
+# colour and rank it covered), for any other card.
+_NOT_WD4: tuple[Sequence[Card], int, Color | None, str | None] = ((), 0, None, None)
 
 # Reasons that make a step a "penalty" rather than a plain "accepted".
 PENALTY_REASONS = frozenset(
@@ -164,6 +171,7 @@ def _deal_round(s: State, deal: Deal) -> tuple[State, list[Event]]:
                 raise SetupError(f"{s.players[i]} cannot hold a negative number of cards")
             if s.eliminated[i] and len(hand):
                 raise SetupError(f"{s.players[i]} is out of the match and gets no cards")
+    s.hidden = sum(h.unknown for h in s.hands)
     s.pile = list(reversed(deal.pile))
     known = s.known_counts()
     known.update(deal.start)
@@ -314,6 +322,7 @@ def _draw_cards(s: State, player: int, count: int, events: list[Event], reason: 
         elif s.pile_unknown:
             s.pile_unknown -= 1
             hand.unknown += 1
+            s.hidden += 1
         else:
             events.append(Event("piles-exhausted", player=player, count=count - drawn))
             break
@@ -504,15 +513,7 @@ def _on_play(s: State, a: Play, events: list[Event]) -> None:
         raise IllegalPlay(
             "wild-draw-four-not-allowed", "a Wild Draw Four needs no matching card in hand"
         )
-    _play(s, a, index, known, events)
-
-
-def _push_play(s: State, a: Play, events: list[Event]) -> None:
-    """A play from :func:`legal_actions`: a known card of the player on turn that matches."""
-    if s.extra.on:  # the variant rules check and play on their own path
-        house.play(s, a, events)
-        return
-    _play(s, a, s.hands[a.player].known.index(a.cards[0]), True, events)
+    _play(s, a, events, index, known)
 
 
 def _rest_of_hand(held: list[Card], card: Card, known: bool) -> list[Card]:
@@ -523,60 +524,69 @@ def _rest_of_hand(held: list[Card], card: Card, known: bool) -> list[Card]:
     return rest
 
 
-def _play(s: State, a: Play, index: int, known: bool, events: list[Event]) -> None:
-    """Carry out the play ``a``, already checked. Its card is at ``index`` among the known
-    cards (-1: it is one of the unknown cards); ``known`` says whether the card played was
-    known (a card drawn blind may be played while an equal known card stays in hand)."""
+def _play(
+    s: State, a: Play, events: list[Event], index: int | None = None, known: bool = True
+) -> None:
+    """Carry out the play ``a``, already checked: by :func:`_on_play`, which found its card at
+    ``index`` among the known cards (-1: it is one of the unknown cards; ``known`` says whether
+    the card played was known: a card drawn blind may be played while an equal known card stays
+    in hand), or by :func:`legal_actions` (no ``index``: a known card of the player on turn that
+    matches; this is the play handler of :func:`apply_legal`)."""
     p = a.player
     card = a.cards[0]
     hand = s.hands[p]
-    held = hand.known
-    wild = card.is_wild
+    if index is None:
+        if s.extra.on:  # the variant rules check and play on their own path
+            house.play(s, a, events)
+            return
+        index = hand.known.index(card)
     rank = card.rank
-    prior_color, prior_rank = s.color, s.live_rank
-    opts = s.options
-    unknown_rest = hand.unknown - (0 if known else 1)
-    # The rest of the hand matters only to a Wild Draw Four (its restriction and challenge).
-    rest: list[Card] = []
-    wd4_unverified = False
+    # The rest of the hand and what the card covers matter only to a Wild Draw Four (its
+    # restriction and challenge): read them before the play changes them.
+    wd4: tuple[Sequence[Card], int, Color | None, str | None] = _NOT_WD4
     if rank == WILD_DRAW_FOUR:
-        rest = _rest_of_hand(held, card, known)
-        wd4_unverified = (
-            not opts.challengeable and opts.wild_draw_four != "unrestricted" and unknown_rest > 0
-        )
-
-    if wd4_unverified:
-        s.unverified += 1
-        events.append(Event("unverified", player=p))
+        opts = s.options
+        unknown_rest = hand.unknown - (0 if known else 1)
+        wd4 = (_rest_of_hand(hand.known, card, known), unknown_rest, s.color, s.live_rank)
+        if not opts.challengeable and opts.wild_draw_four != "unrestricted" and unknown_rest:
+            s.unverified += 1
+            events.append(Event("unverified", player=p))
     if s.uno_window is not None:
         _begin_turn(s, events)
     # Take the card from the hand, at the place found above (or from its unknown cards).
     if index >= 0:
-        del held[index]
+        del hand.known[index]
     else:
         hand.unknown -= 1
+        s.hidden -= 1
     s.discard.append(card)
     if s.has_drawn:
         s.has_drawn = False
         s.drawn = None
         s.drawn_unknown = False
-    if wild:
-        events.append(Event("played", p, None, card, a.color))
-        s.color = a.color
+    # The "played" event, the hottest one, is made once per seat, card and colour named.
+    if card.is_wild:
+        color = a.color
+        s.color = color
         s.live_rank = None
+        wilds = _PLAYED_WILD[p]
+        key = (card, id(color))  # a colour's id(): an enum member hashes in Python
+        event = wilds.get(key)
+        if event is None:
+            event = wilds[key] = Event("played", p, None, card, color)
+        shuffled = rank == SHUFFLE_HANDS
     else:
-        # The hottest event, made once per seat and card.
         played = _PLAYED[p]
         event = played.get(card)
         if event is None:
             event = played[card] = Event("played", p, None, card, None)
-        events.append(event)
         s.color = card.color
         s.live_rank = rank
-    shuffled = wild and rank == SHUFFLE_HANDS
+        shuffled = False
+    events.append(event)
     if shuffled:
         last = len(hand) == 0
-        if not last or opts.shuffle_hands_last_card == "redeal":
+        if not last or s.options.shuffle_hands_last_card == "redeal":
             _shuffle_hands(s, p, events)
             hand = s.hands[p]  # the redeal gave every seat a new hand
     size = len(hand.known) + hand.unknown
@@ -586,12 +596,14 @@ def _play(s: State, a: Play, index: int, known: bool, events: list[Event]) -> No
     if size == 1 and not s.called[p] and not shuffled:
         s.uno_window = p
     if card.number is None:
-        _resolve_effect(s, p, card, events, rest, unknown_rest, prior_color, prior_rank)
+        _resolve_effect(s, p, card, events, *wd4)
     else:  # a number card has no effect: the next seat is on turn
-        s.turn = s.next_seat(p)
+        # s.next_seat(p), its common case inlined: the seat after is still in the match.
+        nxt = (p + s.direction) % len(s.players)
+        s.turn = s.next_seat(p) if s.eliminated[nxt] else nxt
     if s.uno_window == p:
         s.uno_next = s.turn
-    if wild and a.color is None:
+    if card.is_wild and a.color is None:
         s.awaiting_color = p
         events.append(Event("color-needed", player=p))
     else:
@@ -612,7 +624,7 @@ def _resolve_effect(
     p: int,
     card: Card,
     events: list[Event],
-    rest: list[Card],
+    rest: Sequence[Card],
     unknown_rest: int,
     prior_color: Color | None,
     prior_rank: str | None,
@@ -629,7 +641,7 @@ def _resolve_effect(
             s.turn = p
         else:
             s.direction = -s.direction
-            events.append(Event("reversed", count=s.direction))
+            events.append(_REVERSED[s.direction])
             s.turn = s.next_seat(p)
     elif rank == DRAW_TWO:
         _draw_cards(s, nxt, 2, events, "draw-two")
@@ -672,7 +684,7 @@ def _customizable(s: State, p: int, events: list[Event]) -> None:
         s.turn = s.next_seat(nxt)
     elif effect == "reverse":
         s.direction = -s.direction
-        events.append(Event("reversed", count=s.direction))
+        events.append(_REVERSED[s.direction])
         s.turn = s.next_seat(p)
     elif effect == "next-draws-two":
         _draw_cards(s, nxt, 2, events, "customizable")
@@ -703,6 +715,7 @@ def _shuffle_hands(s: State, p: int, events: list[Event]) -> None:
     for _ in range(total):
         seat = s.next_seat(seat)
         s.hands[seat].unknown += 1
+    s.hidden = sum(h.unknown for h in s.hands)
     s.called = [False] * s.n
     s.uno_window = None
     events.append(Event("shuffle-hands", player=p, count=total))
@@ -818,7 +831,11 @@ def _end_turn(s: State, p: int, events: list[Event]) -> None:
     s.has_drawn = False
     s.drawn = None
     s.drawn_unknown = False
-    s.turn = turn = s.next_seat(p)
+    # s.next_seat(p), its common case inlined: the seat after is still in the match.
+    turn = (p + s.direction) % len(s.players)
+    if s.eliminated[turn]:
+        turn = s.next_seat(p)
+    s.turn = turn
     # _announce_turn, inlined
     if s.pending:
         events.append(Event("pending-draw", player=turn, count=s.pending))
@@ -996,6 +1013,7 @@ def _on_show(s: State, a: Show, events: list[Event]) -> None:
     _check_show(s, p, a.cards)
     hand = s.hands[p]
     hand.known = list(a.cards)
+    s.hidden -= hand.unknown
     hand.unknown = 0
     events.append(Event("shown", player=p, count=len(a.cards)))
     window = s.challenge
@@ -1017,6 +1035,7 @@ def _on_identify(s: State, a: Identify, events: list[Event]) -> None:
     if not s.is_available(a.card):
         raise IllegalPlay("card-not-available", f"every {a.card} is already accounted for")
     hand.unknown -= 1
+    s.hidden -= 1
     hand.known.append(a.card)
     events.append(Event("identified", player=p))
     if s.drawn_unknown and p == s.turn and s.has_drawn:
@@ -1080,7 +1099,7 @@ _HANDLERS: dict[type, Callable[[State, Action, list[Event]], None]] = {
 # For actions known to be legal: a play skips its checks; the rest are cheap to check.
 _LEGAL_HANDLERS: dict[type, Callable[[State, Action, list[Event]], None]] = {
     **_HANDLERS,
-    Play: _push_play,  # type: ignore[dict-item]
+    Play: _play,  # type: ignore[dict-item]
 }
 
 # The competition, local and Musician rules (they use the helpers above).

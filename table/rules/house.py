@@ -207,6 +207,7 @@ def play(s: State, a: Play, events: list[Event]) -> None:
             hand.known.remove(card)
         else:
             hand.unknown -= 1
+            s.hidden -= 1
         s.discard.append(card)
         events.append(Event("played", p, None, card, a.color if card.is_wild else None))
     s.has_drawn = False

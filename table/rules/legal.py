@@ -108,20 +108,19 @@ def legal_actions(s: State) -> list[Action]:
     # (options.challengeable or unrestricted), without the property call.
     free = opts.challenge or opts.wild_draw_four == "unrestricted"
     if free or _WILD_DRAW_FOUR not in known:
-        # The matching cards picked out in C, then each distinct one, in hand order, gives its
-        # plays.
         # Keyed by the colour's id(): an enum member hashes in Python, and lives for ever.
         matching = _MATCHING.get((p, id(s.color), s.live_rank, free))
         if matching is None:
             matching = _matching_plays(p, s.color, s.live_rank, free)
+        # The matching cards picked out in C, then each distinct one, in hand order, gives its
+        # plays.
         for card in dict.fromkeys(filter(matching.__contains__, known)):
             out += matching[card]
-        playable = bool(out)
-    else:
-        playable = _checked_plays(s, p, out)
-    if opts.draw_by_choice or not playable:
+        if not out or opts.draw_by_choice:
+            out.append(_DRAW[p])
+    elif not _checked_plays(s, p, out) or opts.draw_by_choice:
         out.append(_DRAW[p])
-    if len(hand.known) + hand.unknown == 2 and not s.called[p]:
+    if len(known) + hand.unknown == 2 and not s.called[p]:
         out.append(_CALL_UNO[p])
     return out
 
@@ -145,8 +144,13 @@ def _checked_plays(s: State, p: int, out: list[Action]) -> bool:
 def out_of_turn_actions(s: State) -> list[Action]:
     """A late UNO call and every catch that would succeed now (and, under the local and
     Musician rules, every jump-in and Don)."""
-    out: list[Action] = house.out_of_turn(s) if s.extra.on else []
     seat = s.uno_window
+    if s.extra.on:
+        out: list[Action] = house.out_of_turn(s)
+    elif seat is None:
+        return []  # the common case: no window is open
+    else:
+        out = []
     if seat is None or s.phase is not _PLAY or s.called[seat]:
         return out
     out.append(_CALL_UNO[seat])

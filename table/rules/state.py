@@ -100,6 +100,9 @@ class State:
     pile: list[Card] = field(default_factory=list)  # known top of the draw pile, top last
     pile_unknown: int = 0
     hands: list[Hand] = field(default_factory=list)
+    # The unknown cards in all the hands (the sum of their ``unknown``), kept by the engine
+    # with them: whether any hand needs identifying is then one test, not a loop over seats.
+    hidden: int = 0
     called: list[bool] = field(default_factory=list)
     uno_calls: list[int] = field(default_factory=list)  # calls made this round (doubling)
     pending: int = 0  # cards the player on turn must draw unless they stack or challenge
@@ -148,6 +151,11 @@ class State:
         that were eliminated."""
         d = self.direction if direction is None else direction
         n = len(self.players)
+        if steps == 1:  # the common case: one step, to a seat still in the match
+            seat = (seat + d) % n
+            if not self.eliminated[seat]:
+                return seat
+            seat -= d  # back one: the loop below takes the step again, skipping
         eliminated = self.eliminated
         while steps > 0:
             seat = (seat + d) % n
@@ -176,6 +184,7 @@ class State:
             pile=self.pile.copy(),
             pile_unknown=self.pile_unknown,
             hands=[h.copy() for h in self.hands],
+            hidden=self.hidden,
             called=self.called.copy(),
             uno_calls=self.uno_calls.copy(),
             pending=self.pending,
@@ -238,3 +247,5 @@ class State:
         deck = sum(edition.values())
         assert placed == deck, f"{placed} cards placed, the deck has {deck}"
         assert all(h.unknown >= 0 for h in self.hands) and self.pile_unknown >= 0
+        hidden = sum(h.unknown for h in self.hands)
+        assert self.hidden == hidden, f"{self.hidden} hidden cards counted, the hands hold {hidden}"
