@@ -459,6 +459,7 @@ class SimTable:
         if not s.hands[seat].unknown:
             return seat_view(s, seat)
         own = s.copy()
+        own.hidden -= own.hands[seat].unknown  # the engine's count of cards nobody has named
         own.hands[seat] = Hand([c.card for c in self.world.hands[seat]], 0)
         if own.has_drawn and own.drawn_unknown and own.turn == seat and self.drawn is not None:
             own.drawn, own.drawn_unknown = self.drawn, False
