@@ -255,6 +255,16 @@ def test_the_configured_poll_interval_is_set_and_set_again_after_a_reset(
         table.stop()
 
 
+def test_doctor_asks_the_board_for_its_firmware_and_chips(board: AvrBoard, link: Path) -> None:
+    from table.doctor import check_reader
+
+    found = check_reader(ReaderSpec("Ken", "bridge", role="seat", seat="Ken", port=str(link),
+                                    channel=2), timeout=10)
+    assert [f.line() for f in found] == [
+        "ok   reader Ken (bridge, seat): live, board firmware 1.0, channel 2 chip version 0x92"
+    ]
+
+
 def test_a_reader_started_late_learns_the_board_is_live(board: AvrBoard, link: Path) -> None:
     reports: queue.Queue[Report] = queue.Queue()
     first = make_reader(ReaderSpec("pad", "bridge", port=str(link), channel=0), reports.put)

@@ -55,6 +55,7 @@ class BridgePort:
         self.board = BoardState()
         self.decoder = Decoder()
         self.poll_ms: int | None = None  # the poll interval to set on the board, if any
+        self.firmware = ""  # the board's firmware version, once it has said it
         self._channels: dict[int, tuple[str, Sink]] = {}
         self._states: dict[int, str] = {}  # as last reported to each channel's reader
         self._state, self._detail = "", ""  # the port's
@@ -136,6 +137,7 @@ class BridgePort:
         elif isinstance(event, Reply):
             self.replies.put(event.message)
         elif isinstance(event, BoardUp):
+            self.firmware = event.fw_version
             if self.poll_ms is not None:  # after every start or reset of the board
                 self.send("set_poll", interval_ms=self.poll_ms)
             if event.protocol != PROTOCOL_VERSION:
@@ -298,6 +300,16 @@ class BridgeReader:
         if self.poll_ms is not None:
             self._bridge.poll_ms = self.poll_ms
         self._bridge.attach(self.channel, self.name, self.sink)
+
+    def probe(self) -> str:
+        """What the board says of this channel (for ``uno-table doctor``)."""
+        bridge = self._bridge
+        if bridge is None or not bridge.board.identified:
+            return "the board has not said who it is"
+        chips = bridge.board.chips
+        chip = chips[self.channel] if self.channel < len(chips) else 0
+        return (f"board firmware {bridge.firmware}, channel {self.channel} "
+                f"chip version 0x{chip:02X}")
 
     def stop(self, timeout: float = 5.0) -> None:
         bridge, self._bridge = self._bridge, None
