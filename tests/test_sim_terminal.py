@@ -149,3 +149,22 @@ def test_undo_takes_back_the_persons_last_move(term: Terminal) -> None:
     term.type("q")
     term.read_until("played; scores:")
     assert term.close() == 0
+
+
+def test_the_demo_redraws_the_table_in_place_on_a_terminal() -> None:
+    """On a terminal (not --fast) the demo clears the screen and draws the header, the table
+    view and the latest lines of the game again after every move."""
+    term = Terminal("demo", "--rounds", "1", "--seed", str(SEED), "--pace", "0",
+                    "--voice", "captions")
+    try:
+        out = term.read_until("checked:", timeout=60)
+    finally:
+        term.close()
+    frames = out.split("\x1b[H\x1b[2J")[1:]
+    assert len(frames) > 10  # one frame a move
+    for frame in frames:
+        lines = frame.split("\n")
+        assert lines[0].startswith("uno-table demo: Aki (heuristic)")
+        assert "| clockwise |" in lines[2] or "| counterclockwise |" in lines[2]
+        assert "(cards [score])" in lines[3]
+    assert "plays" in frames[-1]  # the latest moves are shown under the view
