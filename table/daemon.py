@@ -271,7 +271,7 @@ class Daemon:
             # Which card rests on which pad is part of the match: a card tapped again after
             # it left the pad is a new tap, in the replay of the journal as at the table.
             said[:0] = self._journal(item, verdict(out))
-            self.stream.emit("lift", reader=item.reader)
+            self.stream.emit("lift", n=self.inputs, reader=item.reader)
         elif isinstance(item, TagRead | Press):
             word = verdict(out)
             said[:0] = self._journal(item, word)

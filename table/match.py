@@ -173,6 +173,10 @@ def standing_json(s: State) -> dict[str, Any]:
     }
 
 
+# The journal's row kinds of the reads (a press is "press").
+INPUT_KINDS: dict[str, type[TagRead | TagLifted]] = {"tag": TagRead, "lift": TagLifted}
+
+
 def input_json(item: Input, verdict_word: str) -> str:
     """An input as the journal stores it (compact JSON)."""
     body: dict[str, Any]
@@ -189,9 +193,6 @@ def input_from_json(kind: str, text: str) -> Input:
     if kind in INPUT_KINDS:
         return INPUT_KINDS[kind](str(body["r"]), str(body["u"]))
     return Press(int(body["s"]), str(body["b"]))
-
-
-INPUT_KINDS: dict[str, type[TagRead | TagLifted]] = {"tag": TagRead, "lift": TagLifted}
 
 
 def input_kind(item: Input) -> str:
