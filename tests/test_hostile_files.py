@@ -166,6 +166,16 @@ def test_an_empty_scenario_is_refused_like_one_without_players(tmp_path: Path, c
         assert_one_line(result, "uno-table", f"{path}:1: no scenario lines")
 
 
+def test_a_utf8_byte_order_mark_is_fine(tmp_path: Path, cli: Cli) -> None:
+    """Some Windows editors start UTF-8 with a byte-order mark: it is text, and read as such."""
+    scn = tmp_path / "bom.scn"
+    scn.write_bytes(b"\xef\xbb\xbfplayers Aki Ken\nstart R5\n")
+    assert cli("uno-table", ["replay", str(scn)]) == {"code": 0, "err": ""}
+    config = good_config(tmp_path)
+    config.write_bytes(b"\xef\xbb\xbf" + config.read_bytes())
+    assert cli("uno-table", ["service", "--config", str(config)]) == {"code": 0, "err": ""}
+
+
 def test_an_empty_enroll_out_file_is_a_new_enrolment(tmp_path: Path) -> None:
     from table.enroll import Enrolment
 
