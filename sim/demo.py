@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib.util
 import logging
+import math
 import sys
 import time
 from dataclasses import dataclass, field
@@ -114,7 +115,7 @@ def run_demo(cfg: DemoConfig, out: TextIO | None = None, live: bool | None = Non
         raise TableError(f"--players {cfg.players}: use 2 to {len(NAMES)}")
     if cfg.rounds < 0:
         raise TableError("--rounds must be 0 (the whole match) or more")
-    if cfg.pace < 0:
+    if not math.isfinite(cfg.pace) or cfg.pace < 0:
         raise TableError(f"--pace {cfg.pace}: use seconds from 0 up")
     options = table_options(cfg.preset, cfg.overrides)
     names = list(NAMES[: cfg.players])

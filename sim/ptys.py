@@ -16,13 +16,16 @@ import struct
 import sys
 import termios
 import time
-import tomllib
 import tty
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from sim.serial_pty import SerialPty
+from table.config import ConfigError
 from table.deck import Deck, load_deck, normalise_uid, parse_tag, virtual_deck
+from table.errors import TableError
+from table.textfile import read_toml
 
 
 class PtyReader(SerialPty):
@@ -87,15 +90,62 @@ port = "pad"
 {extra}"""
 
 
-def serial_ports(config: Path) -> dict[str, Path]:
+def read_config(config: Path) -> dict[str, Any]:
+    """The configuration's TOML. Not :func:`table.config.load_config`: that wants the reader
+    ports to exist, and they are what this command makes."""
+    return read_toml(config, "configuration file", ConfigError)
+
+
+def _string(config: Path, key: str, value: object, allowed: str) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise ConfigError(f"{config}: {key}: missing or not a string; allowed: {allowed}")
+    return value
+
+
+def serial_ports(config: Path, data: dict[str, Any]) -> dict[str, Path]:
     """Reader name to port path, for the ``serial-line`` readers of a configuration."""
-    data = tomllib.loads(config.read_text(encoding="utf-8"))
+    readers = data.get("readers", [])
+    if not isinstance(readers, list) or not all(isinstance(e, dict) for e in readers):
+        raise ConfigError(f"{config}: readers: not a list of tables; allowed: [[readers]] tables")
     ports = {}
-    for entry in data.get("readers", []):
+    for i, entry in enumerate(readers):
         if entry.get("kind") == "serial-line" and "port" in entry:
-            port = Path(entry["port"]).expanduser()
-            ports[entry["name"]] = port if port.is_absolute() else config.parent / port
+            name = _string(config, f"readers[{i}].name", entry.get("name"), "a name")
+            text = _string(config, f"readers[{i}].port", entry["port"], "a path")
+            port = Path(text).expanduser()
+            ports[name] = port if port.is_absolute() else config.parent / port
+    if not ports:
+        raise ConfigError(f'{config}: readers: no reader of kind "serial-line" with a port; '
+                          'allowed: [[readers]] with kind = "serial-line" and port = "PATH"')
     return ports
+
+
+def make_pads(config: Path, ports: dict[str, Path]) -> dict[str, PtyReader]:
+    """A pty per port, or none at all and a :class:`ConfigError`."""
+    pads: dict[str, PtyReader] = {}
+    try:
+        for name, port in ports.items():
+            pads[name] = _pad(config, name, port)
+    except ConfigError:
+        for pad in pads.values():
+            pad.close()
+        raise
+    return pads
+
+
+def _pad(config: Path, name: str, port: Path) -> PtyReader:
+    """A pty linked at ``port``. Anything there but a link to an old pty (a real device's
+    link, a file) is refused, not replaced."""
+    key = f"{config}: readers ({name}).port"
+    old_pty = os.path.islink(port) and os.readlink(port).startswith("/dev/pts/")
+    if os.path.lexists(port) and not old_pty:
+        raise ConfigError(f"{key}: {port} is there already; allowed: a free path "
+                          "(the pty's link is made there)")
+    try:
+        return PtyReader(port)
+    except OSError as exc:
+        raise ConfigError(f"{key}: cannot make {port}: {exc.strerror}; allowed: a path in "
+                          "a folder this user can write in") from None
 
 
 def uid_of(text: str, deck: Deck) -> str:
@@ -108,10 +158,12 @@ def uid_of(text: str, deck: Deck) -> str:
     return normalise_uid(text)
 
 
-def _deck(config: Path) -> Deck:
-    data = tomllib.loads(config.read_text(encoding="utf-8"))
-    file = data.get("deck", {}).get("file", "virtual")
-    edition = data.get("rules", {}).get("deck", "classic-108")
+def _deck(config: Path, data: dict[str, Any]) -> Deck:
+    deck, rules = data.get("deck", {}), data.get("rules", {})
+    if not isinstance(deck, dict) or not isinstance(rules, dict):
+        raise ConfigError(f"{config}: [deck] or [rules] is not a table; allowed: tables")
+    file = _string(config, "deck.file", deck.get("file", "virtual"), 'a deck file or "virtual"')
+    edition = _string(config, "rules.deck", rules.get("deck", "classic-108"), "a deck edition")
     if file == "virtual":
         return virtual_deck(edition)
     path = Path(file)
@@ -122,8 +174,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m sim.ptys", description=__doc__)
     parser.add_argument("--config", required=True, type=Path)
     args = parser.parse_args(argv)
-    deck = _deck(args.config)
-    pads = {name: PtyReader(port) for name, port in serial_ports(args.config).items()}
+    try:
+        data = read_config(args.config)
+        deck = _deck(args.config, data)
+        pads = make_pads(args.config, serial_ports(args.config, data))
+    except TableError as exc:
+        print(f"{parser.prog}: {exc}", file=sys.stderr)
+        return 2
     for name, pad in pads.items():
         print(f"reader {name}: {pad.link} -> {os.ttyname(pad.slave)}", flush=True)
     print("type READER TAG lines (pad R7#2, pad token:draw); Ctrl-D ends", flush=True)

@@ -96,6 +96,7 @@ def _deck_check(args: argparse.Namespace) -> int:
 
 
 def _say(args: argparse.Namespace) -> int:
+    import shutil
     import tempfile
     from pathlib import Path
 
@@ -117,7 +118,12 @@ def _say(args: argparse.Namespace) -> int:
         text = " ".join([args.text, *args.params])
     print(text)
     if args.out:
-        seconds = render_wav(text, args.lang, Path(args.out))
+        with tempfile.TemporaryDirectory() as tmp:  # espeak-ng says nothing of a bad --out
+            seconds = render_wav(text, args.lang, Path(tmp) / "say.wav")
+            try:
+                shutil.copyfile(Path(tmp) / "say.wav", args.out)
+            except OSError as exc:
+                raise TableError(f"{args.out}: cannot write the WAV file: {exc.strerror}") from None
         print(f"wrote {args.out} ({seconds:.2f} s)")
         return 0
     import subprocess

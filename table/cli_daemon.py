@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import math
 import sys
 
 from table.cards import EDITIONS
@@ -69,13 +70,18 @@ def _enroll(args: argparse.Namespace) -> int:
 
 def _doctor(args: argparse.Namespace) -> int:
     from table.doctor import doctor
+    from table.errors import TableError
 
+    if not math.isfinite(args.timeout) or args.timeout <= 0:
+        raise TableError(f"--timeout {args.timeout}: use a number of seconds above 0")
     return doctor(args.config, timeout=args.timeout)
 
 
 def _service(args: argparse.Namespace) -> int:
+    from table.config import load_config
     from table.service import unit
 
+    load_config(args.config)  # a unit for a configuration that cannot run would fail each boot
     sys.stdout.write(unit(args.config, args.user))
     return 0
 

@@ -9,7 +9,8 @@ from the reader factory's registry, so a backend added there is accepted here to
 from __future__ import annotations
 
 import dataclasses
-import tomllib
+import math
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,7 +21,8 @@ from table.deck import Deck, DeckError, load_deck, virtual_deck
 from table.errors import TableError
 from table.readers import factory
 from table.readers.factory import ROLES, ReaderSpec
-from table.rules import PRESETS, SPECS, Options, make_options
+from table.rules import PRESETS, SPECS, Options, make_options, same_names
+from table.textfile import read_toml
 from table.voice.backends import BACKENDS
 
 
@@ -131,15 +133,32 @@ class _Checker:
         return value
 
     def number(self, key: str, value: object) -> float:
-        if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
+        if (isinstance(value, bool) or not isinstance(value, int | float)
+                or not math.isfinite(value) or value <= 0):
             raise self.fail(key, f"{_show(value)} is not allowed", "a number of seconds above 0")
         return float(value)
 
     def file(self, key: str, value: object) -> Path:
         """A path that must exist, relative to the configuration file's folder."""
         path = self.relative(self.string(key, value, "a path"))
-        if not path.exists():
-            raise self.fail(key, f"{path} does not exist", "an existing file or device")
+        try:
+            path.stat()
+        except (FileNotFoundError, NotADirectoryError):
+            raise self.fail(key, f"{path} does not exist", "an existing file or device") from None
+        except OSError as exc:
+            raise self.fail(key, f"cannot reach {path}: {exc.strerror}",
+                            "an existing file or device") from None
+        return path
+
+    def folder(self, key: str, value: object) -> Path:
+        """A folder to write in: there already, or made inside the nearest folder that is."""
+        path = self.relative(self.string(key, value, "a folder"))
+        allowed = "a folder this user can write in (made if missing)"
+        there = next((p for p in (path, *path.parents) if os.path.exists(p)), Path("/"))
+        if not os.path.isdir(there):
+            raise self.fail(key, f"{there} is a file, not a folder", allowed)
+        if not os.access(there, os.W_OK | os.X_OK):
+            raise self.fail(key, f"no permission to write in {there}", allowed)
         return path
 
     def relative(self, text: str) -> Path:
@@ -148,8 +167,14 @@ class _Checker:
 
 
 def _show(value: object) -> str:
+    """A value as the file wrote it, short: a table or a list of tables is named, not shown
+    (one nested a thousand deep by dotted keys would not print)."""
     if isinstance(value, dict):
         return "a table"
+    if isinstance(value, list):
+        if all(isinstance(v, str | int | float) for v in value):
+            return "[" + ", ".join(_show(v) for v in value) + "]"
+        return "a list of tables or lists"
     if isinstance(value, bool):
         return "true" if value else "false"
     return repr(value) if isinstance(value, str) else str(value)
@@ -159,16 +184,10 @@ def load_config(path: str | Path, need_deck: bool = True) -> Config:
     """Read and check a configuration file. Raises :class:`ConfigError` (one line).
     ``need_deck=False`` (for enrolment, which writes the deck) skips the ``[deck]`` check."""
     path = Path(path)
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ConfigError(f"{path}: no such configuration file") from None
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read the configuration file: {exc.strerror}") from None
-    except UnicodeDecodeError:
-        raise ConfigError(f"{path}: not a text file (UTF-8 TOML expected)") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    data = read_toml(path, "configuration file", ConfigError)
+    if not data:
+        raise ConfigError(f"{path}: the configuration file is empty; allowed: [table] with "
+                          "players = [...], [deck] with file = ..., and [[readers]]")
     return parse_config(data, path, need_deck)
 
 
@@ -220,9 +239,11 @@ def _players(c: _Checker, value: object) -> tuple[str, ...]:
         not isinstance(value, list)
         or not 2 <= len(value) <= 10
         or not all(isinstance(p, str) and p.strip() and p == p.strip() for p in value)
-        or len(set(value)) != len(value)
     ):
         raise c.fail("table.players", f"{_show(value)} is not allowed", allowed)
+    twins = same_names(value)
+    if twins:
+        raise c.fail("table.players", twins, allowed)
     return tuple(value)
 
 
@@ -273,7 +294,7 @@ def _voice(c: _Checker, voice: Mapping[str, Any]) -> dict[str, Any]:
     if "backend" in voice:
         out["voice_backend"] = c.choice("voice.backend", voice["backend"], BACKENDS)
     if "folder" in voice:
-        out["voice_folder"] = c.relative(c.string("voice.folder", voice["folder"], "a folder"))
+        out["voice_folder"] = c.folder("voice.folder", voice["folder"])
     if "cache" in voice:
         out["voice_cache"] = c.flag("voice.cache", voice["cache"])
     if "prewarm" in voice:
@@ -339,13 +360,27 @@ def _readers(c: _Checker, value: object, players: tuple[str, ...]) -> tuple[Read
                 fields[key] = c.integer(f"{where}.{key}", entry[key], 0, 9)
         if "reset_pin" in entry:
             fields["reset_pin"] = c.integer(f"{where}.reset_pin", entry["reset_pin"], 0, 27)
-        fields["extra"] = {k: v for k, v in entry.items() if k not in _READER_KEYS}
+        fields["extra"] = {k: _extra(c, f"{where}.{k}", v)
+                           for k, v in entry.items() if k not in _READER_KEYS}
         specs.append(ReaderSpec(**fields))
     plays = [s.name for s in specs if s.role == "play"]
     if len(plays) != 1:
         what = f'{len(plays)} readers with role = "play"'
         raise c.fail("readers", what, "exactly one play pad")
     return tuple(specs)
+
+
+def _plain(value: object) -> bool:
+    return isinstance(value, str | int) or (isinstance(value, float) and math.isfinite(value))
+
+
+def _extra(c: _Checker, key: str, value: object) -> object:
+    """A key a reader backend checks itself: a plain value or a list of them, any number in
+    it finite."""
+    if not (_plain(value) or (isinstance(value, list) and all(map(_plain, value)))):
+        allowed = "a finite number, a string, true or false, or a list of those"
+        raise c.fail(key, f"{_show(value)} is not allowed", allowed)
+    return value
 
 
 SPI0_PINS: Final = (7, 8, 9, 10, 11)  # CE1, CE0, MISO, MOSI, SCLK

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import re
-import tomllib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,6 +16,7 @@ from typing import Final
 
 from table.cards import COLORS, CardCopy, edition_copies, edition_counts, parse_copy
 from table.errors import CardCodeError, TableError
+from table.textfile import read_toml
 
 
 class DeckError(TableError, ValueError):
@@ -122,7 +122,7 @@ def build_deck(entries: dict[str, str], edition: str, source: str = "<deck>") ->
         try:
             uid = normalise_uid(raw_uid)
             if not isinstance(raw_tag, str):
-                raise DeckError(f"the value must be a string like \"R5#2\", not {raw_tag!r}")
+                raise DeckError(f"the value must be a string like \"R5#2\", not {_kind(raw_tag)}")
             tag = parse_tag(raw_tag.strip())
         except DeckError as exc:
             raise DeckError(f"{source}: uids.{raw_uid}: {exc}") from None
@@ -144,22 +144,27 @@ def build_deck(entries: dict[str, str], edition: str, source: str = "<deck>") ->
     return Deck(edition, tags)
 
 
+def _kind(value: object) -> str:
+    """A value that is not a string, named short (a table may nest a thousand deep)."""
+    if isinstance(value, dict):
+        return "a table"
+    return "a list" if isinstance(value, list) else repr(value)
+
+
 def load_deck(path: str | Path, edition: str = "classic-108") -> Deck:
     """Read and check a deck file. Raises :class:`DeckError` with a one-line message."""
     path = Path(path)
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise DeckError(f"{path}: cannot read the deck file: {exc.strerror}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise DeckError(f"{path}: not valid TOML: {exc}") from None
+    data = read_toml(path, "deck file", DeckError)
     uids = data.get("uids")
     if not isinstance(uids, dict):
-        raise DeckError(f"{path}: no [uids] table (UID = \"CARD#N\" lines)")
+        empty = "the deck file is empty: " if not data else ""
+        raise DeckError(f"{path}: {empty}no [uids] table (UID = \"CARD#N\" lines)")
     extra = sorted(set(data) - {"uids", "edition"})
     if extra:
         raise DeckError(f"{path}: unknown key {extra[0]!r}: a deck file holds [uids]")
-    edition = str(data.get("edition", edition))
+    edition = data.get("edition", edition)
+    if not isinstance(edition, str):
+        raise DeckError(f"{path}: edition must be a name like classic-108, not {_kind(edition)}")
     try:
         edition_counts(edition)
     except CardCodeError as exc:

@@ -70,11 +70,21 @@ def save(path: Path, entries: dict[str, str], edition: str) -> None:
     """Write the deck file atomically: a stop at any moment leaves a whole file."""
     text = deck_toml(build_deck(entries, edition, str(path)))
     tmp = path.with_name(path.name + ".part")
-    with open(tmp, "w", encoding="utf-8") as f:
-        f.write(text)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+    try:
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except OSError as exc:
+        raise DeckError(f"{path}: cannot write the deck file: {exc.strerror}") from None
+
+
+def _started(out: Path) -> bool:
+    """Whether ``out`` holds an enrolment to carry on: anything there but nothing at all or an
+    empty file (``touch deck.toml`` first is a fresh start). A folder, a broken link or a file
+    that is not a deck is refused by :func:`load_deck`."""
+    return os.path.lexists(out) and not (os.path.isfile(out) and os.path.getsize(out) == 0)
 
 
 class Enrolment:
@@ -82,7 +92,7 @@ class Enrolment:
                  skip: frozenset[str] = frozenset()) -> None:
         self.out, self.edition, self.say = out, edition, say
         self.entries: dict[str, str] = {}
-        if out.exists():
+        if _started(out):
             deck = load_deck(out, edition)
             if deck.edition != edition:
                 raise DeckError(f"{out}: a {deck.edition} deck, not {edition}: use --edition "
@@ -153,7 +163,7 @@ def enroll_command(args: argparse.Namespace) -> int:
     config: Config = load_config(args.config, need_deck=False)
     out = Path(args.out)
     edition = args.edition
-    if edition is None and out.exists():
+    if edition is None and _started(out):
         try:
             edition = load_deck(out).edition
         except DeckError:
@@ -168,6 +178,7 @@ def enroll_command(args: argparse.Namespace) -> int:
     if not enrolment.todo:
         print(f"{out}: all {enrolment.total} tags are enrolled already")
         return 0
+    save(out, enrolment.entries, edition)  # a place it cannot be written is said now
     announcer = Announcer(backend_factory(config, prewarm=False), config.language)
     enrolment.say = announcer.announce
     taps: queue.SimpleQueue[Report | None] = queue.SimpleQueue()  # put() is signal-safe

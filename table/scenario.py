@@ -35,7 +35,9 @@ from table.rules import (
     State,
     Swap,
     make_options,
+    same_names,
 )
+from table.textfile import read_text
 
 _COMMENT = re.compile(r"(^|\s)#.*$")
 SETUP_WORDS = ("players", "rules", "set", "dealer", "hand", "pile", "start")
@@ -168,6 +170,9 @@ class Replay:
                 raise self._error(line, "players are set once, before the first round")
             if not 2 <= len(args) <= 10:
                 raise self._error(line, "'players' takes 2 to 10 names")
+            twins = same_names(args)
+            if twins:
+                raise self._error(line, f"{twins}: give each player a different name")
             su.players = list(args)
         elif w == "rules":
             if len(args) != 1:
@@ -357,9 +362,14 @@ class Replay:
             raise self._error(line, str(exc)) from None
 
     def run(self, lines: Sequence[Line]) -> None:
+        """Run a whole scenario. One with no lines (an empty file, or only comments) is an
+        error like one without a ``players`` line: there is no game to referee."""
+        if not lines:
+            raise ScenarioError(self.path, 1, "no scenario lines (the file is empty or only "
+                                "comments): a scenario starts with players NAME NAME ...")
         for line in lines:
             self.run_line(line)
-        if self.state is None and lines:
+        if self.state is None:
             self._begin(lines[-1])
 
     # --- output ---------------------------------------------------------------------------
@@ -406,9 +416,4 @@ def replay_text(text: str, path: str = "<scenario>", lang: str = "en") -> Replay
 
 
 def replay_file(path: str, lang: str = "en") -> Replay:
-    try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-    except OSError as exc:
-        raise ScenarioError(path, 0, f"cannot read the file: {exc.strerror}") from None
-    return replay_text(text, path, lang)
+    return replay_text(read_text(path, "scenario file"), path, lang)

@@ -65,7 +65,7 @@ def test_bad_card_code_is_explained(tmp_path: Path) -> None:
 def test_missing_file_is_one_line() -> None:
     out = run("replay", "no-such.scn")
     assert out.returncode == 2
-    assert out.stderr.count("\n") == 1 and "cannot read the file" in out.stderr
+    assert out.stderr == "uno-table: no-such.scn: no such scenario file\n"
 
 
 def test_selfplay_same_seed_same_output() -> None:

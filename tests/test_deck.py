@@ -57,7 +57,7 @@ def test_bad_files(tmp_path: Path) -> None:
     f.write_text("[cards]\n")
     with pytest.raises(DeckError, match=r"no \[uids\] table"):
         load_deck(f)
-    with pytest.raises(DeckError, match="cannot read"):
+    with pytest.raises(DeckError, match="no such deck file"):
         load_deck(tmp_path / "none.toml")
 
 

@@ -45,7 +45,8 @@ def test_doctor_on_a_bad_config_is_the_one_line_error(
 
 
 def test_service_unit(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    config = tmp_path / "table.toml"
+    (tmp_path / "pad").write_text("")  # the reader's port: the configuration is checked
+    config = write_config(tmp_path)
     assert main(["service", "--config", str(config), "--user", "referee"]) == 0
     unit = capsys.readouterr().out
     lines = unit.splitlines()

@@ -32,6 +32,7 @@ from table.rules.engine import (
     choose_dealer,
     new_game,
     next_round,
+    same_names,
 )
 from table.rules.legal import legal_actions
 from table.rules.options import PRESETS, SPECS, Options, make_options, register_preset
@@ -72,5 +73,6 @@ __all__ = [
     "new_game",
     "next_round",
     "register_preset",
+    "same_names",
     "standings",
 ]

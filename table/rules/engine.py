@@ -96,14 +96,30 @@ class Deal:
 # Set-up
 
 
+def same_names(players: Sequence[str]) -> str | None:
+    """What is wrong when two names are one name in any case (``Aki``, ``aki``), else None.
+    Choice: names are told apart without case, as scenarios and seat names are read."""
+    seen: dict[str, str] = {}
+    for name in players:
+        first = seen.get(name.casefold())
+        if first is None:
+            seen[name.casefold()] = name
+        elif first == name:
+            return f"{name!r} is named twice"
+        else:
+            return f"{first!r} and {name!r} are one name (names are read in any case)"
+    return None
+
+
 def new_game(
     options: Options, players: Sequence[str], dealer: int = 0, deal: Deal | None = None
 ) -> tuple[State, list[Event]]:
     """A new match: round 1 dealt by ``dealer``."""
     if not 2 <= len(players) <= MAX_PLAYERS:
         raise SetupError(f"UNO is for 2 to {MAX_PLAYERS} players, not {len(players)}")
-    if len(set(players)) != len(players):
-        raise SetupError("two players have the same name")
+    twins = same_names(players)
+    if twins:
+        raise SetupError(f"two players have the same name: {twins}")
     if not 0 <= dealer < len(players):
         raise SetupError(f"no seat {dealer} to deal from")
     n = len(players)

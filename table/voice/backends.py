@@ -86,7 +86,10 @@ class WavBackend:
         self.folder = folder
         self.cache = cache or PhraseCache()
         self.count = 0
-        folder.mkdir(parents=True, exist_ok=True)
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:  # a file in the way, no permission: the daemon says captions
+            raise SpeechError(f"cannot make the folder {folder}: {exc.strerror}") from None
 
     def speak(self, text: str, lang: str) -> None:
         self.count += 1
