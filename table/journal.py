@@ -28,6 +28,7 @@ import os
 import sqlite3
 import stat
 import time
+import urllib.parse
 import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -234,6 +235,26 @@ def _marks(db: sqlite3.Connection) -> tuple[int, int, dict[str, tuple[str, ...]]
     return app, version, tables
 
 
+def _marks_of(path: Path) -> tuple[int, int, dict[str, tuple[str, ...]]]:
+    """:func:`_marks` of the file at ``path``, read only. A reader that may not write in the
+    journal's folder cannot open its WAL: the marks and tables are then read from the file
+    alone (``immutable``), which is where a journal's set-up has them."""
+    try:
+        return _read_marks(_uri(path))
+    except sqlite3.Error as exc:
+        if getattr(exc, "sqlite_errorcode", None) in DAMAGED:
+            raise
+        return _read_marks(_uri(path) + "&immutable=1")
+
+
+def _read_marks(uri: str) -> tuple[int, int, dict[str, tuple[str, ...]]]:
+    db = sqlite3.connect(uri, uri=True)
+    try:
+        return _marks(db)
+    finally:
+        db.close()
+
+
 def _judge(path: Path, app: int, version: int, tables: dict[str, tuple[str, ...]]) -> None:
     """Refuse a database that is not an uno-table journal this code can read. A journal made
     before the mark is known by its tables: ``entries`` with exactly the journal's columns,
@@ -265,11 +286,7 @@ def identify(path: Path) -> Found:
     if not head:
         return Found("empty")
     try:
-        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-        try:
-            app, version, tables = _marks(db)
-        finally:
-            db.close()
+        app, version, tables = _marks_of(path)
     except sqlite3.Error as exc:
         if getattr(exc, "sqlite_errorcode", None) not in DAMAGED:
             raise JournalError(f"{path}: cannot read the journal: {exc}") from None
@@ -282,6 +299,11 @@ def identify(path: Path) -> Found:
                            "or empty file, or one uno-table wrote") from None
     _judge(path, app, version, tables)
     return Found("journal")
+
+
+def _uri(path: Path) -> str:
+    """The URI that opens ``path`` read only (any character of its name quoted)."""
+    return f"file:{urllib.parse.quote(str(path))}?mode=ro"
 
 
 def _rows(db: sqlite3.Connection, after: int = 0) -> Iterator[Entry]:
@@ -333,7 +355,7 @@ def _salvage(path: Path) -> list[Entry]:
 
     candidates: dict[int, list[Entry]] = {}
     try:
-        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        db = sqlite3.connect(_uri(path), uri=True)
         try:
             next_id = 1
             while True:
@@ -751,7 +773,7 @@ def read_journal(path: str | Path) -> list[MatchRecord]:
     rows = found.salvaged
     if found.kind == "journal":
         try:
-            db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+            db = sqlite3.connect(_uri(path), uri=True)
             try:
                 rows = list(_rows(db))
             finally:

@@ -298,3 +298,24 @@ def test_a_journal_readable_by_every_user_is_made_private(tmp_path: Path) -> Non
         (tmp_path / name).chmod(0o644)
     Journal(path).close()
     assert mode(path) == mode(tmp_path / "journal.sqlite3.lock") == oct(0o640)
+
+
+def test_status_reads_a_journal_in_a_folder_it_cannot_write(tmp_path: Path) -> None:
+    """A reader who may read the journal but not write in its folder (where SQLite would make
+    its -shm): status reads it all the same."""
+    from unprivileged import check_held, unprivileged
+
+    check_held(tmp_path)
+    folder = tmp_path / "state #1?"  # characters a SQLite URI would take for its own
+    folder.mkdir()
+    path = folder / "journal.sqlite3"
+    write_journal(path, 30)
+    folder.chmod(0o555)
+    try:
+        done = subprocess.run(unprivileged([sys.executable, "-m", "table.cli", "status",
+                                            "--journal", str(path), "--json"]),
+                              capture_output=True, text=True, timeout=60)
+    finally:
+        folder.chmod(0o755)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["inputs"] == 30
