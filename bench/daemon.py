@@ -30,7 +30,7 @@ from sim.scripted import scripted_taps
 from table.controller import ReaderRole
 from table.deck import virtual_deck
 from table.journal import Journal
-from table.match import MatchSetup, feed, freeze, resume, snapshot_version, verdict
+from table.match import MatchSetup, feed, freeze, resume, verdict
 from table.readers.base import TagRead
 from table.rules import make_options
 
@@ -128,12 +128,11 @@ def resume_bench(root: Path, events: int) -> dict[str, float]:
     ref = setup.referee()
     journal = Journal(path, sync="normal")
     journal.begin(setup)
-    version = snapshot_version()
     for n, (reader, uid) in enumerate(scripted_taps(PLAYERS, events, seed=2), start=1):
         item = TagRead(reader, uid)
         journal.append(item, verdict(feed(ref, item)))
         if n % 500 == 0:
-            journal.save_snapshot(freeze(ref), version)
+            journal.save_snapshot(*freeze(ref))
     journal.close()
     out: dict[str, float] = {"rounds": len(ref.state.results)}
     for how in ("snapshot", "replay"):
@@ -143,7 +142,7 @@ def resume_bench(root: Path, events: int) -> dict[str, float]:
             journal = Journal(path)
             record = journal.last_match()
             assert record is not None
-            snap = journal.snapshot(record, version) if how == "snapshot" else None
+            snap = journal.snapshot(record) if how == "snapshot" else None
             resumed = resume(record.setup, record.inputs, snap)
             journal.close()
             walls.append(time.perf_counter() - wall)

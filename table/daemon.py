@@ -34,7 +34,6 @@ from table.match import (
     MatchSetup,
     freeze,
     resume,
-    snapshot_version,
     standing_json,
     trim,
     verdict,
@@ -47,6 +46,7 @@ from table.voice.prewarm import prewarm_texts
 
 log = logging.getLogger(__name__)
 
+EXIT_UNSAVED = 1  # the exit code of a stop that could not write every input into the journal
 READY_DEADLINE = 10.0  # seconds to wait for every reader before saying ready anyway
 CHECKPOINT_EVERY = 500  # commits between checkpoints when the table never pauses
 
@@ -137,7 +137,6 @@ class Daemon:
         self.backend = backend or backend_factory(config)
         self.inputs = 0  # inputs of this match so far (journaled or waiting)
         self._unsnapped = 0  # inputs since the last snapshot
-        self._version = snapshot_version()
         self._setup = setup_of(config)
         self._live: set[str] = set()
         self._ready = False
@@ -152,6 +151,8 @@ class Daemon:
     def _resume_or_begin(self) -> tuple[Referee, list[Announcement]]:
         setup = self._setup
         said: list[Announcement] = []
+        if self.journal.restored:
+            self.stream.emit("journal", state="restored", inputs=self.journal.restored)
         repair = self.journal.repair
         if repair is not None:
             message = repair.message(self.journal.path)
@@ -160,7 +161,7 @@ class Daemon:
             said.append(Announcement("journal-repaired", (), 2))
         record = None if self.new_match else self.journal.last_match()
         if record is not None and record.setup.digest() == setup.digest():
-            ref = resume(setup, record.inputs, self.journal.snapshot(record, self._version))
+            ref = resume(setup, record.inputs, self.journal.snapshot(record))
             if ref.state.phase is not Phase.MATCH_OVER:
                 self.journal.carry_on(record)
                 self.inputs = len(record.inputs)
@@ -228,18 +229,41 @@ class Daemon:
             raise TableError(f"{self.config.path}: reader {spec.name} ({spec.kind}) cannot be "
                              f"made: {type(exc).__name__}: {exc}") from None
 
-    def stop(self) -> None:
+    def stop(self) -> int:
+        """Stop everything; the exit code: 0, or EXIT_UNSAVED when inputs could not be written
+        into the journal (they are kept beside it when at all possible)."""
         for reader in self.readers:
             reader.stop()
         self.loop.stop()
         self.announcer.close()
         if self.controls is not None:
             self.controls.close()
-        if not self.journal.flush():
-            log.error("journal %s: %d inputs could not be saved before stopping",
-                      self.journal.path, len(self.journal.waiting))
+        code = 0 if self.journal.flush() else self._keep_unsaved()
         self.journal.close()
         self.stream.emit("stopped", inputs=self.inputs)
+        return code
+
+    def _keep_unsaved(self) -> int:
+        """The journal cannot be written at the stop: the waiting inputs go to a file beside
+        it, written into the journal at the next start. Said loudly either way."""
+        journal = self.journal
+        waiting = len(journal.waiting)
+        where: str | None = None
+        kept = 0
+        try:
+            path, kept = journal.keep_unsaved()
+            where = str(path) if kept else None
+        except OSError as exc:
+            log.error("the inputs cannot be kept beside the journal either: %s", exc)
+        if kept:
+            log.error("journal %s cannot be written (%s): %d inputs are kept in %s and go "
+                      "into the journal at the next start", journal.path, journal.error, kept,
+                      where)
+        if waiting > kept:
+            log.error("journal %s cannot be written (%s): %d inputs are LOST", journal.path,
+                      journal.error, waiting - kept)
+        self.stream.emit("journal", state="unsaved", kept=kept, lost=waiting - kept, file=where)
+        return EXIT_UNSAVED
 
     # --- the referee thread -------------------------------------------------------------------
 
@@ -314,7 +338,7 @@ class Daemon:
         """Save the referee so that a resume replays only the inputs after this point."""
         if not self.journal.healthy or self.journal.waiting:
             return  # it must match the inputs on disk; it waits for them
-        if self.journal.save_snapshot(freeze(self.referee), self._version):
+        if self.journal.save_snapshot(*freeze(self.referee)):
             self._unsnapped = 0
 
     def _say(self, ann: Announcement) -> None:
@@ -366,5 +390,4 @@ def run(config: Config, events: TextIO | None, new_match: bool = False) -> int:
     daemon.start()
     while not stop.wait(0.5):
         pass
-    daemon.stop()
-    return 0
+    return daemon.stop()

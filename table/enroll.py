@@ -9,9 +9,11 @@ state: stopping (Ctrl-C) and running the same command again carries on where it 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import queue
 import signal
+import stat
 import sys
 from pathlib import Path
 from typing import Any
@@ -21,6 +23,7 @@ from table.cards import edition_copies, edition_counts, parse_copy
 from table.config import Config, load_config
 from table.deck import ACTION_TOKENS, DeckError, build_deck, deck_toml, load_deck
 from table.errors import TableError
+from table.private import open_private
 from table.readers.base import ReaderStatus, Report, TagRead
 from table.readers.factory import make_reader
 from table.voice.announcer import Announcer
@@ -67,11 +70,16 @@ def prompt(code: str, edition: str, lang: str) -> tuple[Announcement, str]:
 
 
 def save(path: Path, entries: dict[str, str], edition: str) -> None:
-    """Write the deck file atomically: a stop at any moment leaves a whole file."""
+    """Write the deck file atomically: a stop at any moment leaves a whole file. It is private
+    (:mod:`table.private`: the UIDs tell the cards in a hand apart); a deck file rewritten
+    keeps its group and mode, less what they gave every user."""
     text = deck_toml(build_deck(entries, edition, str(path)))
     tmp = path.with_name(path.name + ".part")
     try:
-        with open(tmp, "w", encoding="utf-8") as f:
+        tmp.unlink(missing_ok=True)  # a part left by a stop: made again, private
+        fd = open_private(tmp, os.O_WRONLY | os.O_TRUNC)
+        with open(fd, "w", encoding="utf-8") as f:
+            _like(f.fileno(), path)
             f.write(text)
             f.flush()
             os.fsync(f.fileno())
@@ -85,6 +93,17 @@ def _started(out: Path) -> bool:
     empty file (``touch deck.toml`` first is a fresh start). A folder, a broken link or a file
     that is not a deck is refused by :func:`load_deck`."""
     return os.path.lexists(out) and not (os.path.isfile(out) and os.path.getsize(out) == 0)
+
+
+def _like(fd: int, path: Path) -> None:
+    """The new deck file gets the old one's group and mode (less the other users' bits)."""
+    try:
+        old = os.stat(path)
+    except FileNotFoundError:
+        return
+    with contextlib.suppress(OSError):  # not a member of that group: the new file keeps ours
+        os.fchown(fd, -1, old.st_gid)
+    os.fchmod(fd, stat.S_IMODE(old.st_mode) & 0o660)
 
 
 class Enrolment:

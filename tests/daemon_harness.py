@@ -114,3 +114,40 @@ def start(config: Path, pad: PtyReader, *args: str) -> tuple[Daemon, Event]:
     daemon = Daemon(config, *args)
     ready = daemon.wait_type("ready")
     return daemon, ready
+
+
+def refused(config: Path, wrap: Callable[[list[str]], list[str]] = list
+            ) -> subprocess.CompletedProcess[str]:
+    """``uno-table run`` expected to refuse to start: its exit code, events and stderr. A
+    daemon that says ready instead, or does neither within 30 s (blocked), fails the test."""
+    command = wrap([sys.executable, "-m", "table.cli", "run", "--config", str(config),
+                    "--events", "-"])
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            encoding="utf-8")
+    RUNNING.append(proc)
+    lines: queue.Queue[str | None] = queue.Queue()
+
+    def pump() -> None:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            lines.put(line)
+        lines.put(None)
+
+    threading.Thread(target=pump, daemon=True).start()
+    out = []
+    try:
+        while (line := lines.get(timeout=30)) is not None:
+            out.append(line)
+            if json.loads(line)["type"] == "ready":
+                raise AssertionError("the daemon started: " + "".join(out))
+    except queue.Empty:
+        raise AssertionError("the daemon neither refused nor started: " + "".join(out)) from None
+    _, err = proc.communicate(timeout=20)
+    return subprocess.CompletedProcess(command, proc.returncode, "".join(out), err)
+
+
+def refusal(code: int, stderr: str) -> str:
+    """The one line of a command that refused its input with exit code 2."""
+    lines = stderr.strip().splitlines()
+    assert code == 2 and len(lines) == 1, (code, stderr)
+    return lines[0]

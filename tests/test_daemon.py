@@ -15,7 +15,7 @@ from daemon_harness import start, tap_all, write_config
 import table.voice.backends as backends
 from sim.ptys import PtyReader
 from sim.scripted import scripted_taps
-from table.config import load_config
+from table.config import Config, load_config
 from table.daemon import Daemon, backend_factory, setup_of
 from table.deck import parse_tag
 from table.journal import Journal, read_journal
@@ -52,7 +52,8 @@ class Stream:
         return self.until(kind, **fields)[-1]
 
 
-def test_a_full_disk_is_announced_and_the_game_goes_on(tmp_path: Path) -> None:
+def full_disk(tmp_path: Path) -> tuple[PtyReader, Config, Journal, Stream, Daemon]:
+    """A daemon, ready, whose journal cannot grow past its first match's set-up."""
     pad = PtyReader(tmp_path / "pad")
     config = load_config(write_config(tmp_path, PLAYERS))
     journal = Journal(config.journal_path, preallocate=False)
@@ -65,6 +66,11 @@ def test_a_full_disk_is_announced_and_the_game_goes_on(tmp_path: Path) -> None:
     daemon = Daemon(config, stream, journal=journal)  # type: ignore[arg-type]
     daemon.start()
     stream.wait("ready")
+    return pad, config, journal, stream, daemon
+
+
+def test_a_full_disk_is_announced_and_the_game_goes_on(tmp_path: Path) -> None:
+    pad, config, journal, stream, daemon = full_disk(tmp_path)
     taps = scripted_taps(PLAYERS, 120, seed=3)
     full_at = None
     for i, (_, uid) in enumerate(taps[:100]):
@@ -95,13 +101,18 @@ def test_a_full_disk_is_announced_and_the_game_goes_on(tmp_path: Path) -> None:
     assert standing_json(rebuild(record.setup, record.inputs).state) == live
 
 
-def test_a_damaged_journal_is_repaired_and_said_aloud(tmp_path: Path) -> None:
+def played_journal(tmp_path: Path, count: int, seed: int) -> tuple[PtyReader, Path, Path]:
+    """``count`` taps at a real daemon, stopped: its pad, configuration and journal."""
     pad = PtyReader(tmp_path / "pad")
     config = write_config(tmp_path, PLAYERS)
     daemon, _ = start(config, pad)
-    tap_all(daemon, pad, scripted_taps(PLAYERS, 25, seed=4))
+    tap_all(daemon, pad, scripted_taps(PLAYERS, count, seed=seed))
     assert daemon.stop() == 0
-    path = tmp_path / "journal.sqlite3"
+    return pad, config, tmp_path / "journal.sqlite3"
+
+
+def test_a_damaged_journal_is_repaired_and_said_aloud(tmp_path: Path) -> None:
+    pad, config, path = played_journal(tmp_path, 25, seed=4)
     data = bytearray(path.read_bytes())
     at = data.find(b'"v":"')  # the first input stored: the oldest cell of the last leaf
     for i in range(at, at + 40):
@@ -336,3 +347,61 @@ def test_events_to_a_file_are_flushed_one_by_one(tmp_path: Path) -> None:
         assert proc.wait(20) == 0
         pad.close()
     assert next_of("stopped")["inputs"] == 1
+
+
+def test_a_journal_that_cannot_be_written_is_refused_at_start(tmp_path: Path) -> None:
+    """A journal its user may only read: one line naming the cause and exit 2, before the
+    daemon says ready; the journal keeps its inputs and is read as before."""
+    from daemon_harness import refusal, refused
+    from unprivileged import check_held, unprivileged
+
+    check_held(tmp_path)
+    pad, config, path = played_journal(tmp_path, 10, seed=9)
+    path.chmod(0o444)
+    before = path.read_bytes()
+    try:
+        done = refused(config, unprivileged)
+    finally:
+        pad.close()
+    assert refusal(done.returncode, done.stderr) == (
+        f"uno-table: {path}: the journal cannot be written: Permission denied (the user running"
+        " uno-table must be able to write it and its folder)")
+    events = [json.loads(line)["type"] for line in done.stdout.splitlines()]
+    assert events == ["start"]
+    assert path.read_bytes() == before
+    assert len(read_journal(path)[-1].inputs) == 10
+
+
+def test_a_stop_that_cannot_write_keeps_the_inputs_beside_the_journal(tmp_path: Path) -> None:
+    """Stopped while the disk is full: the waiting inputs go to a file beside the journal, the
+    stop says so and exits non-zero; the next start writes them into the journal."""
+    from table.daemon import EXIT_UNSAVED
+
+    pad, config, journal, stream, daemon = full_disk(tmp_path)
+    taps = scripted_taps(PLAYERS, 80, seed=3)
+    for i, (_, uid) in enumerate(taps):
+        pad.send_uid(uid)
+        stream.wait("verdict", n=i + 1)
+    waiting = len(journal.waiting)
+    assert waiting > 0 and not journal.healthy
+    live = standing_json(daemon.referee.state)
+    assert daemon.stop() == EXIT_UNSAVED
+    kept = stream.until("stopped")
+    said = next(e for e in kept if e["type"] == "journal" and e["state"] == "unsaved")
+    side = tmp_path / "journal.sqlite3.unsaved"
+    assert said["kept"] == waiting and said["lost"] == 0 and said["file"] == str(side)
+    assert oct(side.stat().st_mode & 0o777) == oct(0o600)
+    # status reads them already; the next start writes them into the journal.
+    record = read_journal(config.journal_path)[-1]
+    assert [(i.reader, i.uid) for i in record.inputs] == taps
+    daemon, ready = start(write_config(tmp_path, PLAYERS), pad)
+    assert ready["inputs"] == len(taps)
+    assert any(e["type"] == "journal" and e.get("state") == "restored"
+               and e["inputs"] == waiting for e in daemon.seen)
+    resumed = next(e for e in daemon.seen if e["type"] == "resumed")
+    assert {k: resumed[k] for k in live} == live
+    assert daemon.stop() == 0
+    pad.close()
+    assert not side.exists()
+    record = read_journal(config.journal_path)[-1]
+    assert [(i.reader, i.uid) for i in record.inputs] == taps

@@ -89,6 +89,7 @@ def test_enrol_a_whole_deck_with_a_stop_and_a_resume(tmp_path: Path) -> None:
     assert deck.edition == "2018-112"
     assert {uid: tag.code for uid, tag in deck.tags.items()} == {u: c for c, u in uids.items()}
     assert main(["deck", "check", str(out)]) == 0
+    assert oct(out.stat().st_mode & 0o777) == oct(0o600)  # the UIDs tell the hands apart
 
 
 def test_a_lost_card_can_be_left_out(tmp_path: Path) -> None:
@@ -104,3 +105,27 @@ def test_a_lost_card_can_be_left_out(tmp_path: Path) -> None:
 
     with pytest.raises(TableError, match="--skip R0#2: not a card or token"):
         Enrolment(out, "classic-108", 2, None, frozenset({"R0#2"}))
+
+
+def test_an_enrolled_deck_is_private(tmp_path: Path) -> None:
+    """A new deck file is its owner's only, or its set-group-ID folder's group's too; one
+    rewritten keeps its group and mode, less what every user could do."""
+    import os
+
+    from table.enroll import save
+
+    entries = {"04A1B2C3": "R5#1"}
+    save(tmp_path / "new.toml", entries, "classic-108")
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o2750)
+    save(shared / "deck.toml", entries, "classic-108")
+    old = tmp_path / "old.toml"
+    old.write_text("", encoding="utf-8")
+    old.chmod(0o664)
+    save(old, entries, "classic-108")
+    modes = {p.name: oct(p.stat().st_mode & 0o777) for p in (tmp_path / "new.toml",
+                                                                shared / "deck.toml", old)}
+    assert modes == {"new.toml": oct(0o600), "deck.toml": oct(0o640), "old.toml": oct(0o660)}
+    assert not [p for p in tmp_path.rglob("*.part")]
+    assert os.stat(shared / "deck.toml").st_gid == os.stat(shared).st_gid

@@ -149,6 +149,7 @@ def test_a_damaged_database_file_is_salvaged_up_to_the_damage(tmp_path: Path, da
     journal, got = resumed_inputs(path)
     assert journal.repair is not None and journal.repair.moved_to is not None
     assert journal.repair.moved_to.exists()
+    assert oct(path.stat().st_mode & 0o777) == oct(0o600)  # the repaired file is private too
     assert 0 < len(got) < len(inputs)
     assert got == inputs[: len(got)]
     journal.close()
@@ -199,7 +200,7 @@ def test_a_journal_that_cannot_be_opened_is_not_mistaken_for_damage(tmp_path: Pa
 
     folder = tmp_path / "journal.sqlite3"
     folder.mkdir()  # no permission, read-only, a folder: repairing would not help
-    with pytest.raises(JournalError, match="cannot open the journal"):
+    with pytest.raises(JournalError, match="a folder, not a journal file"):
         Journal(folder)
     assert folder.is_dir() and not list(tmp_path.glob("*.damaged-*"))
 
@@ -218,3 +219,103 @@ def test_inputs_kept_in_memory_are_written_when_room_comes_back(tmp_path: Path) 
     assert journal.flush() and journal.healthy and not journal.waiting
     journal.close()
     assert read_journal(path)[-1].inputs == inputs
+
+
+def test_the_configuration_given_as_the_journal_is_refused_and_left_alone(tmp_path: Path
+                                                                         ) -> None:
+    from daemon_harness import refusal, refused, write_config
+
+    from sim.ptys import PtyReader
+
+    pad = PtyReader(tmp_path / "pad")
+    config = write_config(tmp_path, PLAYERS)
+    config.write_text(config.read_text().replace('path = "journal.sqlite3"',
+                                                 'path = "table.toml"'), encoding="utf-8")
+    text = config.read_bytes()
+    try:
+        done = refused(config)
+    finally:
+        pad.close()
+    assert refusal(done.returncode, done.stderr) == (
+        f"uno-table: {config}: not an uno-table journal (not an SQLite database); a journal is a"
+        " new or empty file, or one uno-table wrote")
+    assert config.read_bytes() == text
+    assert [p.name for p in tmp_path.iterdir()] == ["table.toml"]  # nothing made beside it
+
+
+def test_a_journal_made_before_journals_were_marked_is_kept(tmp_path: Path) -> None:
+    """Known by its entries table, read as before, and marked when the daemon opens it."""
+    import sqlite3
+
+    from table.journal import APPLICATION_ID
+
+    path = tmp_path / "journal.sqlite3"
+    inputs = write_journal(path, 40)
+    db = sqlite3.connect(path, isolation_level=None)
+    db.execute("PRAGMA application_id = 0")
+    db.execute("PRAGMA user_version = 0")
+    db.execute("DROP TABLE snapshots")  # older still: made before snapshots
+    db.close()
+    assert read_journal(path)[-1].inputs == inputs
+    journal, got = resumed_inputs(path)
+    assert got == inputs and journal.repair is None
+    journal.close()
+    db = sqlite3.connect(path)
+    assert db.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID
+    db.close()
+
+
+def mode(path: Path) -> str:
+    import stat
+
+    return oct(stat.S_IMODE(path.stat().st_mode))
+
+
+@pytest.mark.parametrize("shared", [False, True])
+def test_the_journal_and_its_files_are_private(tmp_path: Path, shared: bool) -> None:
+    """Readable by their owner only; in a set-group-ID folder, by its group too."""
+    folder = tmp_path / "state"
+    folder.mkdir()
+    if shared:
+        folder.chmod(0o2770)
+    path = folder / "journal.sqlite3"
+    inputs, verdicts = played(30)
+    journal = Journal(path)
+    journal.begin(table_setup())
+    for item, word in zip(inputs, verdicts, strict=True):
+        journal.append(item, word)
+    names = ["journal.sqlite3", *(f"journal.sqlite3{s}" for s in ("-wal", "-shm", ".lock",
+                                                                  ".reserve"))]
+    want = oct(0o640 if shared else 0o600)
+    assert {name: mode(folder / name) for name in names} == dict.fromkeys(names, want)
+    journal.close()
+
+
+def test_a_journal_readable_by_every_user_is_made_private(tmp_path: Path) -> None:
+    path = tmp_path / "journal.sqlite3"
+    write_journal(path, 10)
+    for name in ("journal.sqlite3", "journal.sqlite3.lock"):
+        (tmp_path / name).chmod(0o644)
+    Journal(path).close()
+    assert mode(path) == mode(tmp_path / "journal.sqlite3.lock") == oct(0o640)
+
+
+def test_status_reads_a_journal_in_a_folder_it_cannot_write(tmp_path: Path) -> None:
+    """A reader who may read the journal but not write in its folder (where SQLite would make
+    its -shm): status reads it all the same."""
+    from unprivileged import check_held, unprivileged
+
+    check_held(tmp_path)
+    folder = tmp_path / "state #1?"  # characters a SQLite URI would take for its own
+    folder.mkdir()
+    path = folder / "journal.sqlite3"
+    write_journal(path, 30)
+    folder.chmod(0o555)
+    try:
+        done = subprocess.run(unprivileged([sys.executable, "-m", "table.cli", "status",
+                                            "--journal", str(path), "--json"]),
+                              capture_output=True, text=True, timeout=60)
+    finally:
+        folder.chmod(0o755)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["inputs"] == 30
