@@ -701,7 +701,8 @@ def _customizable(s: State, p: int, events: list[Event]) -> None:
 
 def _shuffle_hands(s: State, p: int, events: list[Event]) -> None:
     """Wild Shuffle Hands [M][001]: every hand is collected, shuffled and dealt out one card at
-    a time starting with the player on the left of the one who played it.
+    a time starting with the player on the left of the one who played it: the next seat
+    clockwise, whatever the direction of play (RULES.md: "left" is the next seat clockwise).
 
     Which card lands where is chance, so every hand becomes unknown cards (a seat pad, or
     :class:`Identify`, names them again). Choice: every UNO call is cleared, and a player
@@ -713,7 +714,7 @@ def _shuffle_hands(s: State, p: int, events: list[Event]) -> None:
         s.hands[i] = Hand([], 0)
     seat = p
     for _ in range(total):
-        seat = s.next_seat(seat)
+        seat = s.next_seat(seat, direction=1)
         s.hands[seat].unknown += 1
     s.hidden = sum(h.unknown for h in s.hands)
     s.called = [False] * s.n
