@@ -132,6 +132,7 @@ class Replay:
         self.referee: Referee | None = None
         self.steps: list[StepRecord] = []
         self.pending_round = False  # ``next-round`` seen, its set-up lines may follow
+        self._last: Line | None = None  # the latest line run
         self._carry: list[str] = []  # what the deal said, spoken before the next step
 
     @property
@@ -307,6 +308,7 @@ class Replay:
         self.steps.append(StepRecord(line.number, line.text, verdict, reason, says))
 
     def run_line(self, line: Line) -> None:
+        self._last = line
         if line.word in SETUP_WORDS:
             self._setup_line(line)
             return
@@ -359,8 +361,18 @@ class Replay:
     def run(self, lines: Sequence[Line]) -> None:
         for line in lines:
             self.run_line(line)
-        if self.state is None and lines:
-            self._begin(lines[-1])
+        self.finish()
+
+    def finish(self) -> None:
+        """The end of the file completes a set-up: the first round, or the round after a
+        ``next-round``, starts now. What its deal says goes with the last step (there is no
+        later one to carry it)."""
+        if self._last is None or (self.referee is not None and not self.pending_round):
+            return
+        self._begin(self._last)
+        if self.steps:
+            self.steps[-1].announcements += self._carry
+            self._carry = []
 
     # --- output ---------------------------------------------------------------------------
 
