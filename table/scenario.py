@@ -17,7 +17,7 @@ from table.cards import Card, Color, parse_card
 from table.controller import BUTTONS, Press, ReaderRole, Referee
 from table.deck import normalise_uid, parse_tag, virtual_deck
 from table.errors import ScenarioError, TableError
-from table.readers.base import TagRead
+from table.readers.base import TagLifted, TagRead
 from table.rules import (
     Action,
     CallUno,
@@ -39,6 +39,7 @@ from table.rules import (
 
 _COMMENT = re.compile(r"(^|\s)#.*$")
 SETUP_WORDS = ("players", "rules", "set", "dealer", "hand", "pile", "start")
+PHYSICAL_WORDS = ("tap", "press", "lift")  # what readers and buttons report
 VERBS = (
     "plays", "draws", "passes", "uno", "catches", "challenges", "shows", "chooses", "don", "swaps"
 )
@@ -48,7 +49,7 @@ VERBS = (
 class Line:
     number: int
     text: str
-    word: str  # a setup word, a verb, "undo" or "next-round"
+    word: str  # a setup word, a verb, a physical word, "undo" or "next-round"
     args: tuple[str, ...] = ()
     player: str | None = None  # for game lines
 
@@ -70,9 +71,9 @@ def parse(text: str, path: str = "<scenario>") -> list[Line]:
             if head in ("undo", "next-round") and len(words) > 1:
                 raise ScenarioError(path, number, f"'{head}' takes no arguments")
             lines.append(Line(number, body, head, tuple(words[1:])))
-        elif head in ("tap", "press"):
+        elif head in PHYSICAL_WORDS:
             if len(words) != 3:
-                what = "READER TAG" if head == "tap" else "PLAYER BUTTON"
+                what = "PLAYER BUTTON" if head == "press" else "READER TAG"
                 raise ScenarioError(path, number, f"'{head}' takes {what}")
             lines.append(Line(number, body, head, tuple(words[1:])))
         elif len(words) >= 2 and words[1].lower() in VERBS:
@@ -82,7 +83,8 @@ def parse(text: str, path: str = "<scenario>") -> list[Line]:
                 path,
                 number,
                 f"cannot read {body!r}: expected a set-up line ({', '.join(SETUP_WORDS)}), "
-                f"'undo', 'next-round', or NAME VERB with a verb from {', '.join(VERBS)}",
+                f"'undo', 'next-round', a physical line ({', '.join(PHYSICAL_WORDS)}), "
+                f"or NAME VERB with a verb from {', '.join(VERBS)}",
             )
     return lines
 
@@ -325,6 +327,13 @@ class Replay:
             self._begin(line)
         ref = self.referee
         assert ref is not None
+        if line.word == "lift":  # not judged, nothing said: no step, only what rests where
+            if line.args[0] not in ref.readers:
+                readers = ", ".join(ref.readers)
+                raise self._error(line, f"unknown reader {line.args[0]!r}: the readers are "
+                                        f"{readers}")
+            ref.handle(TagLifted(line.args[0], self._uid(line, ref)))
+            return
         if line.word == "undo":
             out = ref.undo()
         elif line.word == "tap":
