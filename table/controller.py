@@ -40,6 +40,7 @@ from table.rules import (
     apply,
     new_game,
     next_round,
+    uno_due,
 )
 from table.rules.state import Event
 
@@ -239,13 +240,31 @@ class Referee:
         return self._act(actions[p.button])
 
     def _uno(self, seat: int) -> Outcome:
-        """"UNO" from ``seat``: its own call, or, while another player who went down to one card
-        uncalled is catchable, a catch of that player (DESIGN.md §1: a seat token, then the
-        action)."""
-        window = self.state.uno_window
-        if window is not None and window != seat and not self.state.called[window]:
+        """"UNO" from ``seat`` (a button, or a seat token then the uno token): while another
+        player who went down to one card uncalled is catchable, a catch of that player; else
+        the seat's own call when UNO is due to it; else, while another player holds one card,
+        a catch attempt (a false catch when that player had called, RULES.md §2)."""
+        s = self.state
+        window = s.uno_window
+        if window is not None and window != seat and not s.called[window]:
             return self._act(Catch(seat, window))
+        if not uno_due(s, seat):
+            target = self._one_card_holder(seat)
+            if target is not None:
+                return self._act(Catch(seat, target))
         return self._act(CallUno(seat))
+
+    def _one_card_holder(self, catcher: int) -> int | None:
+        """Who a catch attempt from ``catcher`` aims at when nobody is catchable: of the other
+        players holding one card, the one who played most recently, taken as the nearest one
+        before the player on turn against the direction of play (the player on turn last)."""
+        s = self.state
+        seat = s.turn
+        for _ in range(s.n):
+            seat = s.next_seat(seat, direction=-s.direction)
+            if seat != catcher and len(s.hands[seat]) == 1:
+                return seat
+        return None
 
     def _tag(self, read: TagRead) -> Outcome:
         role = self.readers.get(read.reader)

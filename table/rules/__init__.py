@@ -32,6 +32,7 @@ from table.rules.engine import (
     choose_dealer,
     new_game,
     next_round,
+    uno_due,
 )
 from table.rules.legal import legal_actions
 from table.rules.options import PRESETS, SPECS, Options, make_options, register_preset
@@ -73,4 +74,5 @@ __all__ = [
     "next_round",
     "register_preset",
     "standings",
+    "uno_due",
 ]
