@@ -349,7 +349,10 @@ class Referee:
             return self._show_card(shower, copy, where)
         # A card known to be in a hand is played by that hand's player, unless a seat token
         # said otherwise: the card itself tells who is acting (out of turn, or jumping in).
-        default = int(where[5:]) if where is not None and where.startswith("hand:") else s.turn
+        if where is not None and where.startswith("hand:"):
+            default = int(where[5:])
+        else:
+            default = self._owner(card)
         seat = self._who(default)
         if where is not None and where != f"hand:{seat}":
             return self._refuse("rejected-card-not-in-hand", "card-in-another-hand")
@@ -357,6 +360,30 @@ class Referee:
         if joined is not None:
             return joined
         return self._act(Play(seat, (card,)), copy, "discard")
+
+    def _owner(self, card: Card) -> int:
+        """Who plays a card no pad has placed: the player on turn when they could hold it;
+        else the one player who could (holding it among their known cards, or among unknown
+        ones while a copy is unaccounted for), whose play it then is (joining the play they
+        just made, or out of turn); else the player on turn, whose play is refused."""
+        s = self.state
+        free: bool | None = None  # whether a copy could be among the unknown cards
+
+        def could_hold(seat: int) -> bool:
+            nonlocal free
+            hand = s.hands[seat]
+            if card in hand.known:
+                return True
+            if not hand.unknown:
+                return False
+            if free is None:
+                free = s.is_available(card)
+            return free
+
+        if could_hold(s.turn):
+            return s.turn
+        holders = [seat for seat in s.active if seat != s.turn and could_hold(seat)]
+        return holders[0] if len(holders) == 1 else s.turn
 
     def _join_play(self, seat: int, copy: CardCopy) -> Outcome | None:
         """Several cards at once (``multi_play``, ``two_card_play``) arrive one tap at a time:
