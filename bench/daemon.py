@@ -1,6 +1,8 @@
 """The daemon's speed and memory, measured on real processes, ptys and SQLite files.
 
     python bench/daemon.py [--taps 1000] [--resume-events 10000]
+    python bench/daemon.py --long 100000
+
 
 - tap-to-verdict: from a UID line written to the play pad's pty to the verdict event read from
   ``uno-table run --events -``, p50 and p99 over ``--taps`` taps of a scripted match (the
@@ -9,6 +11,11 @@
 - resident memory of the daemon after the taps (VmRSS, and the peak VmHWM). Target <= 60 MB.
 - resume: opening a journal of ``--resume-events`` inputs and rebuilding the match, as the
   daemon does at start. Target <= 0.5 s.
+
+``--long N`` measures a long evening instead: N taps of one match that never ends
+(``sync = "normal"``), with the daemon's resident memory, the consumer's pace (taps a second,
+each tap waiting for its verdict while every event is read and parsed) and the size of the
+latest ``state`` event, at ten points along the way.
 """
 
 from __future__ import annotations
@@ -51,12 +58,16 @@ class Run:
         )
         STARTED.append(self.proc)
         self.events: queue.Queue[tuple[float, dict[str, Any]]] = queue.Queue()
+        self.state_bytes = 0  # the size of the latest state event
         threading.Thread(target=self._pump, daemon=True).start()
 
     def _pump(self) -> None:
         assert self.proc.stdout is not None
         for line in self.proc.stdout:
-            self.events.put((time.perf_counter(), json.loads(line)))
+            event = json.loads(line)
+            if event["type"] == "state":
+                self.state_bytes = len(line.encode())
+            self.events.put((time.perf_counter(), event))
 
     def wait(self, kind: str) -> float:
         while True:
@@ -104,6 +115,30 @@ def taps_bench(root: Path, taps: int, sync: str) -> dict[str, float]:
     pad.close()
     return {"p50": statistics.median(latencies), "p99": percentile(latencies, 99),
             "max": max(latencies), "ready": ready, "rss": rss, "peak": peak}
+
+
+def long_bench(root: Path, taps: int, points: int = 10) -> list[dict[str, float]]:
+    """Memory and pace over ``taps`` taps, at ``points`` points along the way."""
+    folder = root / "long"
+    pad = table(folder, "normal")
+    run = Run(folder)
+    run.wait("ready")
+    rows = []
+    every = max(1, taps // points)
+    script = scripted_taps(PLAYERS, taps, seed=1)
+    since = time.perf_counter()
+    for n, (_, uid) in enumerate(script, start=1):
+        pad.send_uid(uid)
+        run.wait("verdict")
+        if n % every == 0 or n == taps:
+            now = time.perf_counter()
+            rss, peak = run.memory()
+            rows.append({"taps": n, "rss": rss, "peak": peak, "pace": every / (now - since),
+                         "state_bytes": run.state_bytes})
+            since = now
+    run.stop()
+    pad.close()
+    return rows
 
 
 def cold_starts(root: Path, times: int) -> list[float]:
@@ -157,15 +192,28 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--taps", type=int, default=1000)
     parser.add_argument("--resume-events", type=int, default=10000)
+    parser.add_argument("--long", type=int, default=0, metavar="N",
+                        help="measure memory and pace over N taps instead")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         try:
-            run_all(Path(tmp), args.taps, args.resume_events)
+            if args.long:
+                run_long(Path(tmp), args.long)
+            else:
+                run_all(Path(tmp), args.taps, args.resume_events)
         finally:
             for proc in STARTED:  # nothing left running, even after an error
                 if proc.poll() is None:
                     proc.kill()
     return 0
+
+
+def run_long(root: Path, taps: int) -> None:
+    print(f"a long evening: {taps} taps of one match, sync=normal")
+    print("    taps   RSS MB  peak MB  taps/s  state event bytes")
+    for r in long_bench(root, taps):
+        print(f"  {r['taps']:>6.0f}  {r['rss']:>7.1f}  {r['peak']:>7.1f}  {r['pace']:>6.0f}  "
+              f"{r['state_bytes']:>17.0f}")
 
 
 def run_all(root: Path, taps: int, resume_events: int) -> None:

@@ -40,6 +40,7 @@ from table.rules import (
     apply,
     new_game,
     next_round,
+    uno_due,
 )
 from table.rules.state import Event
 
@@ -239,13 +240,31 @@ class Referee:
         return self._act(actions[p.button])
 
     def _uno(self, seat: int) -> Outcome:
-        """"UNO" from ``seat``: its own call, or, while another player who went down to one card
-        uncalled is catchable, a catch of that player (DESIGN.md §1: a seat token, then the
-        action)."""
-        window = self.state.uno_window
-        if window is not None and window != seat and not self.state.called[window]:
+        """"UNO" from ``seat`` (a button, or a seat token then the uno token): while another
+        player who went down to one card uncalled is catchable, a catch of that player; else
+        the seat's own call when UNO is due to it; else, while another player holds one card,
+        a catch attempt (a false catch when that player had called, RULES.md §2)."""
+        s = self.state
+        window = s.uno_window
+        if window is not None and window != seat and not s.called[window]:
             return self._act(Catch(seat, window))
+        if not uno_due(s, seat):
+            target = self._one_card_holder(seat)
+            if target is not None:
+                return self._act(Catch(seat, target))
         return self._act(CallUno(seat))
+
+    def _one_card_holder(self, catcher: int) -> int | None:
+        """Who a catch attempt from ``catcher`` aims at when nobody is catchable: of the other
+        players holding one card, the one who played most recently, taken as the nearest one
+        before the player on turn against the direction of play (the player on turn last)."""
+        s = self.state
+        seat = s.turn
+        for _ in range(s.n):
+            seat = s.next_seat(seat, direction=-s.direction)
+            if seat != catcher and len(s.hands[seat]) == 1:
+                return seat
+        return None
 
     def _tag(self, read: TagRead) -> Outcome:
         role = self.readers.get(read.reader)
@@ -330,7 +349,10 @@ class Referee:
             return self._show_card(shower, copy, where)
         # A card known to be in a hand is played by that hand's player, unless a seat token
         # said otherwise: the card itself tells who is acting (out of turn, or jumping in).
-        default = int(where[5:]) if where is not None and where.startswith("hand:") else s.turn
+        if where is not None and where.startswith("hand:"):
+            default = int(where[5:])
+        else:
+            default = self._owner(card)
         seat = self._who(default)
         if where is not None and where != f"hand:{seat}":
             return self._refuse("rejected-card-not-in-hand", "card-in-another-hand")
@@ -338,6 +360,30 @@ class Referee:
         if joined is not None:
             return joined
         return self._act(Play(seat, (card,)), copy, "discard")
+
+    def _owner(self, card: Card) -> int:
+        """Who plays a card no pad has placed: the player on turn when they could hold it;
+        else the one player who could (holding it among their known cards, or among unknown
+        ones while a copy is unaccounted for), whose play it then is (joining the play they
+        just made, or out of turn); else the player on turn, whose play is refused."""
+        s = self.state
+        free: bool | None = None  # whether a copy could be among the unknown cards
+
+        def could_hold(seat: int) -> bool:
+            nonlocal free
+            hand = s.hands[seat]
+            if card in hand.known:
+                return True
+            if not hand.unknown:
+                return False
+            if free is None:
+                free = s.is_available(card)
+            return free
+
+        if could_hold(s.turn):
+            return s.turn
+        holders = [seat for seat in s.active if seat != s.turn and could_hold(seat)]
+        return holders[0] if len(holders) == 1 else s.turn
 
     def _join_play(self, seat: int, copy: CardCopy) -> Outcome | None:
         """Several cards at once (``multi_play``, ``two_card_play``) arrive one tap at a time:

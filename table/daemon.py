@@ -35,6 +35,7 @@ from table.match import (
     freeze,
     resume,
     standing_json,
+    state_event_json,
     trim,
     verdict,
 )
@@ -308,7 +309,7 @@ class Daemon:
                 where = {"input": "press", "seat": self.config.players[item.seat]}
             self.stream.emit("verdict", n=self.inputs, verdict=word, reason=out.reason, **where)
             if word != "rejected":
-                self.stream.emit("state", n=self.inputs, **standing_json(self.referee.state))
+                self.stream.emit("state", n=self.inputs, **state_event_json(self.referee.state))
             elif self._match_over_next_round(item, out):
                 self.referee, opening = self._new_match(self._setup)
                 self.loop.referee = self.referee  # this thread is the loop's: a safe swap

@@ -24,7 +24,7 @@ from table.controller import Outcome, Press, ReaderRole, Referee
 from table.deck import Deck, build_deck
 from table.errors import TableError
 from table.readers.base import TagLifted, TagRead
-from table.rules import Options, Phase, State, make_options
+from table.rules import Options, Phase, RoundResult, State, make_options
 from table.scenario import state_json
 
 log = logging.getLogger(__name__)
@@ -235,15 +235,33 @@ def verdict(out: Outcome) -> str:
     return "rejected" if out.verdict == "ignored" else out.verdict
 
 
+def _round_json(names: tuple[str, ...], r: RoundResult) -> dict[str, Any]:
+    return {"winner": names[r.winner], "points": dict(zip(names, r.points, strict=True))}
+
+
 def standing_json(s: State) -> dict[str, Any]:
     """``state``, ``rounds``, ``scores`` and ``match_over`` in the shape of replay's JSON."""
     names = s.players
     return {
         "state": state_json(s),
-        "rounds": [
-            {"winner": names[r.winner], "points": dict(zip(names, r.points, strict=True))}
-            for r in s.results
-        ],
+        "rounds": [_round_json(names, r) for r in s.results],
+        "scores": dict(zip(names, s.scores, strict=True)),
+        "match_over": s.phase is Phase.MATCH_OVER,
+    }
+
+
+def state_event_json(s: State) -> dict[str, Any]:
+    """What a ``state`` event carries: replay's ``state``, ``scores`` and ``match_over``, and
+    of the rounds only the latest finished one, ``last_round`` (its number, ``winner`` and
+    ``points``; ``None`` before the first), so an event's size does not grow over an evening.
+    The whole history is ``status``'s."""
+    names = s.players
+    last = None
+    if s.results:
+        last = {"round": len(s.results), **_round_json(names, s.results[-1])}
+    return {
+        "state": state_json(s),
+        "last_round": last,
         "scores": dict(zip(names, s.scores, strict=True)),
         "match_over": s.phase is Phase.MATCH_OVER,
     }

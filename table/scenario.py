@@ -17,7 +17,7 @@ from table.cards import Card, Color, parse_card
 from table.controller import BUTTONS, Press, ReaderRole, Referee
 from table.deck import normalise_uid, parse_tag, virtual_deck
 from table.errors import ScenarioError, TableError
-from table.readers.base import TagRead
+from table.readers.base import TagLifted, TagRead
 from table.rules import (
     Action,
     CallUno,
@@ -41,6 +41,7 @@ from table.textfile import read_text
 
 _COMMENT = re.compile(r"(^|\s)#.*$")
 SETUP_WORDS = ("players", "rules", "set", "dealer", "hand", "pile", "start")
+PHYSICAL_WORDS = ("tap", "press", "lift")  # what readers and buttons report
 VERBS = (
     "plays", "draws", "passes", "uno", "catches", "challenges", "shows", "chooses", "don", "swaps"
 )
@@ -50,7 +51,7 @@ VERBS = (
 class Line:
     number: int
     text: str
-    word: str  # a setup word, a verb, "undo" or "next-round"
+    word: str  # a setup word, a verb, a physical word, "undo" or "next-round"
     args: tuple[str, ...] = ()
     player: str | None = None  # for game lines
 
@@ -72,9 +73,9 @@ def parse(text: str, path: str = "<scenario>") -> list[Line]:
             if head in ("undo", "next-round") and len(words) > 1:
                 raise ScenarioError(path, number, f"'{head}' takes no arguments")
             lines.append(Line(number, body, head, tuple(words[1:])))
-        elif head in ("tap", "press"):
+        elif head in PHYSICAL_WORDS:
             if len(words) != 3:
-                what = "READER TAG" if head == "tap" else "PLAYER BUTTON"
+                what = "PLAYER BUTTON" if head == "press" else "READER TAG"
                 raise ScenarioError(path, number, f"'{head}' takes {what}")
             lines.append(Line(number, body, head, tuple(words[1:])))
         elif len(words) >= 2 and words[1].lower() in VERBS:
@@ -84,7 +85,8 @@ def parse(text: str, path: str = "<scenario>") -> list[Line]:
                 path,
                 number,
                 f"cannot read {body!r}: expected a set-up line ({', '.join(SETUP_WORDS)}), "
-                f"'undo', 'next-round', or NAME VERB with a verb from {', '.join(VERBS)}",
+                f"'undo', 'next-round', a physical line ({', '.join(PHYSICAL_WORDS)}), "
+                f"or NAME VERB with a verb from {', '.join(VERBS)}",
             )
     return lines
 
@@ -134,6 +136,7 @@ class Replay:
         self.referee: Referee | None = None
         self.steps: list[StepRecord] = []
         self.pending_round = False  # ``next-round`` seen, its set-up lines may follow
+        self._last: Line | None = None  # the latest line run
         self._carry: list[str] = []  # what the deal said, spoken before the next step
 
     @property
@@ -312,6 +315,7 @@ class Replay:
         self.steps.append(StepRecord(line.number, line.text, verdict, reason, says))
 
     def run_line(self, line: Line) -> None:
+        self._last = line
         if line.word in SETUP_WORDS:
             self._setup_line(line)
             return
@@ -328,6 +332,13 @@ class Replay:
             self._begin(line)
         ref = self.referee
         assert ref is not None
+        if line.word == "lift":  # not judged, nothing said: no step, only what rests where
+            if line.args[0] not in ref.readers:
+                readers = ", ".join(ref.readers)
+                raise self._error(line, f"unknown reader {line.args[0]!r}: the readers are "
+                                        f"{readers}")
+            ref.handle(TagLifted(line.args[0], self._uid(line, ref)))
+            return
         if line.word == "undo":
             out = ref.undo()
         elif line.word == "tap":
@@ -369,8 +380,18 @@ class Replay:
                                 "comments): a scenario starts with players NAME NAME ...")
         for line in lines:
             self.run_line(line)
-        if self.state is None:
-            self._begin(lines[-1])
+        self.finish()
+
+    def finish(self) -> None:
+        """The end of the file completes a set-up: the first round, or the round after a
+        ``next-round``, starts now. What its deal says goes with the last step (there is no
+        later one to carry it)."""
+        if self._last is None or (self.referee is not None and not self.pending_round):
+            return
+        self._begin(self._last)
+        if self.steps:
+            self.steps[-1].announcements += self._carry
+            self._carry = []
 
     # --- output ---------------------------------------------------------------------------
 

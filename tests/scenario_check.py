@@ -4,7 +4,8 @@
   line without it must be ``accepted``.
 - ``#= PATH VALUE`` on a line of its own: after the lines above it, the replay JSON at PATH
   (dots between keys: ``state.turn``, ``scores.Aki``, ``rounds.0.winner``) equals VALUE (read
-  as JSON when it parses, else as a string; ``null`` for none).
+  as JSON when it parses, else as a string; ``null`` for none). After the file's last line, a
+  set-up read last has started its round, as in ``replay``.
 - ``#~ TEXT`` on a line of its own: the previous step's announcements include TEXT.
 - ``#! KIND`` on a line of its own: the rules must hold (``conserved``: every card in one place).
 """
@@ -40,9 +41,12 @@ def check(path: Path) -> Replay:
     text = path.read_text(encoding="utf-8")
     lines = {line.number: line for line in parse(text, str(path))}
     rp = Replay(str(path))
+    last = max(lines, default=0)
     for number, raw in enumerate(text.splitlines(), start=1):
         where = f"{path.name}:{number}"
         stripped = raw.strip()
+        if number > last:
+            rp.finish()  # the file has no more lines: a set-up read last is complete
         if stripped.startswith("#="):
             key, _, value = stripped[2:].strip().partition(" ")
             got = _lookup(rp.result(), key)

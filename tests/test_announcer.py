@@ -6,7 +6,7 @@ from __future__ import annotations
 import threading
 
 from table.announce import INFO, ROUTINE, URGENT, Announcement
-from table.voice.announcer import Announcer
+from table.voice.announcer import SPOKEN_KEPT, Announcer
 
 
 def turn(name: str) -> Announcement:
@@ -109,3 +109,23 @@ def test_a_crashing_engine_is_replaced() -> None:
     assert ann.idle(10)
     assert ann.restarts == 1 and good.said == ["Ken's turn."]
     ann.close()
+
+
+class Quick:
+    """A backend that says everything at once."""
+
+    def speak(self, text: str, lang: str) -> None:
+        return None
+
+
+def test_an_evening_of_phrases_keeps_only_the_latest() -> None:
+    """What was said is kept for tests and checks, the latest few only: an evening of
+    announcements must not grow the daemon's memory."""
+    ann = Announcer(Quick)
+    for i in range(SPOKEN_KEPT + 50):
+        ann.announce(Announcement("draws", (("player", "Aki"), ("count", i)), URGENT))
+        assert ann.idle(10)
+    ann.close()
+    assert len(ann.spoken) == SPOKEN_KEPT
+    assert ann.spoken[-1] == f"Aki draws {SPOKEN_KEPT + 49}."
+    assert ann.spoken[0] == "Aki draws 50."

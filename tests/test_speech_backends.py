@@ -23,7 +23,7 @@ def test_announcements_become_wav_files_and_repeats_come_from_the_cache(tmp_path
     assert all(wav_seconds(f) > 0.3 for f in files)
     assert files[0].read_bytes() == files[2].read_bytes()
     assert (cache.misses, cache.hits) == (1, 2)
-    assert ann.spoken == ["あき、ウノ!"] * 3
+    assert list(ann.spoken) == ["あき、ウノ!"] * 3
 
 
 def test_prewarm_renders_only_what_is_new() -> None:

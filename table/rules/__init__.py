@@ -33,6 +33,7 @@ from table.rules.engine import (
     new_game,
     next_round,
     same_names,
+    uno_due,
 )
 from table.rules.legal import legal_actions
 from table.rules.options import PRESETS, SPECS, Options, make_options, register_preset
@@ -75,4 +76,5 @@ __all__ = [
     "register_preset",
     "same_names",
     "standings",
+    "uno_due",
 ]

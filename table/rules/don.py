@@ -215,7 +215,7 @@ def _rejoin(
 
     winners = tuple(sorted((*f.winners, p), key=upstream))
     if len(s.results) >= s.round:  # already scored: score it again with every winner
-        s.results.pop()
+        s.results = s.results[:-1]
         s.scores = list(x.base_scores)
         x = replace(x, don_streak=x.base_streak)
     finish = dataclasses.replace(f, winners=winners, bonuses=f.bonuses + bonuses)

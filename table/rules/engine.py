@@ -717,7 +717,8 @@ def _customizable(s: State, p: int, events: list[Event]) -> None:
 
 def _shuffle_hands(s: State, p: int, events: list[Event]) -> None:
     """Wild Shuffle Hands [M][001]: every hand is collected, shuffled and dealt out one card at
-    a time starting with the player on the left of the one who played it.
+    a time starting with the player on the left of the one who played it: the next seat
+    clockwise, whatever the direction of play (RULES.md: "left" is the next seat clockwise).
 
     Which card lands where is chance, so every hand becomes unknown cards (a seat pad, or
     :class:`Identify`, names them again). Choice: every UNO call is cleared, and a player
@@ -729,7 +730,7 @@ def _shuffle_hands(s: State, p: int, events: list[Event]) -> None:
         s.hands[i] = Hand([], 0)
     seat = p
     for _ in range(total):
-        seat = s.next_seat(seat)
+        seat = s.next_seat(seat, direction=1)
         s.hands[seat].unknown += 1
     s.hidden = sum(h.unknown for h in s.hands)
     s.called = [False] * s.n
@@ -896,19 +897,25 @@ def _on_choose_color(s: State, a: ChooseColor, events: list[Event]) -> None:
     _announce_turn(s, events)
 
 
-def _on_call_uno(s: State, a: CallUno, events: list[Event]) -> None:
-    p = a.player
-    _seat(s, p)
-    _in_play(s)
-    if s.called[p]:
-        raise IllegalPlay("already-called", "UNO was already called")
+def uno_due(s: State, p: int) -> bool:
+    """Whether UNO is ``p``'s to call now: about to go down to one card on their turn, or just
+    gone down to one card without calling, while the catch window is open."""
     size = len(s.hands[p])
     about_to = (
         p == s.turn
         and (size == 2 or (s.extra.on and house.several_at_once(s, size)))
         and s.awaiting_color is None
     )
-    if not (about_to or s.uno_window == p):
+    return about_to or s.uno_window == p
+
+
+def _on_call_uno(s: State, a: CallUno, events: list[Event]) -> None:
+    p = a.player
+    _seat(s, p)
+    _in_play(s)
+    if s.called[p]:
+        raise IllegalPlay("already-called", "UNO was already called")
+    if not uno_due(s, p):
         raise IllegalPlay("uno-not-due", "UNO is called when going down to one card")
     s.called[p] = True
     s.uno_calls[p] += 1

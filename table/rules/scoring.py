@@ -67,7 +67,7 @@ def score_round(s: State, events: list[Event]) -> None:
         points = round_points(s)
     for i, p in enumerate(points):
         s.scores[i] += p
-    s.results.append(RoundResult(s.winner, points))
+    s.results = (*s.results, RoundResult(s.winner, points))  # a new tuple: copies share it
     events.append(Event("round-scored", player=s.winner, count=points[s.winner]))
     opts = s.options
     if opts.scoring == "lowest" and opts.eliminate and opts.target:

@@ -116,7 +116,8 @@ class State:
     uno_next: int | None = None  # the seat that was next when the window opened
     winner: int | None = None  # this round's winner
     scores: list[int] = field(default_factory=list)
-    results: list[RoundResult] = field(default_factory=list)
+    # Immutable, so that a copy shares it (the undo history keeps one per input).
+    results: tuple[RoundResult, ...] = ()
     eliminated: list[bool] = field(default_factory=list)
     unverified: int = 0  # plays accepted without being able to check them
     extra: Extra = field(default_factory=Extra)  # competition, local and Musician rules
@@ -198,7 +199,7 @@ class State:
             uno_next=self.uno_next,
             winner=self.winner,
             scores=self.scores.copy(),
-            results=self.results.copy(),
+            results=self.results,
             eliminated=self.eliminated.copy(),
             unverified=self.unverified,
             extra=self.extra,

@@ -16,12 +16,15 @@ import itertools
 import logging
 import queue
 import threading
+from collections import deque
 from collections.abc import Callable, Mapping
 from typing import Protocol
 
 from table.announce import Announcement, render
 
 log = logging.getLogger(__name__)
+
+SPOKEN_KEPT = 100  # the latest phrases kept in ``Announcer.spoken``: memory stays flat all evening
 
 
 class Backend(Protocol):
@@ -78,7 +81,7 @@ class Announcer:
         self.max_backlog = max_backlog
         self.timeout = timeout
         self.restarts = 0
-        self.spoken: list[str] = []
+        self.spoken: deque[str] = deque(maxlen=SPOKEN_KEPT)  # the latest phrases said
         self._backlog: list[tuple[int, int, Announcement]] = []  # (priority, order, ann)
         self._order = itertools.count()
         self._cond = threading.Condition()
