@@ -111,7 +111,7 @@ def host_side(count: int) -> None:
     info = pack("info", protocol=1, fw_major=1, fw_minor=0, reset_cause=0, readers=4,
                 uptime_ms=1, chips=bytes([0x92] * 4))
     port.feed(encode(info))
-    frames = [encode(pack("tag", seq=i % 256, reader=0, placement=i % 256,
+    frames = [encode(pack("tag", seq=(i + 1) % 256, reader=0, placement=i % 256,
                           uid=(0x04000000 + i).to_bytes(7, "big"))) for i in range(count)]
     times: list[float] = []
     for frame in frames:

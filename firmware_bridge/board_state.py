@@ -2,9 +2,10 @@
 
 The board repeats the tag on each reader after every heartbeat, numbered by placement, so a
 frame lost on the line delays a read but never loses it, and a repeat is never a new read.
-A board that restarts (a ``boot`` message, or an uptime that goes backwards when the boot
-message itself was lost) forgets its placements; a tag that rested on a reader through the
-restart is then not reported again, and one placed during or after it is.
+A board that restarts (a ``boot`` message; when the boot message itself was lost, sequence
+numbers that start again or an uptime that goes backwards) forgets its placements; a tag that
+rested on a reader through the restart is then not reported again, and one placed during or
+after it is.
 """
 
 from __future__ import annotations
@@ -16,6 +17,10 @@ from firmware_bridge.messages import MAX_READERS, Message
 # A tag still on its reader is found by the first polls after a restart; a heartbeat this long
 # after boot that shows the reader empty means the tag left during the restart.
 SETTLE_MS = 500
+# The board numbers its frames from 0 at boot, 0 to 255 and round again. A number that went
+# backwards (is behind the last one by up to half the round) and is among a run's first ones
+# is a restart: the line cannot lose that many frames without the heartbeat timing out first.
+FRESH_SEQ = 64
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,20 +88,29 @@ class BoardState:
             self.placement[ch] = None
         self.uptime_ms = None
 
-    def _track_seq(self, msg: Message) -> None:
-        if self.last_seq is not None and msg.name != "boot":
-            self.missed_frames += (msg.seq - self.last_seq - 1) % 256
-        self.last_seq = msg.seq
+    def _track_seq(self, msg: Message) -> bool:
+        """Count the frames lost before ``msg``; True when its number says the board restarted."""
+        last, self.last_seq = self.last_seq, msg.seq
+        if last is None or msg.name == "boot":
+            return False
+        gap = (msg.seq - last - 1) % 256
+        if gap >= 128 and msg.seq < FRESH_SEQ:
+            self.missed_frames += msg.seq  # the new run's first frames, its boot among them
+            return True
+        self.missed_frames += gap
+        return False
 
     def handle(self, msg: Message) -> list[Event]:
         """The events one message from the board gives."""
-        self._track_seq(msg)
+        restarted = self._track_seq(msg)
+        if restarted:
+            self._restarted()  # the boot message was lost
         name = msg.name
         if name in ("boot", "info"):
             uptime = msg.num("uptime_ms")
-            restarted = name == "boot" or (self.uptime_ms is not None and uptime < self.uptime_ms)
-            if restarted:
+            if name == "boot" or (self.uptime_ms is not None and uptime < self.uptime_ms):
                 self._restarted()
+                restarted = True
             self.identified = True
             self.uptime_ms = uptime
             self.chips = tuple(msg.raw("chips"))

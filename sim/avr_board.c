@@ -11,7 +11,7 @@
  *   freeze / thaw         the CPU stops / runs again (a hung board: heartbeats stop)
  *   quit                  (also on end of input)
  * The first line out is "pty PATH", the serial port to open. Simulated time is held to wall
- * time, a real board's pace (libsimavr already sleeps while the firmware sleeps). */
+ * time, a real board's pace, by one clock (see pace()). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -33,6 +33,55 @@
 
 #define READERS 4
 #define F_CPU 16000000u
+#define BYTE_CYCLES 1600u /* 100 us, a byte's time on the line at 115,200 baud (87 us), rounded up */
+
+static double wall(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* ---------------------------------------------------------------- pace
+ *
+ * Simulated time is held to wall time by one clock: cycle pace_cycle was at wall time pace_wall.
+ * Every wait goes through pace(): the firmware's sleeps (the board's own sleep callback) and,
+ * once a simulated millisecond, the stretches where it runs without sleeping. libsimavr's own
+ * sleep callback must not be used: it waits against a second clock of its own, started at the
+ * firmware's first sleep and never moved, so the two clocks disagreed by however long the first
+ * boot took to simulate. The busy boot after a reset then ran ahead of that clock, and the
+ * firmware's first sleep after it, between the first two bytes of its boot frame, paid the
+ * difference back at once: the line went quiet mid-frame for up to 50 ms, which no real board
+ * does (its UART sends a frame's bytes back to back). Nor does pace() wait while the UART is
+ * sending: a frame goes out in one piece, and the wait comes after it. */
+static avr_t *avr;
+static double pace_wall;
+static avr_cycle_count_t pace_cycle;
+static avr_cycle_count_t last_tx; /* when the UART last sent a byte */
+
+static void pace_restart(void)
+{
+    pace_wall = wall();
+    pace_cycle = avr->cycle;
+}
+
+/* Waits until wall time has caught up with simulated cycle `at` (not in the middle of a frame:
+ * within two byte times of the last byte sent, more may follow). */
+static void pace(avr_cycle_count_t at)
+{
+    if (avr->cycle - last_tx < 2 * BYTE_CYCLES)
+        return;
+    double ahead = (double)(at - pace_cycle) / F_CPU - (wall() - pace_wall);
+    if (ahead > 0.0002)
+        usleep((useconds_t)(ahead * 1e6));
+    else if (ahead < -0.5) /* far behind (a busy machine): do not race to catch up */
+        pace_restart();
+}
+
+static void board_sleep(avr_t *a, avr_cycle_count_t how_long)
+{
+    pace(a->cycle + how_long);
+}
 
 /* ---------------------------------------------------------------- MFRC522 model */
 
@@ -64,7 +113,6 @@ struct chip {
 };
 
 static struct chip chips[READERS];
-static avr_t *avr;
 
 static void chip_reset(struct chip *c)
 {
@@ -362,6 +410,7 @@ static void on_uart_out(avr_irq_t *irq, uint32_t value, void *param)
 {
     (void)irq; (void)param;
     uint8_t b = (uint8_t)value;
+    last_tx = avr->cycle;
     if (write(master_fd, &b, 1) < 0) {
         /* nobody has the port open, or its buffer is full: the byte is lost, as on a wire */
     }
@@ -494,13 +543,6 @@ static void service_pty(void)
     }
 }
 
-static double wall(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 int main(int argc, char **argv)
 {
     const char *elf = NULL;
@@ -540,6 +582,7 @@ int main(int argc, char **argv)
     avr_init(avr);
     avr_load_firmware(avr, &fw);
     avr->log = 0;
+    avr->sleep = board_sleep;
 
     uint32_t flags = 0; /* no console echo, no sleeping in UART polls */
     avr_ioctl(avr, AVR_IOCTL_UART_SET_FLAGS('0'), &flags);
@@ -591,14 +634,13 @@ int main(int argc, char **argv)
     }
     printf("pty %s\n", slave_name);
 
-    double base = wall();
-    avr_cycle_count_t base_cycle = avr->cycle, next_pty = 0, next_stdin = 0, next_sync = 0;
+    pace_restart();
+    avr_cycle_count_t next_pty = 0, next_stdin = 0, next_sync = 0;
     for (;;) {
         if (frozen) {
             service_stdin();
             usleep(1000);
-            base = wall();
-            base_cycle = avr->cycle;
+            pace_restart();
             continue;
         }
         int state = avr_run(avr);
@@ -616,15 +658,9 @@ int main(int argc, char **argv)
             service_stdin();
             next_stdin = avr->cycle + usec(1000.0);
         }
-        if (avr->cycle >= next_sync) {
+        if (avr->cycle >= next_sync) { /* the stretches the firmware runs without sleeping */
             next_sync = avr->cycle + usec(1000.0);
-            double ahead = (double)(avr->cycle - base_cycle) / F_CPU - (wall() - base);
-            if (ahead > 0.002)
-                usleep((useconds_t)(ahead * 1e6));
-            else if (ahead < -0.5) { /* far behind (a busy machine): do not race to catch up */
-                base = wall();
-                base_cycle = avr->cycle;
-            }
+            pace(avr->cycle);
         }
     }
 }

@@ -225,11 +225,12 @@ class Mfrc522Model:
 
     def set_reset_line(self, high: bool) -> None:
         """The chip's NRSTPD pin: low is hard power-down, a rising edge resets it."""
-        if high and not self.powered:
-            self.soft_reset()
-        self.powered = high
-        if not high:
-            self._field_off()
+        with self._lock:
+            if high and not self.powered:
+                self.soft_reset()
+            self.powered = high
+            if not high:
+                self._field_off()
 
     # ------------------------------------------------------------------ registers
 

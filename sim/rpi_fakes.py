@@ -79,8 +79,9 @@ class SimGpio:
         for bcm in self._channels(channel):
             with self.board.lock:
                 self.directions[bcm] = direction
-                if direction == OUT:
-                    self._drive(bcm, initial if initial in (LOW, HIGH) else LOW)
+                if direction == OUT:  # without an initial level, RPi.GPIO leaves the line's
+                    level = self.levels.get(bcm, LOW)  # output latch as it was
+                    self._drive(bcm, initial if initial in (LOW, HIGH) else level)
                 else:
                     self._drive(bcm, HIGH if pull_up_down == PUD_UP else LOW)
 

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from firmware_bridge.codec import Frame, encode
-from firmware_bridge.messages import ACK_STATUS
+from firmware_bridge.codec import Decoder, Frame, encode
+from firmware_bridge.messages import ACK_STATUS, pack, unpack
 from sim.avr_board import FIRMWARE_ELF, AvrBoard, build_board, build_firmware
 from table.readers.base import ReaderStatus, Report, TagRead
 from table.readers.bridge import BridgePort, shared_port
@@ -215,6 +215,88 @@ def test_a_replaced_board_is_found_again_on_the_same_path(built: None, link: Pat
     finally:
         table.stop()
         first.close()
+
+
+def test_a_pause_mid_frame_loses_nothing_and_a_stray_sync_holds_nothing_for_long() -> None:
+    """A frame may reach the host in pieces (USB packets, a busy machine): a pause of a few
+    frame times in the middle keeps it; a stray sync byte on a line gone quiet is dropped, and
+    the frame it held back comes out."""
+    now = [0.0]
+    port = BridgePort("unused", clock=lambda: now[0])
+    reports: list[Report] = []
+    port.attach(0, "pad", reports.append, transport=False)
+    port.feed(encode(pack("info", seq=1, protocol=1, fw_major=1, fw_minor=0, reset_cause=0,
+                          readers=4, uptime_ms=51, chips=bytes([0x92] * 4))))
+
+    def tag(seq: int, placement: int, uid: str) -> bytes:
+        return encode(pack("tag", seq=seq, reader=0, placement=placement, uid=bytes.fromhex(uid)))
+
+    def reads() -> list[str]:
+        return [r.uid for r in reports if isinstance(r, TagRead)]
+
+    first = tag(2, 1, UIDS[0])
+    port.feed(first[:1])
+    now[0] += 0.06  # a reader's read timed out: the line has been quiet for 60 ms
+    port.feed(b"")
+    port.feed(first[1:])
+    assert reads() == [UIDS[0]]
+    port.feed(bytes([0xA5, 20]) + tag(3, 2, UIDS[2]))  # a sync and a length from noise
+    port.feed(b"")
+    assert reads() == [UIDS[0]]  # the frame waits behind the stray sync...
+    now[0] += 0.3
+    port.feed(b"")
+    assert reads() == [UIDS[0], UIDS[2]]  # ...until the line has been quiet a while
+
+
+def test_a_restart_whose_boot_frame_was_lost_is_set_up_again() -> None:
+    """The board forgets the configured poll interval when it restarts; when its boot frame
+    was lost the host asks who it is, and sets the interval again on the answer."""
+    sent: list[str] = []
+
+    class Line(BridgePort):
+        def write(self, data: bytes) -> None:
+            sent.extend(msg.name for msg in map(unpack, Decoder().feed(data)) if msg)
+
+    port = Line("unused")
+    port.poll_ms = 20
+    port.attach(0, "pad", lambda report: None, transport=False)
+    info = {"protocol": 1, "fw_major": 1, "fw_minor": 0, "reset_cause": 0, "readers": 4,
+            "chips": bytes([0x92] * 4)}
+    port.feed(encode(pack("info", seq=1, uptime_ms=51, **info)))
+    port.feed(encode(pack("tag", seq=2, reader=0, placement=1, uid=bytes.fromhex(UIDS[0]))))
+    assert sent == ["set_poll"]
+    port.feed(encode(pack("tag", seq=1, reader=0, placement=1, uid=bytes.fromhex(UIDS[0]))))
+    assert port.board.restarts == 1 and sent == ["set_poll", "get_info"]
+    port.feed(encode(pack("info", seq=2, uptime_ms=60, **info)))
+    assert sent == ["set_poll", "get_info", "set_poll"]
+
+
+def test_the_board_keeps_real_time_through_a_reset(board: AvrBoard, link: Path) -> None:
+    """The simulated board's clock never runs ahead of the wall clock, as a real board's cannot:
+    its boot frame starts no sooner after a reset than the uptime it carries. (A boot simulated
+    faster than real time was paid back by a pause in the middle of the boot frame, which the
+    host then dropped.)"""
+    import serial
+
+    with serial.Serial(str(link), 115200, timeout=0.05) as line:
+        for _ in range(3):
+            line.reset_input_buffer()
+            before = time.monotonic()
+            board.reset()
+            decoder, arrived = Decoder(), list[float]()
+            deadline = before + 10
+            while True:
+                assert time.monotonic() < deadline, "no boot frame"
+                byte = line.read(1)
+                if not byte:
+                    continue
+                arrived.append(time.monotonic())
+                frames = decoder.feed(byte)
+                msg = unpack(frames[0]) if frames else None
+                if msg is not None and msg.name == "boot":
+                    break
+            started = arrived[-len(encode(frames[0]))]  # when its first byte came
+            assert started - before >= msg.num("uptime_ms") / 1000 - 0.002
 
 
 def test_host_commands_ping_and_poll_interval(board: AvrBoard, table: Table) -> None:

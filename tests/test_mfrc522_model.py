@@ -161,6 +161,18 @@ def test_gpio_stub_behaves_like_rpi_gpio(board: SimBoard) -> None:
     assert board.gpio.cleanups == 1 and GPIO.getmode() is None
 
 
+def test_opening_a_second_reader_does_not_reset_the_first_chip(board: SimBoard) -> None:
+    """The driver sets up the shared reset line as an output, then drives it high: RPi.GPIO's
+    setup without an initial level leaves a line that is already high as it is, so a chip
+    already set up keeps its antenna on."""
+    first_chip = board.add_chip(ce=0)
+    board.add_chip(ce=1)
+    first = open_reader(board, 0)
+    assert first.Read_MFRC522(0x14) & 0x03 == 0x03  # antenna on
+    open_reader(board, 1)
+    assert first.Read_MFRC522(0x14) & 0x03 == 0x03 and first_chip.powered
+
+
 def test_cleanup_powers_every_chip_down(board: SimBoard) -> None:
     """Why the backend never calls Close_MFRC522: it frees every pin of the process."""
     chips = [board.add_chip(ce=0), board.add_chip(ce=1)]

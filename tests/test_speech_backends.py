@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from table.announce import Announcement
 from table.voice.announcer import Announcer
 from table.voice.backends import PhraseCache, WavBackend
@@ -53,3 +55,81 @@ def test_pyttsx3_renders_each_utterance_in_its_own_thread() -> None:
     assert len(results) == 3
     assert all(len(r) > 22050 for r in results)  # more than half a second of 16-bit audio
     assert results[0] != results[2]
+
+
+class SlowEspeak:
+    """espeak-ng under pyttsx3, slowed down: each synthesis starts 0.2 s after it is asked for
+    (a slow Pi; the first utterance loading its voice), and a cancel drops the ones not started
+    yet, as espeak_Cancel drops its queue."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch, busy_once: bool = False) -> None:
+        import threading
+        import weakref
+
+        import pyttsx3
+        from pyttsx3.drivers import _espeak
+
+        # a new engine, as the first one a process makes (not one a previous test left alive)
+        monkeypatch.setattr(pyttsx3, "_activeEngines", weakref.WeakValueDictionary())
+        synth, is_playing = _espeak.Synth, _espeak.IsPlaying
+        self.pending: list[threading.Timer] = []
+        self.busy_once = busy_once
+
+        def late(*args: object, **kwargs: object) -> int:
+            timer = threading.Timer(0.2, synth, args, kwargs)
+            self.pending.append(timer)
+            timer.start()
+            return 0  # EE_OK: queued
+
+        def cancel() -> int:
+            for timer in self.pending:
+                timer.cancel()
+            return 0
+
+        def playing() -> int:
+            if self.busy_once:  # seen busy by the stop at the start of a runAndWait
+                self.busy_once = False
+                return 1
+            return int(is_playing())
+
+        monkeypatch.setattr(_espeak, "Synth", late)
+        monkeypatch.setattr(_espeak, "Cancel", cancel)
+        monkeypatch.setattr(_espeak, "IsPlaying", playing)
+
+    def render(self, texts: list[str]) -> tuple[list[bytes], int]:
+        """Each text rendered by a new backend in a thread of its own; and the utterances lost."""
+        import threading
+
+        from table.voice.backends import Pyttsx3Backend
+
+        results: list[bytes] = []
+        lost: list[int] = []
+
+        def work() -> None:
+            backend = Pyttsx3Backend(play=False)
+            results.extend(backend.render(text, "en") for text in texts)
+            lost.append(backend.lost)
+
+        t = threading.Thread(target=work)
+        t.start()
+        t.join(60)
+        return results, sum(lost)
+
+
+def test_pyttsx3_waits_for_espeak_ng_however_slow_it_renders(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """espeak-ng renders in a thread of its own, and a new pyttsx3 engine's runAndWait returns
+    after 10 ms, done or not: the file was not written yet. Each utterance still comes whole."""
+    results, _lost = SlowEspeak(monkeypatch).render(["Aki's turn.", "Ken's turn."])
+    assert len(results) == 2 and all(len(r) > 22050 for r in results)
+
+
+def test_pyttsx3_renders_again_an_utterance_its_pending_stop_cancelled(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A runAndWait that finds espeak-ng busy leaves a stop pending, which cancels the next
+    utterance and reports it finished, unwritten: it is rendered again."""
+    results, lost = SlowEspeak(monkeypatch, busy_once=True).render(["Aki's turn.", "Ken's turn."])
+    assert len(results) == 2 and all(len(r) > 22050 for r in results)
+    assert lost >= 1

@@ -35,6 +35,10 @@ HEARTBEAT_TIMEOUT = 1.5  # seconds; the board sends one every 0.25 s
 EXTRA_KEYS = ("heartbeat_timeout", "poll_ms")  # the bridge's own reader keys
 POLL_MS = (10, 1000)  # the poll intervals the firmware accepts
 INFO_RETRY = 1.0  # seconds between get_info requests until the board answers
+# A partial frame is given up when the line has been quiet this long: some 60 frame times, well
+# past a USB-serial chip's packet latency (16 ms) or a pause of a busy host, and still before
+# the board's next heartbeat would have pushed the frames held behind it out anyway.
+LINE_QUIET = 0.2
 
 
 class BridgePort:
@@ -63,6 +67,7 @@ class BridgePort:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._seq = 0
+        self._last_byte = clock()  # when the line last brought a byte
         self._serial: Any = None  # a serial.Serial while connected
         self.replies: queue.Queue[Message] = queue.Queue()
         self._write_lock = threading.RLock()  # whole frames, whichever thread sends
@@ -195,16 +200,26 @@ class BridgePort:
         return ack.num("status") == 0
 
     def feed(self, data: bytes) -> bool:
-        """Take bytes from the line; True when they held at least one valid frame."""
+        """Take bytes from the line (none: a read that found none); True when they held at least
+        one valid frame. A partial frame is dropped once the line has been quiet for
+        ``LINE_QUIET`` seconds, letting out any frames held behind it."""
         valid = False
-        frames = self.decoder.feed(data) if data else self.decoder.idle()
+        now = self.clock()
+        if data:
+            self._last_byte = now
+            frames = self.decoder.feed(data)
+        else:
+            frames = self.decoder.idle() if now - self._last_byte >= LINE_QUIET else []
         for frame in frames:
             msg = unpack(frame)
             if msg is None:
                 continue
             valid = True
+            restarts = self.board.restarts
             for event in self.board.handle(msg):
                 self._dispatch(event)
+            if self.board.restarts != restarts and msg.name not in ("boot", "info"):
+                self.send("get_info")  # its boot frame was lost: learn it again, set it up again
         return valid
 
     def _run(self) -> None:

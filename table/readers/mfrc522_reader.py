@@ -22,7 +22,9 @@ The package's own primitives do the work (``Write_MFRC522``, ``Read_MFRC522``,
   reader closes its SPI node and leaves the GPIO lines to their owners.
 
 A chip that stops answering (VersionReg reads 0x00 or 0xFF: unplugged, or its reset line
-pulled) is reported ``lost`` and brought back (``live``) as soon as it answers again.
+pulled) is reported ``lost`` and brought back (``live``) as soon as it answers again. A chip
+that was reset between two polls (a pulse on its reset line, a dip in its supply) answers
+but has lost its settings, antenna off: it is set up again at the next poll.
 """
 
 from __future__ import annotations
@@ -51,9 +53,10 @@ log = logging.getLogger(__name__)
 
 # Registers and flags used beyond the package's own calls.
 COMMAND, COMM_IEN, COMM_IRQ, ERROR, FIFO_DATA, FIFO_LEVEL = 0x01, 0x02, 0x04, 0x06, 0x09, 0x0A
-BIT_FRAMING, T_RELOAD_L, VERSION = 0x0D, 0x2D, 0x37
+BIT_FRAMING, TX_CONTROL, T_RELOAD_L, VERSION = 0x0D, 0x14, 0x2D, 0x37
 TRANSCEIVE, IDLE = 0x0C, 0x00
 RX_OR_IDLE, TIMER_IRQ, ERRORS = 0x30, 0x01, 0x1B
+ANTENNA_ON = 0x03  # TxControlReg: both antenna drivers on (0 after a reset)
 
 TIMER_RELOAD = 10  # about 5.5 ms with the package's prescaler: plenty for an ATQA (~0.2 ms)
 MAX_IRQ_READS = 60  # a safety bound in case the timer never fires (a wiring fault)
@@ -190,6 +193,11 @@ class Mfrc522Reader(ReaderThread):
     def _answers(self) -> bool:
         return int(self.chip.Read_MFRC522(VERSION)) not in (0x00, 0xFF)
 
+    def _set_up(self) -> bool:
+        """The chip still has the settings :meth:`MFRC522_Init` gave it (a reset turns its
+        antenna off, and it would read nothing while still answering)."""
+        return int(self.chip.Read_MFRC522(TX_CONTROL)) & ANTENNA_ON == ANTENNA_ON
+
     def _run(self) -> None:
         self._status("connecting")
         attempt = 0
@@ -201,6 +209,9 @@ class Mfrc522Reader(ReaderThread):
                     self.chip.MFRC522_Init()  # a chip that lost power has lost its settings
                     self._status("live")
                     attempt = 0
+                elif not self._set_up():
+                    log.warning("reader %s: the chip was reset; setting it up again", self.name)
+                    self.chip.MFRC522_Init()
                 uid = read_uid(self.chip)
             except (OSError, RuntimeError) as exc:  # RuntimeError: a GPIO line taken from us
                 if self.state == "live":

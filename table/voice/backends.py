@@ -7,17 +7,21 @@ said once (or pre-rendered at start-up) is ready at once the next time.
 
 from __future__ import annotations
 
+import logging
 import shutil
 import subprocess
 import tempfile
 import threading
+import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Final
 
-from table.voice.espeak import SpeechError, render_wav
+from table.voice.espeak import TIMEOUT_S, SpeechError, render_wav
 
 BACKENDS = ("pyttsx3", "espeak-ng", "wav", "captions")
+
+log = logging.getLogger(__name__)
 
 
 class PhraseCache:
@@ -115,9 +119,18 @@ class Pyttsx3Backend:
     """pyttsx3 on espeak-ng, used the way its Linux bugs allow: the engine is made in the
     speaker thread that uses it; only ``save_to_file`` is used (``say`` shells out to aplay and,
     after a ``save_to_file``, keeps writing to that file); one utterance per ``runAndWait``;
-    the audio is played by our own player, or only rendered when the machine has none."""
+    the audio is played by our own player, or only rendered when the machine has none.
+
+    ``runAndWait`` does not wait for the audio: espeak-ng renders in a thread of its own, and
+    a new engine's loop gives up after one 10 ms pass, file written or not (a slow CPU, or the
+    first utterance loading its voice, loses that race); and a stop left pending by one
+    ``runAndWait`` cancels the next utterance, reported finished but never written. So a render
+    waits for the engine to report the utterance finished, then for espeak-ng to be idle (its
+    thread has written the file and left pyttsx3's callback), and renders again an utterance
+    that was lost."""
 
     VOICE_IDS: Final = {"en": "gmw/en", "ja": "jpx/ja"}
+    TRIES: Final = 3
 
     def __init__(self, play: bool = True) -> None:
         try:
@@ -130,25 +143,50 @@ class Pyttsx3Backend:
             raise SpeechError(f"pyttsx3 could not start espeak-ng: {exc}") from None
         self.player = audio_player() if play else None
         self.rendered = 0
+        self.lost = 0  # utterances pyttsx3 reported finished without writing them
         self.cache = PhraseCache(render=self.render)
+        self._finished = threading.Event()
+        self.engine.connect("finished-utterance", lambda **_: self._finished.set())
 
     def render(self, text: str, lang: str) -> bytes:
+        for _ in range(self.TRIES):
+            data = self._render_once(text, self.VOICE_IDS.get(lang, "gmw/en"))
+            if data is not None:
+                self.rendered += 1
+                return data
+            self.lost += 1
+            log.warning("pyttsx3 lost the utterance %r; rendering it again", text)
+        raise SpeechError(f"pyttsx3 did not render {text!r} in {self.TRIES} tries")
+
+    def _render_once(self, text: str, voice: str) -> bytes | None:
+        """The utterance's WAV bytes, or None when pyttsx3 lost it."""
         import contextlib
         import io
 
-        self.engine.setProperty("voice", self.VOICE_IDS.get(lang, "gmw/en"))
+        self.engine.setProperty("voice", voice)
         with tempfile.TemporaryDirectory() as tmp:
             path = Path(tmp) / "utterance.wav"
+            self._finished.clear()
             with contextlib.redirect_stdout(io.StringIO()):  # it prints "Audio saved to ..."
                 self.engine.save_to_file(text, str(path))
                 self.engine.runAndWait()
-            self.rendered += 1
-            return path.read_bytes()
+                self._finished.wait(TIMEOUT_S)
+                _wait_espeak_idle(TIMEOUT_S)
+            return path.read_bytes() if path.exists() else None
 
     def speak(self, text: str, lang: str) -> None:
         data = self.cache.audio(text, lang)
         if self.player is not None:
             subprocess.run(self.player, input=data, check=True, capture_output=True, timeout=60)
+
+
+def _wait_espeak_idle(timeout: float) -> None:
+    """Until espeak-ng, under pyttsx3, has no utterance in hand (or ``timeout`` seconds)."""
+    from pyttsx3.drivers import _espeak
+
+    deadline = time.monotonic() + timeout
+    while _espeak.IsPlaying() and time.monotonic() < deadline:
+        time.sleep(0.002)
 
 
 def make_backend(name: str, folder: Path | None = None) -> object:
