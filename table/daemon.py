@@ -307,15 +307,18 @@ class Daemon:
             else:
                 self.stream.emit("press", seat=self.config.players[item.seat], button=item.button)
                 where = {"input": "press", "seat": self.config.players[item.seat]}
+            # The table's lights and buzzer follow the verdict before anyone hears of it.
+            new_match = word == "rejected" and self._match_over_next_round(item, out)
+            if word == "rejected" and not new_match and self.controls is not None:
+                self.controls.rejected()
+            self._show_turn()
             self.stream.emit("verdict", n=self.inputs, verdict=word, reason=out.reason, **where)
             if word != "rejected":
                 self.stream.emit("state", n=self.inputs, **state_event_json(self.referee.state))
-            elif self._match_over_next_round(item, out):
+            elif new_match:
                 self.referee, opening = self._new_match(self._setup)
                 self.loop.referee = self.referee  # this thread is the loop's: a safe swap
                 said = opening
-            elif self.controls is not None:
-                self.controls.rejected()
         elif isinstance(item, ReaderStatus):
             self.stream.emit("reader", reader=item.reader, state=item.state, detail=item.detail)
             if item.state == "live":
