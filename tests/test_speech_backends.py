@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from table.announce import Announcement
+from table.referee.announcements import Announcement
 from table.voice.announcer import Announcer
 from table.voice.backends import PhraseCache, WavBackend
 from table.voice.espeak import wav_seconds
