@@ -81,5 +81,5 @@ bench-bridge: venv firmware
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info .mypy_cache .ruff_cache .pytest_cache .hypothesis
-	rm -rf firmware_bridge/firmware/build sim/build
+	rm -rf firmware_bridge/firmware/build sim/hardware/build
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +

@@ -16,9 +16,9 @@ import argparse
 import statistics
 import time
 
-from sim.arena import bot_selfplay, wilson
-from sim.demo import DemoConfig, run_demo
-from sim.faults import Faults
+from sim.hardware.faults import Faults
+from sim.players.arena import bot_selfplay, wilson
+from sim.table.demo import DemoConfig, run_demo
 
 
 def duel(rounds: int, seed: int) -> None:

@@ -32,13 +32,13 @@ import time
 from pathlib import Path
 from typing import Any
 
-from sim.ptys import PtyReader, sim_config
-from sim.scripted import scripted_taps
-from table.controller import ReaderRole
-from table.deck import virtual_deck
-from table.journal import Journal
-from table.match import MatchSetup, feed, freeze, resume, verdict
+from sim.hardware.ptys import PtyReader, sim_config
+from sim.players.scripted import scripted_taps
+from table.journal.records import MatchSetup, feed, freeze, resume, verdict
+from table.journal.store import Journal
 from table.readers.base import TagRead
+from table.referee.referee import ReaderRole
+from table.referee.registry import virtual_deck
 from table.rules import make_options
 
 PLAYERS = ("Aki", "Ken", "Mio", "Yui")
@@ -52,8 +52,8 @@ class Run:
     def __init__(self, folder: Path) -> None:
         self.started = time.perf_counter()
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "table.cli", "run", "--config", str(folder / "table.toml"),
-             "--events", "-", "--log-level", "warning"],
+            [sys.executable, "-m", "table.commands.cli", "run",
+             "--config", str(folder / "table.toml"), "--events", "-", "--log-level", "warning"],
             stdout=subprocess.PIPE, text=True,
         )
         STARTED.append(self.proc)

@@ -49,6 +49,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # run as a script: fin
 
 from rlcard_driver import MAX_STEPS_PER_GAME, rlcard_available, run_rlcard
 
+from table.analysis.selfplay import RandomTable
 from table.rules import (
     Action,
     Options,
@@ -62,7 +63,6 @@ from table.rules import (
     new_game,
 )
 from table.rules.legal import out_of_turn_actions
-from table.selfplay import RandomTable
 
 MAX_ACTIONS_PER_ROUND: Final = 20_000
 """A round still running after this many turns is stopped and counted in ``capped``."""

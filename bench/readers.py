@@ -16,8 +16,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from sim.mfrc522_model import VirtualTag
-from sim.rpi_fakes import SimBoard, simulated_pi
+from sim.hardware.mfrc522_model import VirtualTag
+from sim.hardware.rpi_fakes import SimBoard, simulated_pi
 
 
 def measure(port: Any, polls: int, poll: Callable[[], object]) -> tuple[float, float, float]:

@@ -2,8 +2,8 @@
 
 The official game keeps its own fast play path (the variant rules cost it one test per play);
 the variant presets take the general path in ``table/rules/house.py``. This prints turns per
-second and mean turns per round of ``table.selfplay`` (the random-but-lively players) for every
-preset, same seed, same number of rounds.
+second and mean turns per round of ``table.analysis.selfplay`` (the random-but-lively players)
+for every preset, same seed, same number of rounds.
 
 Usage::
 
@@ -17,8 +17,8 @@ import json
 import sys
 import time
 
+from table.analysis.selfplay import RandomTable, Stats, rounds
 from table.rules import PRESETS, make_options
-from table.selfplay import RandomTable, Stats, rounds
 
 
 def measure(preset: str, games: int, players: int, seed: int) -> dict[str, object]:

@@ -15,7 +15,7 @@ import threading
 import time
 from pathlib import Path
 
-from table.announce import URGENT, Announcement
+from table.referee.announcements import URGENT, Announcement
 from table.voice.announcer import Announcer
 from table.voice.backends import PhraseCache, WavBackend
 
@@ -48,7 +48,7 @@ def run(count: int, cached: bool, lang: str) -> list[float]:
         cache = PhraseCache(enabled=cached)
         backend = Timed(Path(tmp), cache)
         if cached:  # what the daemon does at start: the phrases of this table
-            from table.announce import render
+            from table.referee.announcements import render
 
             cache.prewarm((render(phrases(i), lang) for i in range(12)), lang)
         ann = Announcer(lambda: backend, lang=lang, timeout=30)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import binascii
 from dataclasses import dataclass
 
-from table.errors import TableError
+from firmware_bridge.errors import BridgeError
 
 SYNC = 0xA5
 MAX_PAYLOAD = 32
@@ -23,7 +23,7 @@ HEADER = 4  # sync, len, seq, id
 OVERHEAD = HEADER + 2
 
 
-class FrameError(TableError, ValueError):
+class FrameError(BridgeError, ValueError):
     """A frame that cannot be encoded (payload too long, a field out of range)."""
 
 

@@ -18,9 +18,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from table.controls import Controls, SeatPins
 from table.readers.base import ReaderStatus, Report, TagRead
 from table.readers.factory import ReaderSpec, make_reader
+from table.runtime.controls import Controls, SeatPins
 
 SPEC_KEYS = ("name", "kind", "role", "seat", "port", "channel", "bus", "device", "reset_pin")
 
@@ -168,7 +168,7 @@ class SimOperator:
     timeout = 10.0
 
     def __init__(self, chips: dict[str, Any], factory: Any, seats: list[SeatPins]) -> None:
-        from sim.mfrc522_model import VirtualTag
+        from sim.hardware.mfrc522_model import VirtualTag
 
         self.chips, self.factory, self.seats = chips, factory, seats
         self.tags = {name: VirtualTag.of(f"04A1B2C3D4E5{i:02X}") for i, name in enumerate(chips)}
@@ -198,7 +198,7 @@ def simulated_rig() -> Iterator[Rig]:
     """Three MFRC522 readers (CE0, CE1 and a GPIO chip select) and two seats of controls."""
     from gpiozero.pins.mock import MockFactory
 
-    from sim.rpi_fakes import SimBoard, simulated_pi
+    from sim.hardware.rpi_fakes import SimBoard, simulated_pi
 
     board = SimBoard()
     chips = {

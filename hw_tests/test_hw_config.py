@@ -6,8 +6,8 @@ from pathlib import Path
 
 from rig import load_rig
 
-from table.controls import SeatPins
 from table.readers.factory import ReaderSpec
+from table.runtime.controls import SeatPins
 
 
 def test_example_configuration_is_read_as_written() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from sim.avr_board import FIRMWARE_DIR
+from sim.hardware.avr_board import FIRMWARE_DIR
 
 CODEC_CLI = FIRMWARE_DIR / "build" / "codec_cli"
 

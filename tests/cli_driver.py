@@ -1,9 +1,9 @@
 """Runs commands in this one process and reports how each ended, so that a batch of them can
 run as another user (``setpriv``) for the price of one interpreter start.
 
-Reads a JSON list of ``[PROG, ARGV]`` on standard input (PROG ``uno-table`` or ``sim.ptys``)
-and prints a JSON list of ``{"code": N, "err": TEXT}``; an exception that escapes a command is
-reported as ``{"code": null, "err": "Traceback: TYPE: MESSAGE"}``.
+Reads a JSON list of ``[PROG, ARGV]`` on standard input (PROG ``uno-table`` or
+``sim.hardware.ptys``) and prints a JSON list of ``{"code": N, "err": TEXT}``; an exception
+that escapes a command is reported as ``{"code": null, "err": "Traceback: TYPE: MESSAGE"}``.
 """
 
 from __future__ import annotations
@@ -16,11 +16,11 @@ from collections.abc import Callable, Sequence
 
 
 def entry(prog: str) -> Callable[[Sequence[str]], int]:
-    if prog == "sim.ptys":
-        from sim.ptys import main as ptys_main
+    if prog == "sim.hardware.ptys":
+        from sim.hardware.ptys import main as ptys_main
 
         return lambda argv: ptys_main(list(argv))
-    from table.cli import main
+    from table.commands.cli import main
 
     return main
 

@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from sim.ptys import PtyReader, sim_config
+from sim.hardware.ptys import PtyReader, sim_config
 
 Event = dict[str, Any]
 
@@ -44,8 +44,8 @@ class Daemon:
 
     def __init__(self, config: Path, *args: str) -> None:
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "table.cli", "run", "--config", str(config), "--events", "-",
-             *args],
+            [sys.executable, "-m", "table.commands.cli", "run", "--config", str(config),
+             "--events", "-", *args],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, encoding="utf-8",
         )
         RUNNING.append(self.proc)
@@ -120,7 +120,7 @@ def refused(config: Path, wrap: Callable[[list[str]], list[str]] = list
             ) -> subprocess.CompletedProcess[str]:
     """``uno-table run`` expected to refuse to start: its exit code, events and stderr. A
     daemon that says ready instead, or does neither within 30 s (blocked), fails the test."""
-    command = wrap([sys.executable, "-m", "table.cli", "run", "--config", str(config),
+    command = wrap([sys.executable, "-m", "table.commands.cli", "run", "--config", str(config),
                     "--events", "-"])
     proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             encoding="utf-8")

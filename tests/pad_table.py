@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from table.cards import parse_cards
-from table.controller import Outcome, ReaderRole, Referee
-from table.deck import parse_tag, virtual_deck
+from table.referee.referee import Outcome, ReaderRole, Referee
+from table.referee.registry import parse_tag, virtual_deck
 from table.rules import Deal, make_options
 
 
@@ -31,15 +31,15 @@ class RefereeLoop:
     def __init__(self, ref: Referee) -> None:
         import queue
 
-        from table.loop import TableLoop
+        from table.runtime.loop import TableLoop
 
         self.said: queue.Queue[str] = queue.Queue()
         self.verdicts: queue.Queue[tuple[str, str | None]] = queue.Queue()
         self.loop = TableLoop(ref, self._listen, tick_every=60)
 
     def _listen(self, item: object, out: Outcome) -> None:
-        from table.announce import render
         from table.readers.base import TagRead
+        from table.referee.announcements import render
 
         for a in out.announcements:
             self.said.put(render(a))

@@ -16,7 +16,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from table.scenario import Replay, parse
+from table.referee.scenario import Replay, parse
 
 
 def _lookup(data: Any, path: str) -> Any:

@@ -6,10 +6,10 @@ import re
 
 import pytest
 
-from table.announce import CATALOGUE, card_words, from_events, ja_number, render
+from table.analysis.selfplay import RandomTable
 from table.cards import parse_card
+from table.referee.announcements import CATALOGUE, card_words, from_events, ja_number, render
 from table.rules import Phase, apply_in_place, make_options, new_game
-from table.selfplay import RandomTable
 
 
 def test_every_phrase_exists_in_both_languages() -> None:
@@ -74,8 +74,8 @@ def test_referee_never_names_a_hidden_card() -> None:
     """A long self-play driven through the referee, as the daemon drives it: no sentence it
     says names a coloured card that is not face up on the table at that moment."""
     from table.cards import COLORS, NUMBER_RANKS, Card
-    from table.controller import ReaderRole, Referee
-    from table.deck import virtual_deck
+    from table.referee.referee import ReaderRole, Referee
+    from table.referee.registry import virtual_deck
 
     names = {
         card_words(Card(color, rank), lang): Card(color, rank)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import threading
 
-from table.announce import INFO, ROUTINE, URGENT, Announcement
+from table.referee.announcements import INFO, ROUTINE, URGENT, Announcement
 from table.voice.announcer import SPOKEN_KEPT, Announcer
 
 

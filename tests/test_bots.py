@@ -7,8 +7,8 @@ import random
 import subprocess
 import sys
 
-from sim.arena import bot_selfplay, wilson
-from sim.bots import HeuristicBot, RandomBot, seat_view
+from sim.players.arena import bot_selfplay, wilson
+from sim.players.bots import HeuristicBot, RandomBot, seat_view
 from table.cards import Card, Color, parse_cards
 from table.rules import (
     CallUno,
@@ -110,8 +110,8 @@ def test_the_heuristic_bot_beats_the_random_bot() -> None:
 
 def test_selfplay_reports_win_rates_per_seat_and_bot() -> None:
     out = subprocess.run(
-        [sys.executable, "-m", "table.cli", "selfplay", "--bots", "heuristic,random,random",
-         "--games", "30", "--seed", "2"],
+        [sys.executable, "-m", "table.commands.cli", "selfplay",
+         "--bots", "heuristic,random,random", "--games", "30", "--seed", "2"],
         capture_output=True, text=True, check=True,
     )
     report = json.loads(out.stdout)
@@ -122,7 +122,7 @@ def test_selfplay_reports_win_rates_per_seat_and_bot() -> None:
 
 def test_selfplay_refuses_an_unknown_bot_in_one_line() -> None:
     out = subprocess.run(
-        [sys.executable, "-m", "table.cli", "selfplay", "--bots", "heuristic,clever"],
+        [sys.executable, "-m", "table.commands.cli", "selfplay", "--bots", "heuristic,clever"],
         capture_output=True, text=True,
     )
     assert out.returncode == 2
@@ -133,7 +133,7 @@ def test_selfplay_refuses_an_unknown_bot_in_one_line() -> None:
 
 def test_selfplay_bots_and_players_must_agree() -> None:
     out = subprocess.run(
-        [sys.executable, "-m", "table.cli", "selfplay", "--bots", "heuristic,random",
+        [sys.executable, "-m", "table.commands.cli", "selfplay", "--bots", "heuristic,random",
          "--players", "3"],
         capture_output=True, text=True,
     )

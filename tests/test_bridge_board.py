@@ -13,7 +13,7 @@ import pytest
 
 from firmware_bridge.codec import Decoder, Frame, encode
 from firmware_bridge.messages import ACK_STATUS, pack, unpack
-from sim.avr_board import FIRMWARE_ELF, AvrBoard, build_board, build_firmware
+from sim.hardware.avr_board import FIRMWARE_ELF, AvrBoard, build_board, build_firmware
 from table.readers.base import ReaderStatus, Report, TagRead
 from table.readers.bridge import BridgePort, shared_port
 from table.readers.factory import Reader, ReaderError, ReaderSpec, make_reader
@@ -338,7 +338,7 @@ def test_the_configured_poll_interval_is_set_and_set_again_after_a_reset(
 
 
 def test_doctor_asks_the_board_for_its_firmware_and_chips(board: AvrBoard, link: Path) -> None:
-    from table.doctor import check_reader
+    from table.commands.doctor import check_reader
 
     found = check_reader(ReaderSpec("Ken", "bridge", role="seat", seat="Ken", port=str(link),
                                     channel=2), timeout=10)
@@ -462,7 +462,7 @@ def test_the_board_command_refuses_a_bad_link_in_one_line(built: None, tmp_path:
     import sys
 
     bad = tmp_path / "missing-dir" / "bridge"
-    proc = subprocess.run([sys.executable, "-m", "sim.avr_board", "--link", str(bad)],
+    proc = subprocess.run([sys.executable, "-m", "sim.hardware.avr_board", "--link", str(bad)],
                           stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2
     assert proc.stderr.strip().splitlines() == [

@@ -12,7 +12,11 @@ from hypothesis import strategies as st
 
 from firmware_bridge import gen_header
 from firmware_bridge.codec import MAX_PAYLOAD, Decoder, Frame, FrameError, crc16, encode
+from firmware_bridge.errors import BridgeError
 from firmware_bridge.messages import TYPES, pack, unpack
+from table.errors import TableError
+from table.readers.bridge import BridgePort
+from table.readers.factory import ReaderError
 
 # (seq, id, payload, frame): one of each message, an empty payload and the longest one.
 GOLDEN = [
@@ -126,6 +130,15 @@ def test_messages_pack_and_unpack() -> None:
 def test_bad_messages_are_refused_clearly(name: str, fields: dict[str, int], message: str) -> None:
     with pytest.raises(FrameError, match=message):
         encode(pack(name, **fields))
+
+
+def test_the_codec_stands_alone_and_the_host_says_its_refusal_as_a_reader_error() -> None:
+    with pytest.raises(FrameError) as refused:
+        encode(pack("set_poll", interval_ms=70000))
+    assert isinstance(refused.value, BridgeError) and not isinstance(refused.value, TableError)
+    port = BridgePort("/dev/null/no-board")  # never started: the refusal comes before the line
+    with pytest.raises(ReaderError, match=r"bridge /dev/null/no-board: .*must be a u16"):
+        port.set_poll_interval(70000)
 
 
 def test_committed_header_is_generated_from_the_table() -> None:

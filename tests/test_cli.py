@@ -12,7 +12,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "table.cli", *args], capture_output=True, text=True, cwd=ROOT
+        [sys.executable, "-m", "table.commands.cli", *args],
+        capture_output=True, text=True, cwd=ROOT,
     )
 
 

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from sim.ptys import sim_config
-from table.cli import main
-from table.config import ConfigError, load_config
+from sim.hardware.ptys import sim_config
+from table.commands.cli import main
 from table.readers import factory
+from table.runtime.config import ConfigError, load_config
 
 GOOD = sim_config(("Aki", "Ken", "Mio"), 'preset = "official"\nuno_penalty = 2')
 
@@ -86,7 +86,8 @@ def test_a_bad_config_is_one_line_and_exit_2(
 
 def test_a_missing_config_file_from_a_real_process(tmp_path: Path) -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "table.cli", "run", "--config", str(tmp_path / "none.toml")],
+        [sys.executable, "-m", "table.commands.cli", "run",
+         "--config", str(tmp_path / "none.toml")],
         capture_output=True, text=True, timeout=60,
     )
     assert done.returncode == 2

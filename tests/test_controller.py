@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 from pad_table import pad_referee, uid
 
-from table.announce import render
-from table.controller import ControllerError, Press, ReaderRole, Referee, Tick
-from table.deck import virtual_deck
 from table.readers.base import TagRead
+from table.referee.announcements import render
+from table.referee.referee import ControllerError, Press, ReaderRole, Referee, Tick
+from table.referee.registry import virtual_deck
 from table.rules import make_options
 
 

@@ -7,8 +7,8 @@ from collections.abc import Iterator
 import pytest
 from gpiozero.pins.mock import MockFactory
 
-from table.controller import Press
-from table.controls import Controls, SeatPins
+from table.referee.referee import Press
+from table.runtime.controls import Controls, SeatPins
 
 
 class Clock:

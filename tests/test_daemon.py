@@ -13,13 +13,14 @@ import pytest
 from daemon_harness import start, tap_all, write_config
 
 import table.voice.backends as backends
-from sim.ptys import PtyReader
-from sim.scripted import scripted_taps
-from table.config import Config, load_config
-from table.daemon import Daemon, backend_factory, setup_of
-from table.deck import parse_tag
-from table.journal import Journal, read_journal
-from table.match import rebuild, standing_json
+from sim.hardware.ptys import PtyReader
+from sim.players.scripted import scripted_taps
+from table.journal.records import rebuild
+from table.journal.store import Journal, read_journal
+from table.referee.registry import parse_tag
+from table.referee.views import standing_json
+from table.runtime.config import Config, load_config
+from table.runtime.daemon import Daemon, backend_factory, setup_of
 from table.voice.backends import CaptionsBackend, PhraseCache
 
 PLAYERS = ("Aki", "Ken", "Mio")
@@ -242,8 +243,8 @@ led = 6
 
 
 def test_next_round_token_after_the_match_starts_a_new_match(tmp_path: Path) -> None:
-    from sim.scripted import ScriptedTable
-    from table.deck import Token
+    from sim.players.scripted import ScriptedTable
+    from table.referee.registry import Token
     from table.rules import Phase, make_options
 
     table = ScriptedTable(PLAYERS, make_options(target=1), seed=6)
@@ -275,7 +276,8 @@ def test_gpio_controls_without_pins_are_a_one_line_error(tmp_path: Path) -> None
     (tmp_path / "table.toml").write_text(text, encoding="utf-8")
     env = {k: v for k, v in os.environ.items() if k != "GPIOZERO_PIN_FACTORY"}
     done = subprocess.run(
-        [sys.executable, "-m", "table.cli", "run", "--config", str(tmp_path / "table.toml")],
+        [sys.executable, "-m", "table.commands.cli", "run",
+         "--config", str(tmp_path / "table.toml")],
         capture_output=True, text=True, timeout=60, env=env,
     )
     pad.close()
@@ -321,8 +323,9 @@ def test_events_to_a_file_are_flushed_one_by_one(tmp_path: Path) -> None:
     config = write_config(tmp_path, PLAYERS)
     fifo = tmp_path / "events"
     os.mkfifo(fifo)
-    proc = subprocess.Popen([sys.executable, "-m", "table.cli", "run", "--config", str(config),
-                             "--events", str(fifo)], stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen([sys.executable, "-m", "table.commands.cli", "run",
+                             "--config", str(config), "--events", str(fifo)],
+                            stderr=subprocess.DEVNULL)
     lines: queue.Queue[dict[str, Any]] = queue.Queue()
 
     def pump() -> None:
@@ -375,7 +378,7 @@ def test_a_journal_that_cannot_be_written_is_refused_at_start(tmp_path: Path) ->
 def test_a_stop_that_cannot_write_keeps_the_inputs_beside_the_journal(tmp_path: Path) -> None:
     """Stopped while the disk is full: the waiting inputs go to a file beside the journal, the
     stop says so and exits non-zero; the next start writes them into the journal."""
-    from table.daemon import EXIT_UNSAVED
+    from table.runtime.daemon import EXIT_UNSAVED
 
     pad, config, journal, stream, daemon = full_disk(tmp_path)
     taps = scripted_taps(PLAYERS, 80, seed=3)

@@ -9,11 +9,12 @@ from typing import Any
 
 from daemon_harness import Daemon, start, tap_all, write_config
 
-from sim.ptys import PtyReader
-from sim.scripted import scripted_taps
-from table.controller import Referee
-from table.journal import Journal, read_journal
-from table.match import MatchSetup, rebuild, resume, standing_json, thaw
+from sim.hardware.ptys import PtyReader
+from sim.players.scripted import scripted_taps
+from table.journal.records import MatchSetup, rebuild, resume, thaw
+from table.journal.store import Journal, read_journal
+from table.referee.referee import Referee
+from table.referee.views import standing_json
 
 PLAYERS = ("Aki", "Ken", "Mio")
 TAPS = 160

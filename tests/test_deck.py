@@ -9,7 +9,14 @@ from pathlib import Path
 import pytest
 
 from table.cards import parse_copy
-from table.deck import DeckError, Token, build_deck, load_deck, normalise_uid, virtual_deck
+from table.referee.registry import (
+    DeckError,
+    Token,
+    build_deck,
+    load_deck,
+    normalise_uid,
+    virtual_deck,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -72,7 +79,7 @@ def test_virtual_deck_is_complete_and_stable(edition: str, cards: int) -> None:
 
 def test_deck_commands_round_trip(tmp_path: Path) -> None:
     out = tmp_path / "virtual.toml"
-    run = [sys.executable, "-m", "table.cli", "deck"]
+    run = [sys.executable, "-m", "table.commands.cli", "deck"]
     made = subprocess.run([*run, "virtual", "--edition", "2018-112", "--out", str(out)],
                           capture_output=True, text=True, cwd=ROOT)
     assert made.returncode == 0, made.stderr

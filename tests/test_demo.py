@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from sim.demo import DemoConfig, DemoResult, run_demo
-from sim.faults import Faults
+from sim.hardware.faults import Faults
+from sim.table.demo import DemoConfig, DemoResult, run_demo
 from table.cards import parse_card
 from table.errors import TableError
 from table.rules import PRESETS
@@ -121,7 +121,7 @@ def test_bad_settings_are_one_clear_error() -> None:
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "table.cli", *args],
+    return subprocess.run([sys.executable, "-m", "table.commands.cli", *args],
                           capture_output=True, text=True, timeout=120)
 
 
@@ -154,7 +154,7 @@ def test_demo_bad_input_exit_code_2(args: list[str], message: str) -> None:
 
 
 def test_the_table_view_shows_counts_never_the_cards_in_hand() -> None:
-    from sim.view import table_lines
+    from sim.terminal.view import table_lines
     from table.cards import parse_cards
     from table.rules import Deal, make_options, new_game
 
@@ -171,16 +171,16 @@ def test_the_table_view_shows_counts_never_the_cards_in_hand() -> None:
 
 
 def test_the_voice_is_chosen_by_what_the_machine_can_do(monkeypatch: pytest.MonkeyPatch) -> None:
-    import sim.demo
+    import sim.table.demo
 
-    monkeypatch.setattr(sim.demo, "audio_player", lambda: None)
-    assert sim.demo.choose_voice(None, fast=False) == "captions"  # no sound card
+    monkeypatch.setattr(sim.table.demo, "audio_player", lambda: None)
+    assert sim.table.demo.choose_voice(None, fast=False) == "captions"  # no sound card
     with pytest.raises(TableError, match="--voice espeak-ng needs an audio output"):
-        sim.demo.choose_voice("espeak-ng", fast=False)
-    monkeypatch.setattr(sim.demo, "audio_player", lambda: ["aplay", "-q", "-"])
-    assert sim.demo.choose_voice(None, fast=False) == "pyttsx3"
-    assert sim.demo.choose_voice(None, fast=True) == "captions"  # --fast never waits to speak
-    assert sim.demo.choose_voice("wav", fast=True) == "wav"
+        sim.table.demo.choose_voice("espeak-ng", fast=False)
+    monkeypatch.setattr(sim.table.demo, "audio_player", lambda: ["aplay", "-q", "-"])
+    assert sim.table.demo.choose_voice(None, fast=False) == "pyttsx3"
+    assert sim.table.demo.choose_voice(None, fast=True) == "captions"  # --fast never waits to speak
+    assert sim.table.demo.choose_voice("wav", fast=True) == "wav"
 
 
 def test_a_table_with_only_a_play_pad() -> None:

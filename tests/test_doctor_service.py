@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from daemon_harness import write_config
 
-from sim.ptys import PtyReader
-from table.cli import main
-from table.service import existing_groups
+from sim.hardware.ptys import PtyReader
+from table.commands.cli import main
+from table.commands.service import existing_groups
 
 
 def test_doctor_finds_a_live_reader(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -66,8 +66,8 @@ def test_service_unit(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
 
 
 def test_doctor_reads_the_chip_version_of_an_spi_reader() -> None:
-    from sim.rpi_fakes import simulated_pi
-    from table.doctor import check_reader
+    from sim.hardware.rpi_fakes import simulated_pi
+    from table.commands.doctor import check_reader
     from table.readers.factory import ReaderSpec
 
     with simulated_pi() as board:

@@ -13,16 +13,16 @@ from pathlib import Path
 
 from daemon_harness import RUNNING, write_config
 
-from sim.ptys import PtyReader
-from table.cli import main
-from table.deck import load_deck
-from table.enroll import wanted
+from sim.hardware.ptys import PtyReader
+from table.commands.cli import main
+from table.commands.enroll import wanted
+from table.referee.registry import load_deck
 
 
 class Enroll:
     def __init__(self, *args: str) -> None:
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "table.cli", "enroll", *args],
+            [sys.executable, "-m", "table.commands.cli", "enroll", *args],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, encoding="utf-8",
         )
         RUNNING.append(self.proc)
@@ -93,7 +93,7 @@ def test_enrol_a_whole_deck_with_a_stop_and_a_resume(tmp_path: Path) -> None:
 
 
 def test_a_lost_card_can_be_left_out(tmp_path: Path) -> None:
-    from table.enroll import Enrolment
+    from table.commands.enroll import Enrolment
 
     out = tmp_path / "deck.toml"
     enrolment = Enrolment(out, "classic-108", 2, None, frozenset({"R5#2", "token:don"}))
@@ -112,7 +112,7 @@ def test_an_enrolled_deck_is_private(tmp_path: Path) -> None:
     rewritten keeps its group and mode, less what every user could do."""
     import os
 
-    from table.enroll import save
+    from table.commands.enroll import save
 
     entries = {"04A1B2C3": "R5#1"}
     save(tmp_path / "new.toml", entries, "classic-108")

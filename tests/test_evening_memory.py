@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import sys
 
-from sim.scripted import ScriptedTable
-from table.match import UNDO_DEPTH, trim
+from sim.players.scripted import ScriptedTable
+from table.journal.records import UNDO_DEPTH, trim
 
 PLAYERS = ("Aki", "Ken", "Mio", "Yui")
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from table.config import parse_config
 from table.readers import factory
+from table.runtime.config import parse_config
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 

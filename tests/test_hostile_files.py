@@ -26,11 +26,11 @@ from pathlib import Path
 import pytest
 from cli_driver import run as run_here
 
-from sim.ptys import sim_config
+from sim.hardware.ptys import sim_config
 
 ROOT = Path(__file__).resolve().parent.parent
 DEEP = 1000
-PREFIX = {"uno-table": "uno-table: ", "sim.ptys": "python -m sim.ptys: "}
+PREFIX = {"uno-table": "uno-table: ", "sim.hardware.ptys": "python -m sim.hardware.ptys: "}
 
 
 def _bytes(name: str, data: bytes) -> Callable[[Path], Path]:
@@ -96,8 +96,9 @@ COMMANDS: list[tuple[str, str, Argv, frozenset[str]]] = [
      lambda f, d: ["enroll", "--config", str(good_config(d)), "--out", str(f)],
      frozenset({"missing", "empty"})),  # a new enrolment
     ("service --config", "uno-table", lambda f, d: ["service", "--config", str(f)], frozenset()),
-    ("sim.ptys --config", "sim.ptys", lambda f, d: ["--config", str(f)], frozenset()),
-    ("sim.ptys, its deck file", "sim.ptys",
+    ("sim.hardware.ptys --config", "sim.hardware.ptys", lambda f, d: ["--config", str(f)],
+     frozenset()),
+    ("sim.hardware.ptys, its deck file", "sim.hardware.ptys",
      lambda f, d: ["--config", str(good_config(d, str(f)))], frozenset()),
 ]
 CASES = [
@@ -118,10 +119,10 @@ def cli(monkeypatch: pytest.MonkeyPatch) -> Cli:
     def went_on(*args: object, **kwargs: object) -> None:
         raise AssertionError("the command went on past a bad file")
 
-    monkeypatch.setattr("table.daemon.run", went_on)
-    monkeypatch.setattr("table.enroll.make_reader", went_on)
-    monkeypatch.setattr("table.doctor.check_reader", went_on)
-    monkeypatch.setattr("sim.ptys.make_pads", went_on, raising=False)
+    monkeypatch.setattr("table.runtime.daemon.run", went_on)
+    monkeypatch.setattr("table.commands.enroll.make_reader", went_on)
+    monkeypatch.setattr("table.commands.doctor.check_reader", went_on)
+    monkeypatch.setattr("sim.hardware.ptys.make_pads", went_on, raising=False)
     return run_here
 
 
@@ -177,7 +178,7 @@ def test_a_utf8_byte_order_mark_is_fine(tmp_path: Path, cli: Cli) -> None:
 
 
 def test_an_empty_enroll_out_file_is_a_new_enrolment(tmp_path: Path) -> None:
-    from table.enroll import Enrolment
+    from table.commands.enroll import Enrolment
 
     out = tmp_path / "deck.toml"
     out.touch()
@@ -257,8 +258,8 @@ def shared() -> Iterator[Path]:
 def test_unreadable_files_and_unwritable_places(shared: Path) -> None:
     prefix = _as_another_user()
     python = [*prefix, sys.executable]
-    probe = subprocess.run([*python, "-c", "import table.cli, sim.ptys"], cwd=ROOT,
-                           capture_output=True, text=True, timeout=120)
+    probe = subprocess.run([*python, "-c", "import table.commands.cli, sim.hardware.ptys"],
+                           cwd=ROOT, capture_output=True, text=True, timeout=120)
     if probe.returncode != 0:
         pytest.skip(f"the other user cannot run this checkout's Python: {probe.stderr[-200:]}")
 

@@ -19,9 +19,9 @@ from daemon_harness import refusal, refused, write_config
 from test_journal import write_journal
 from unprivileged import check_held, unprivileged
 
-from sim.ptys import PtyReader
-from table.cli import main
-from table.journal import checksum
+from sim.hardware.ptys import PtyReader
+from table.commands.cli import main
+from table.journal.store import checksum
 
 PLAYERS = ("Aki", "Ken", "Mio")
 
@@ -119,7 +119,7 @@ def one_line(code: int, err: str, path: Path, expected: str) -> None:
 
 def held_cli(*args: str) -> tuple[int, str]:
     """``uno-table ARGS`` in a process held to file permissions: its exit code and stderr."""
-    done = subprocess.run(unprivileged([sys.executable, "-m", "table.cli", *args]),
+    done = subprocess.run(unprivileged([sys.executable, "-m", "table.commands.cli", *args]),
                           capture_output=True, text=True, timeout=60)
     return done.returncode, done.stderr
 

@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from sim.ptys import sim_config
-from table.cli import main
-from table.config import ConfigError, load_config
-from table.daemon import backend_factory
+from sim.hardware.ptys import sim_config
+from table.commands.cli import main
 from table.errors import SetupError
 from table.rules import make_options, new_game
+from table.runtime.config import ConfigError, load_config
+from table.runtime.daemon import backend_factory
 from table.voice.backends import CaptionsBackend, make_backend
 from table.voice.espeak import SpeechError
 

@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from sim.scripted import scripted_taps
-from table.cli import main
-from table.controller import ReaderRole
-from table.deck import virtual_deck
-from table.journal import Journal, read_journal
-from table.match import Input, MatchSetup, feed, input_json, rebuild, verdict
+from sim.players.scripted import scripted_taps
+from table.commands.cli import main
+from table.journal.records import Input, MatchSetup, feed, input_json, rebuild, verdict
+from table.journal.store import Journal, read_journal
 from table.readers.base import TagRead
+from table.referee.referee import ReaderRole
+from table.referee.registry import virtual_deck
 from table.rules import make_options
 
 PLAYERS = ("Aki", "Ken", "Mio")
@@ -81,7 +81,7 @@ import json, os, sys
 from pathlib import Path
 sys.path.insert(0, {tests!r})
 from test_journal import played, table_setup
-from table.journal import Journal
+from table.journal.store import Journal
 inputs, verdicts = played({count})
 journal = Journal(Path({path!r}))
 journal.begin(table_setup())
@@ -196,7 +196,7 @@ def test_status_of_a_missing_journal_is_one_line_and_exit_2(
 
 
 def test_a_journal_that_cannot_be_opened_is_not_mistaken_for_damage(tmp_path: Path) -> None:
-    from table.journal import JournalError
+    from table.journal.store import JournalError
 
     folder = tmp_path / "journal.sqlite3"
     folder.mkdir()  # no permission, read-only, a folder: repairing would not help
@@ -225,7 +225,7 @@ def test_the_configuration_given_as_the_journal_is_refused_and_left_alone(tmp_pa
                                                                          ) -> None:
     from daemon_harness import refusal, refused, write_config
 
-    from sim.ptys import PtyReader
+    from sim.hardware.ptys import PtyReader
 
     pad = PtyReader(tmp_path / "pad")
     config = write_config(tmp_path, PLAYERS)
@@ -247,7 +247,7 @@ def test_a_journal_made_before_journals_were_marked_is_kept(tmp_path: Path) -> N
     """Known by its entries table, read as before, and marked when the daemon opens it."""
     import sqlite3
 
-    from table.journal import APPLICATION_ID
+    from table.journal.store import APPLICATION_ID
 
     path = tmp_path / "journal.sqlite3"
     inputs = write_journal(path, 40)
@@ -312,7 +312,7 @@ def test_status_reads_a_journal_in_a_folder_it_cannot_write(tmp_path: Path) -> N
     write_journal(path, 30)
     folder.chmod(0o555)
     try:
-        done = subprocess.run(unprivileged([sys.executable, "-m", "table.cli", "status",
+        done = subprocess.run(unprivileged([sys.executable, "-m", "table.commands.cli", "status",
                                             "--journal", str(path), "--json"]),
                               capture_output=True, text=True, timeout=60)
     finally:

@@ -8,14 +8,14 @@ from pathlib import Path
 
 from pad_table import pad_referee, uid
 
-from sim.serial_pty import SerialPty
-from table.controller import Press, ReaderRole, Referee
-from table.deck import virtual_deck
-from table.journal import Journal
-from table.match import Input, MatchSetup, feed, rebuild, verdict
+from sim.hardware.serial_pty import SerialPty
+from table.journal.records import Input, MatchSetup, feed, rebuild, verdict
+from table.journal.store import Journal
 from table.readers.base import ReaderStatus, Report, TagLifted, TagRead
 from table.readers.factory import SimReader
 from table.readers.serial_reader import SerialReader
+from table.referee.referee import Press, ReaderRole, Referee
+from table.referee.registry import virtual_deck
 from table.rules import make_options
 
 

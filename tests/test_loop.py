@@ -6,9 +6,9 @@ import threading
 
 from pad_table import pad_referee, uid
 
-from table.controller import Outcome, Referee, Tick
-from table.loop import Input, TableLoop
 from table.readers.base import TagRead
+from table.referee.referee import Outcome, Referee, Tick
+from table.runtime.loop import Input, TableLoop
 
 
 def make_referee() -> Referee:

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from sim.mfrc522_model import Mfrc522Model, VirtualTag
-from sim.rpi_fakes import BCM, BOARD, SimBoard, simulated_pi
+from sim.hardware.mfrc522_model import Mfrc522Model, VirtualTag
+from sim.hardware.rpi_fakes import BCM, BOARD, SimBoard, simulated_pi
 from table.readers.iso14443 import bcc, crc_a
 
 

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from sim.mfrc522_model import VirtualTag
-from sim.rpi_fakes import BOARD, SimBoard, simulated_pi
+from sim.hardware.mfrc522_model import VirtualTag
+from sim.hardware.rpi_fakes import BOARD, SimBoard, simulated_pi
 from table.readers.base import ReaderStatus, Report, TagLifted, TagRead
 from table.readers.factory import Reader, ReaderError, ReaderSpec, make_reader
 from table.readers.iso14443 import REQA
@@ -250,8 +250,8 @@ def test_cards_on_an_spi_pad_are_refereed_once_each(board: SimBoard) -> None:
     passes is not played again, and the next card played there is refereed."""
     from pad_table import pad_referee, uid
 
-    from table.controller import Outcome
-    from table.loop import Input, TableLoop
+    from table.referee.referee import Outcome
+    from table.runtime.loop import Input, TableLoop
 
     ref = pad_referee("R1 R2 W", "R3 R4 B1")
     verdicts: queue.Queue[tuple[str, str | None]] = queue.Queue()

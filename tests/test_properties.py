@@ -11,6 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from table.analysis.selfplay import RandomTable, play_round
 from table.cards import COLORS, EDITIONS, Card, edition_cards, parse_card, sort_key
 from table.rules import (
     PRESETS,
@@ -40,7 +41,6 @@ from table.rules import (
     next_round,
 )
 from table.rules.legal import out_of_turn_actions
-from table.selfplay import RandomTable, play_round
 
 SETTINGS: dict[str, Any] = {
     "deadline": None,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from table.errors import ScenarioError
-from table.scenario import replay_text
+from table.referee.scenario import replay_text
 
 ROUND_ONE = """\
 players Aki Ken Mio

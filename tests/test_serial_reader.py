@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from sim.serial_pty import SerialPty, bad_rdm6300_frame, interleave, mixed, truncated_line
+from sim.hardware.serial_pty import SerialPty, bad_rdm6300_frame, interleave, mixed, truncated_line
 from table.readers.base import ReaderStatus, Report, TagRead
 from table.readers.formats import rdm6300_frame
 from table.readers.serial_reader import SerialReader
@@ -68,9 +68,9 @@ def test_unplugged_mid_game_the_referee_loses_nothing(tmp_path: Path) -> None:
     refereed, and the disconnect and the return are announced."""
     from pad_table import pad_referee, uid
 
-    from table.announce import render
-    from table.controller import Outcome
-    from table.loop import Input, TableLoop
+    from table.referee.announcements import render
+    from table.referee.referee import Outcome
+    from table.runtime.loop import Input, TableLoop
 
     ref = pad_referee("R1 R2 W", "R3 R4 B1")
     said: queue.Queue[str] = queue.Queue()

@@ -24,7 +24,7 @@ class Terminal:
         self.master, slave = os.openpty()
         env = dict(os.environ, PYTHONUNBUFFERED="1")
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "table.cli", *args],
+            [sys.executable, "-m", "table.commands.cli", *args],
             stdin=slave, stdout=slave, stderr=slave, env=env, close_fds=True,
         )
         os.close(slave)

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 from test_journal import PLAYERS, played
 
-from table.controller import ReaderRole
-from table.deck import virtual_deck
-from table.match import MatchSetup, Snapshot, StaleSnapshot, freeze, rebuild, resume, thaw
+from table.journal.records import MatchSetup, Snapshot, StaleSnapshot, freeze, rebuild, resume, thaw
+from table.referee.referee import ReaderRole
+from table.referee.registry import virtual_deck
 from table.rules import make_options
 
 SETUP = MatchSetup(PLAYERS, make_options("official", target=0, uno_penalty=4, draw="until-playable",

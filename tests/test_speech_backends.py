@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from table.announce import Announcement
+from table.referee.announcements import Announcement
 from table.voice.announcer import Announcer
 from table.voice.backends import PhraseCache, WavBackend
 from table.voice.espeak import wav_seconds

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from table.announce import CATALOGUE, Announcement, render
+from table.referee.announcements import CATALOGUE, Announcement, render
 from table.voice.espeak import phonemes, render_wav
 
 SAMPLE: dict[str, dict[str, str | int]] = {

@@ -10,11 +10,11 @@ from typing import Any
 
 from daemon_harness import write_config
 
-from sim.ptys import PtyReader
-from sim.scripted import ScriptedTable
-from table.config import load_config
-from table.daemon import Daemon
-from table.history import status
+from sim.hardware.ptys import PtyReader
+from sim.players.scripted import ScriptedTable
+from table.journal.history import status
+from table.runtime.config import load_config
+from table.runtime.daemon import Daemon
 
 PLAYERS = ("Aki", "Ken", "Mio")
 

@@ -18,7 +18,7 @@ sys.path.insert(0, {tests!r})
 root = Path({root!r})
 subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(root)], check=True)
 from test_journal import played, table_setup
-from table.journal import Journal, read_journal
+from table.journal.store import Journal, read_journal
 inputs, verdicts = played(200)
 journals = {{}}
 for name in ("kept", "no-room"):

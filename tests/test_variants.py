@@ -10,10 +10,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_cli import run
 
+from table.analysis.selfplay import RandomTable, play_round, selfplay
 from table.rules import Phase, Play, apply, legal_actions, make_options, new_game
 from table.rules.legal import out_of_turn_actions
 from table.rules.musician import loss_points
-from table.selfplay import RandomTable, play_round, selfplay
 
 SETTINGS = {"deadline": None, "derandomize": True, "database": None}
 
@@ -129,7 +129,7 @@ def test_musician_example_replays_to_a_don() -> None:
 def test_demo_under_musician_rules_has_bots_call_don() -> None:
     """``uno-table demo --rules musician``: the bots call a winning Don, the table top and the
     referee stay in step (the demo checks every card and the scores after each round)."""
-    from sim.demo import DemoConfig, run_demo
+    from sim.table.demo import DemoConfig, run_demo
 
     config = DemoConfig(fast=True, voice="captions", seed=3, preset="musician", players=4,
                         rounds=8)

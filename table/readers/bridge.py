@@ -24,6 +24,7 @@ from typing import Any
 
 from firmware_bridge.board_state import BoardState, BoardUp, Event, Read, Removed, Reply
 from firmware_bridge.codec import Decoder, encode
+from firmware_bridge.errors import BridgeError
 from firmware_bridge.messages import MAX_READERS, PROTOCOL_VERSION, Message, pack, unpack
 from table.readers.base import ReaderStatus, Sink, TagLifted, TagRead
 from table.readers.factory import Reader, ReaderError, ReaderSpec
@@ -161,7 +162,10 @@ class BridgePort:
     def send(self, name: str, **fields: int | bytes) -> None:
         """Send a command to the board (dropped while it is not connected)."""
         with self._write_lock:
-            frame = encode(pack(name, seq=self._seq, **fields))
+            try:
+                frame = encode(pack(name, seq=self._seq, **fields))
+            except BridgeError as exc:
+                raise ReaderError(f"bridge {self.port}: {exc}") from exc
             self._seq = (self._seq + 1) % 256
             self.write(frame)
 

@@ -20,7 +20,7 @@ from collections import deque
 from collections.abc import Callable, Mapping
 from typing import Protocol
 
-from table.announce import Announcement, render
+from table.referee.announcements import Announcement, render
 
 log = logging.getLogger(__name__)
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from table.announce import Announcement, render
 from table.cards import COLORS
+from table.referee.announcements import Announcement, render
 
 _PER_PLAYER = (
     ("turn", ()),

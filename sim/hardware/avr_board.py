@@ -1,0 +1,184 @@
+"""The simulated bridge board: builds the firmware and the board program, and runs them.
+
+``python -m sim.hardware.avr_board --link PATH`` builds what is out of date, then runs the board
+with its serial port reachable at PATH (a symlink to a pty) and its commands on stdin (``place
+READER UIDHEX``, ``remove READER``, ``reset``, ``noise N``, ``freeze``, ``thaw``, ``quit``).
+Tests and benchmarks use :class:`AvrBoard`, which sends the same commands and waits for each
+to be acknowledged.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import queue
+import shutil
+import subprocess
+import sys
+import threading
+from pathlib import Path
+from types import TracebackType
+
+import firmware_bridge
+from table.errors import TableError
+
+SIM_DIR = Path(__file__).resolve().parent
+BOARD_SOURCE = SIM_DIR / "avr_board.c"
+BOARD_BINARY = SIM_DIR / "build" / "avr_board"
+FIRMWARE_DIR = Path(firmware_bridge.__file__).resolve().parent / "firmware"
+FIRMWARE_ELF = FIRMWARE_DIR / "build" / "bridge.elf"
+SIMAVR_INCLUDE = Path("/usr/include/simavr")
+SIMAVR_FLAGS = [f"-I{SIMAVR_INCLUDE}", f"-I{SIMAVR_INCLUDE / 'parts'}"]
+SIMAVR_LIBS = ["-lsimavr", "-lelf", "-lpthread", "-lutil"]
+
+
+class BuildError(TableError, RuntimeError):
+    """The firmware or the board program could not be built."""
+
+
+class BoardError(TableError, RuntimeError):
+    """The simulated board refused a command or stopped."""
+
+
+def _run(cmd: list[str], what: str) -> str:
+    tool = cmd[0]
+    if shutil.which(tool) is None:
+        raise BuildError(f"{what}: {tool} not found; install the Debian packages of .ci/sysdeps.sh")
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode != 0:
+        lines = (proc.stderr or proc.stdout).strip().splitlines() or ["(no output)"]
+        first = next((line for line in lines if "error" in line), lines[0])
+        raise BuildError(f"{what} failed: {first}")
+    return proc.stdout
+
+
+def build_firmware() -> Path:
+    """Build the firmware ELF (make decides what is out of date); returns its path."""
+    _run(["make", "--no-print-directory", "-s", "-C", str(FIRMWARE_DIR)], "firmware build")
+    return FIRMWARE_ELF
+
+
+def build_board() -> Path:
+    """Compile the board program when its source is newer than the binary."""
+    if BOARD_BINARY.exists() and BOARD_BINARY.stat().st_mtime >= BOARD_SOURCE.stat().st_mtime:
+        return BOARD_BINARY
+    if not (SIMAVR_INCLUDE / "sim_avr.h").exists():
+        raise BuildError(f"{SIMAVR_INCLUDE}/sim_avr.h missing: install libsimavr-dev")
+    BOARD_BINARY.parent.mkdir(parents=True, exist_ok=True)
+    cmd = ["gcc", "-std=gnu99", "-O2", "-Wall", "-Wextra", *SIMAVR_FLAGS, "-o",
+           str(BOARD_BINARY), str(BOARD_SOURCE), *SIMAVR_LIBS]
+    _run(cmd, "board build")
+    return BOARD_BINARY
+
+
+def board_command(link: Path | str, readers: int = 4) -> list[str]:
+    return [str(build_board()), str(build_firmware()), "--link", str(link),
+            "--readers", str(readers)]
+
+
+class AvrBoard:
+    """A running simulated board; its serial port is ``link``."""
+
+    def __init__(self, link: Path | str, readers: int = 4) -> None:
+        self.link = Path(link)
+        self._proc = subprocess.Popen(
+            board_command(link, readers),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            bufsize=1,
+        )
+        self._lines: queue.Queue[str] = queue.Queue()
+        threading.Thread(target=self._read, name="avr-board-out", daemon=True).start()
+        self.pty = self._expect("pty ", timeout=10.0).split(" ", 1)[1]
+
+    def _read(self) -> None:
+        assert self._proc.stdout is not None
+        for line in self._proc.stdout:
+            self._lines.put(line.rstrip("\n"))
+        self._lines.put("")  # end of output: the board has stopped
+
+    def _expect(self, prefix: str, timeout: float) -> str:
+        while True:
+            try:
+                line = self._lines.get(timeout=timeout)
+            except queue.Empty:
+                raise BoardError(f"the board did not answer within {timeout} s") from None
+            if line == "" and self._proc.poll() is not None:
+                raise BoardError(f"the board stopped (exit code {self._proc.returncode})")
+            if line.startswith("error "):
+                raise BoardError(line[6:])
+            if line.startswith(prefix):
+                return line
+
+    def command(self, line: str, timeout: float = 10.0) -> None:
+        """Send one command and wait for the board to acknowledge it."""
+        if self._proc.stdin is None or self._proc.poll() is not None:
+            raise BoardError("the board is not running")
+        self._proc.stdin.write(line + "\n")
+        self._proc.stdin.flush()
+        self._expect("ok ", timeout)
+
+    def place(self, reader: int, uid: str) -> None:
+        self.command(f"place {reader} {uid}")
+
+    def remove(self, reader: int) -> None:
+        self.command(f"remove {reader}")
+
+    def reset(self) -> None:
+        self.command("reset")
+
+    def noise(self, count: int) -> None:
+        self.command(f"noise {count}")
+
+    def freeze(self) -> None:
+        self.command("freeze")
+
+    def thaw(self) -> None:
+        self.command("thaw")
+
+    def close(self) -> None:
+        if self._proc.poll() is None:
+            with contextlib.suppress(BoardError):
+                self.command("quit", timeout=5.0)
+            try:
+                self._proc.wait(timeout=5.0)
+            except subprocess.TimeoutExpired:
+                self._proc.kill()
+                self._proc.wait()
+        for pipe in (self._proc.stdin, self._proc.stdout):
+            if pipe is not None:
+                pipe.close()
+
+    def __enter__(self) -> AvrBoard:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m sim.hardware.avr_board",
+        description="Run the bridge firmware on a simulated board with four MFRC522 readers.",
+    )
+    parser.add_argument("--link", required=True, help="make this path a symlink to the UART pty")
+    parser.add_argument("--readers", type=int, default=4, choices=range(5),
+                        help="readers fitted (default 4)")
+    args = parser.parse_args(argv)
+    try:
+        cmd = board_command(args.link, args.readers)
+    except BuildError as exc:
+        print(f"sim.hardware.avr_board: {exc}", file=sys.stderr)
+        return 2
+    os.execv(cmd[0], cmd)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

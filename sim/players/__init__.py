@@ -1,0 +1,1 @@
+"""Simulated players: bots, bot-against-bot self-play, and scripted seats."""

@@ -1,0 +1,250 @@
+"""``uno-table demo``: bots play a whole match on a simulated table, refereed and narrated.
+
+Bot moves become tag reads on the virtual readers and button presses (see :mod:`sim.table.virtual`);
+the referee is the daemon's own controller in its own loop. The terminal shows the table as
+anyone standing at it sees it (top card, colour, direction, whose turn, hand counts, scores)
+and every announcement; the voice says them where audio works.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import logging
+import math
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import TextIO, cast
+
+from sim.hardware.faults import Faults
+from sim.players.bots import make_bot, seat_rng
+from sim.table.match import Seat, play_match
+from sim.table.virtual import SimError, SimTable
+from sim.terminal.view import table_lines
+from table.errors import TableError
+from table.rules import Options, Phase, make_options, standings
+from table.voice.announcer import Announcer, Backend
+from table.voice.backends import BACKENDS, audio_player, make_backend
+
+NAMES = ("Aki", "Ken", "Mio", "Rin", "Sou", "Yui", "Emi", "Jun", "Kai", "Nao")
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class DemoResult:
+    transcript: list[str]
+    players: list[str]
+    scores: list[int]
+    winners: list[str]  # each round's winner
+    match_over: bool
+    leader: str  # first in the standings
+    actions: int  # accepted actions replayed on the pure engine
+    faults: dict[str, int] = field(default_factory=dict)
+
+
+def parse_overrides(pairs: list[str] | None) -> dict[str, str]:
+    """``["uno_penalty=4"]`` -> ``{"uno_penalty": "4"}``; each checked by the rules later."""
+    out: dict[str, str] = {}
+    for pair in pairs or []:
+        key, eq, value = pair.partition("=")
+        if not eq or not key:
+            raise TableError(f"--set {pair!r}: write OPTION=VALUE, e.g. --set uno_penalty=4")
+        out[key.strip()] = value.strip()
+    return out
+
+
+def table_options(preset: str, overrides: dict[str, str]) -> Options:
+    """The rules of any registered preset, with ``--set`` overrides (clear errors)."""
+    return make_options(preset, **overrides)
+
+
+def choose_voice(requested: str | None, fast: bool) -> str:
+    """The speech backend: the one asked for, else pyttsx3 (or espeak-ng) where this machine
+    can play audio and the demo is not in a hurry, else captions only."""
+    if requested is not None:
+        if requested not in BACKENDS:
+            raise TableError(f"--voice {requested!r}: use one of {', '.join(BACKENDS)}")
+        if requested in ("pyttsx3", "espeak-ng") and audio_player() is None:
+            log.warning("no audio output found: %s renders but nothing is heard", requested)
+            if requested == "espeak-ng":
+                raise TableError(
+                    "--voice espeak-ng needs an audio output (aplay, paplay or pw-play): "
+                    "use --voice captions or --voice wav"
+                )
+        return requested
+    if fast or audio_player() is None:
+        return "captions"
+    if importlib.util.find_spec("pyttsx3") is not None:
+        return "pyttsx3"
+    return "espeak-ng"
+
+
+def make_announcer(voice: str, lang: str) -> Announcer | None:
+    if voice == "captions":
+        return None
+    return Announcer(lambda: cast(Backend, make_backend(voice)), lang)
+
+
+@dataclass
+class TableConfig:
+    """What ``demo`` and ``sim`` share: the table, the rules, the voice, the pace."""
+
+    players: int = 3
+    preset: str = "official"
+    overrides: dict[str, str] = field(default_factory=dict)
+    seed: int = 0
+    fast: bool = False
+    voice: str | None = None
+    rounds: int = 0  # 0: the whole match
+    lang: str = "en"
+    bots: list[str] = field(default_factory=lambda: ["heuristic"])
+    pace: float = 0.8  # seconds between moves when not --fast
+    hands: str = "full"  # full: seat pads and a draw shoe; counts: only the play pad
+
+
+@dataclass
+class DemoConfig(TableConfig):
+    faults: Faults = field(default_factory=Faults)
+
+
+def run_demo(cfg: DemoConfig, out: TextIO | None = None, live: bool | None = None) -> DemoResult:
+    """Play the demo match. ``out`` receives the transcript and the table view (None: quiet);
+    ``live`` redraws the view in place (default: when ``out`` is a terminal and not fast)."""
+    if not 2 <= cfg.players <= len(NAMES):
+        raise TableError(f"--players {cfg.players}: use 2 to {len(NAMES)}")
+    if cfg.rounds < 0:
+        raise TableError("--rounds must be 0 (the whole match) or more")
+    if not math.isfinite(cfg.pace) or cfg.pace < 0:
+        raise TableError(f"--pace {cfg.pace}: use seconds from 0 up")
+    options = table_options(cfg.preset, cfg.overrides)
+    names = list(NAMES[: cfg.players])
+    voice = choose_voice(cfg.voice, cfg.fast)
+    announcer = make_announcer(voice, cfg.lang)
+    live = (not cfg.fast and out is not None and out.isatty()) if live is None else live
+    screen = _Screen(out, live)
+    seats: list[Seat] = [
+        make_bot(cfg.bots[i % len(cfg.bots)], seat_rng(cfg.seed, i)) for i in range(cfg.players)
+    ]
+    screen.header = (
+        f"uno-table demo: {', '.join(f'{n} ({s.name})' for n, s in zip(names, seats, strict=True))}"
+        f" | rules {cfg.preset} | hands {cfg.hands} | voice {voice} | seed {cfg.seed}"
+    )
+    if cfg.faults.any:
+        screen.header += f" | faults: {cfg.faults.describe()}"
+    screen.write(screen.header)
+    table = SimTable(
+        options, names, cfg.seed, cfg.lang, cfg.faults,
+        say=announcer.announce if announcer else None, show=screen.line, hands=cfg.hands,
+    )
+
+    def after_move(t: SimTable) -> None:
+        screen.view(table_lines(t.state, lang=cfg.lang))
+        if not cfg.fast:
+            if announcer is not None:
+                announcer.idle(timeout=30)
+            time.sleep(cfg.pace)
+
+    def after_round(t: SimTable) -> None:
+        screen.view(table_lines(t.state, lang=cfg.lang), force=True)
+
+    try:
+        with table:
+            play_match(table, seats, cfg.rounds, after_move, after_round)
+            replay = table.replayed()
+    finally:
+        if announcer is not None:
+            announcer.close(timeout=30 if not cfg.fast else 0.1)
+    s = table.state
+    if replay.scores != s.scores or replay.results != s.results:
+        raise SimError(
+            f"the referee's scores {s.scores} differ from a replay of its accepted actions "
+            f"{replay.scores}"
+        )
+    return DemoResult(
+        transcript=table.transcript,
+        players=names,
+        scores=list(s.scores),
+        winners=[names[r.winner] for r in s.results],
+        match_over=s.phase is Phase.MATCH_OVER,
+        leader=names[standings(s)[0]],
+        actions=sum(1 for a in table.log if a is not None),
+        faults={
+            "reads_dropped": table.sink.dropped,
+            "reads_doubled": table.sink.doubled,
+            "noise_lines": table.pty_noise,
+            "unplugs": table.unplugs,
+        },
+    )
+
+
+class _Screen:
+    """The terminal: transcript lines as they come, and the table view (redrawn in place on a
+    terminal when live)."""
+
+    def __init__(self, out: TextIO | None, live: bool) -> None:
+        self.out = out
+        self.live = live
+        self.header = ""
+        self.recent: list[str] = []
+        self._last_view: list[str] = []
+
+    def write(self, text: str) -> None:
+        if self.out is not None:
+            self.out.write(text + "\n")
+            self.out.flush()
+
+    def line(self, text: str) -> None:
+        self.recent = [*self.recent[-17:], text]
+        if not self.live:
+            self.write(text)
+
+    def view(self, lines: list[str], force: bool = False) -> None:
+        if self.out is None:
+            return
+        if self.live:
+            self.out.write("\x1b[H\x1b[2J" + self.header + "\n" + "\n".join(lines) + "\n")
+            self.out.write("\n".join(self.recent) + "\n")
+            self.out.flush()
+        elif force or lines[1:] != self._last_view[1:]:
+            for text in lines[1:3]:
+                self.write(text)
+        self._last_view = lines
+
+
+def main_demo(cfg: DemoConfig, transcript: str | None, out: TextIO = sys.stdout) -> int:
+    """The command: play, then say how it ended and what was checked."""
+    try:
+        result = run_demo(cfg, out)
+    except KeyboardInterrupt:
+        out.write("\nstopped.\n")
+        return 130
+    board = ", ".join(f"{n} {p}" for n, p in zip(result.players, result.scores, strict=True))
+    rounds = len(result.winners)
+    out.write(f"\n{rounds} round{'s' if rounds != 1 else ''} played; scores: {board}\n")
+    if result.match_over:
+        out.write(f"match over: {result.leader} wins\n")
+    out.write(
+        f"checked: every card in exactly one place after each round; the scores equal a "
+        f"fault-free replay of the {result.actions} accepted actions\n"
+    )
+    if cfg.faults.any:
+        f = result.faults
+        out.write(
+            f"faults: {f['reads_dropped']} reads dropped (tapped again), "
+            f"{f['reads_doubled']} doubled (ignored), {f['noise_lines']} noise lines, "
+            f"{f['unplugs']} unplugs\n"
+        )
+    if transcript:
+        _write(transcript, result.transcript)
+        out.write(f"transcript written to {transcript}\n")
+    return 0
+
+
+def _write(path: str, lines: list[str]) -> None:
+    try:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write("\n".join(lines) + "\n")
+    except OSError as exc:
+        raise TableError(f"{path}: cannot write the transcript: {exc.strerror}") from None
+

@@ -1,0 +1,538 @@
+"""A whole table in software: the referee in its loop, virtual readers, the cards on the table
+top, and the players' hands moving them.
+
+The referee is the daemon's own: a :class:`table.referee.referee.Referee` fed by a
+:class:`table.runtime.loop.TableLoop`. The table has a play pad ``pad``, a draw shoe ``shoe`` and
+one seat pad per player (named after the player), all :class:`SimReader` pads unless the play pad
+is routed through a real :class:`SerialReader` on a pty (``Faults.noisy_serial``), plus the
+seat buttons. A player's move becomes what a person does:
+
+- play a card: take that copy from the hand and tap it on the play pad (then a colour token
+  for a wild); a refused card goes back into the hand;
+- draw on one's turn: take the top card of the pile past the draw shoe;
+- accept a penalty, pass, call UNO, catch, challenge: press the seat's button;
+- cards the referee gives a hand (the deal, penalties) are taken from the pile and tapped on
+  that seat's pad.
+
+Every input waits for the referee's verdict, so the transcript (what was done and what was
+said) depends only on the seed: no clock appears in it.
+"""
+
+from __future__ import annotations
+
+import queue
+import random
+import shutil
+import tempfile
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from sim.hardware.faults import Faults, FaultySink, PtyPad
+from sim.players.bots import SeatView, seat_view
+from sim.terminal.view import move_text
+
+if TYPE_CHECKING:
+    from table.readers.serial_reader import SerialReader
+from sim.table.world import World
+from table.cards import Card, CardCopy, edition_counts
+from table.errors import TableError
+from table.readers.base import ReaderStatus, TagRead
+from table.readers.factory import SimReader
+from table.referee.announcements import Announcement, render
+from table.referee.referee import BUTTONS, Outcome, Press, ReaderRole, Referee
+from table.referee.registry import Deck, Token, virtual_deck
+from table.rules import (
+    Action,
+    CallUno,
+    Catch,
+    Challenge,
+    ChooseColor,
+    Draw,
+    Hand,
+    Identify,
+    Options,
+    Pass,
+    Phase,
+    Play,
+    State,
+    TurnUp,
+    apply,
+    choose_dealer,
+    new_game,
+    next_round,
+)
+from table.rules.actions import actor
+from table.runtime.loop import Input, TableLoop
+
+PAD = "pad"
+SHOE = "shoe"
+RETRIES = 50  # taps of one card before the simulator gives up (a fault rate near 1)
+HAND_TRACKING = ("full", "counts")
+
+
+class SimError(TableError, RuntimeError):
+    """The simulated table cannot go on (a reader that never answers, a bot stuck)."""
+
+
+class VirtualClock:
+    """Time for the readers and the referee: one second per input, the same on every run."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+        self._lock = threading.Lock()
+
+    def __call__(self) -> float:
+        with self._lock:
+            return self.now
+
+    def advance(self) -> float:
+        with self._lock:
+            self.now += 1.0
+            return self.now
+
+
+@dataclass
+class Heard:
+    """One input and what came of it."""
+
+    item: Input
+    outcome: Outcome
+
+
+@dataclass
+class SimTable:
+    """A seated table. Use as a context manager: the loop and readers are threads."""
+
+    options: Options
+    players: list[str]
+    seed: int
+    lang: str = "en"
+    faults: Faults = field(default_factory=Faults)
+    say: Callable[[Announcement], None] | None = None  # the voice, when there is one
+    show: Callable[[str], None] | None = None  # each transcript line as it is made
+    hands: str = "full"  # full: seat pads and a draw shoe; counts: only the play pad
+
+    def __post_init__(self) -> None:
+        if self.hands not in HAND_TRACKING:
+            raise SimError(f"--hands {self.hands!r}: use {' or '.join(HAND_TRACKING)}")
+        self.rng = random.Random(self.seed)
+        self.drawn: Card | None = None  # the card a player just drew blind (play pad only)
+        self.deck: Deck = virtual_deck(self.options.deck)
+        self.world = World(self.options.deck, len(self.players), random.Random(self.seed + 1))
+        self.clock = VirtualClock()
+        self.transcript: list[str] = []
+        self.log: list[Action | None] = []  # accepted engine actions; None: the next round
+        self.worlds: dict[int, World] = {}  # the table top after each referee history length
+        self.dealer = self._draw_dealer()
+        self.referee, said = Referee.create(
+            self.options, self.players, self.deck, self._roles(), self.dealer
+        )
+        self._outcomes: queue.Queue[Heard] = queue.Queue()
+        self.loop = TableLoop(
+            self.referee,
+            lambda item, out: self._outcomes.put(Heard(item, out)),
+            tick_every=3600.0,
+            clock=self.clock,
+        )
+        self.sink = FaultySink(self.loop.put, self.faults, random.Random(self.seed + 2))
+        self.pads: dict[str, SimReader] = {
+            name: SimReader(name, self.sink, self.clock)
+            for name in [PAD, SHOE, *self.players]
+        }
+        self._tmp: Path | None = None
+        self.pty: PtyPad | None = None
+        self.serial: SerialReader | None = None
+        self.unplugs = 0
+        self._announce(said)
+
+    # --- set-up -------------------------------------------------------------------------------
+
+    def _roles(self) -> list[ReaderRole]:
+        if self.hands == "counts":
+            return [ReaderRole(PAD, "play")]
+        return [
+            ReaderRole(PAD, "play"),
+            ReaderRole(SHOE, "draw"),
+            *(ReaderRole(name, "seat", i) for i, name in enumerate(self.players)),
+        ]
+
+    def _draw_dealer(self) -> int:
+        """The dealer draw with a shuffled deck (RULES.md §2)."""
+        cards = [c.card for c in self.world.pile]
+        return choose_dealer(len(self.players), lambda _seat: cards.pop(), self.options)
+
+    def __enter__(self) -> SimTable:
+        self.loop.start()
+        if self.faults.noisy_serial:
+            self._start_serial_pad()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        if self.serial is not None:
+            self.serial.stop()
+            self.serial = None
+        if self.pty is not None:
+            self.pty.unplug()  # kept: its noise count is reported afterwards
+        self.loop.stop()
+        if self._tmp is not None:
+            shutil.rmtree(self._tmp, ignore_errors=True)
+            self._tmp = None
+
+    def _start_serial_pad(self) -> None:
+        from table.readers.serial_reader import SerialReader
+
+        self._tmp = Path(tempfile.mkdtemp(prefix="uno-table-"))
+        self.pty = PtyPad(self._tmp / "usb-pad", random.Random(self.seed + 3))
+        reader = SerialReader(
+            PAD, str(self.pty.link), "serial-line", self.sink,
+            backoff=(0.02, 0.05), hold=0.5, clock=self.clock,
+        )
+        self.serial = reader
+        reader.start()
+        self._await_status("live")
+
+    # --- the referee's side ---------------------------------------------------------------------
+
+    @property
+    def state(self) -> State:
+        return self.referee.state
+
+    def line(self, text: str) -> None:
+        self.transcript.append(text)
+        if self.show is not None:
+            self.show(text)
+
+    def say_move(self, key: str, **params: str | int) -> None:
+        self.line(move_text(key, self.lang, **params))
+
+    def _announce(self, anns: list[Announcement] | tuple[Announcement, ...]) -> None:
+        for a in anns:
+            self.line("  > " + render(a, self.lang))
+            if self.say is not None:
+                self.say(a)
+
+    def _heard(self, heard: Heard) -> None:
+        out = heard.outcome
+        if out.verdict == "ignored" and out.reason:
+            self.say_move("ignored", reason=out.reason)
+        self._announce(out.announcements)
+        if out.action is not None and out.verdict in ("accepted", "penalty"):
+            self.log.append(out.action)
+        elif isinstance(heard.item, TagRead) and out.verdict == "accepted" and not out.action:
+            if self.deck.lookup(heard.item.uid) == Token("undo") and self.log:
+                self.log.pop()
+            elif self.deck.lookup(heard.item.uid) == Token("next-round"):
+                self.log.append(None)
+        if out.verdict in ("accepted", "penalty") and out.action is not None:
+            self.worlds[len(self.referee.history)] = self.world.snapshot()
+
+    def _await_status(self, state: str, timeout: float = 10.0) -> None:
+        while True:
+            try:
+                heard = self._outcomes.get(timeout=timeout)
+            except queue.Empty:
+                raise SimError(f"the play pad never became {state}") from None
+            self._heard(heard)
+            if isinstance(heard.item, ReaderStatus) and heard.item.state == state:
+                return
+
+    def _collect(self, seen: int, delivered: int, serial: bool) -> list[Outcome]:
+        """The verdicts of what one physical input caused (none if the read was lost)."""
+        if serial and not self.sink.wait_seen(seen, 30.0):
+            return []  # the line never made a read
+        got: list[Outcome] = []
+        want = self.sink.counts()[1] - delivered
+        while len(got) < want:
+            try:
+                heard = self._outcomes.get(timeout=10.0)
+            except queue.Empty:
+                raise SimError("the referee did not answer within 10 seconds") from None
+            self._heard(heard)
+            if isinstance(heard.item, TagRead):
+                got.append(heard.outcome)
+        return got
+
+    def _send(self, item: Press | ReaderStatus) -> Outcome:
+        """Give the referee one input and wait for its verdict."""
+        self.loop.put(item)
+        while True:
+            try:
+                heard = self._outcomes.get(timeout=10.0)
+            except queue.Empty:
+                raise SimError("the referee did not answer within 10 seconds") from None
+            self._heard(heard)
+            if heard.item is item:
+                return heard.outcome
+
+    def tap(self, reader: str, tag: CardCopy | Token, who: str = "") -> Outcome:
+        """Tap a tag on a pad until the referee answers (a lost read is tapped again)."""
+        uid = self.deck.uid_of(tag)
+        assert uid is not None
+        for attempt in range(RETRIES):
+            if reader == PAD and self.faults.unplug and self.rng.random() < self.faults.unplug:
+                self._unplug_pad()
+            self.clock.advance()
+            seen, delivered = self.sink.counts()
+            if reader == PAD and self.pty is not None:
+                self.pty.send_uid(uid)
+                outcomes = self._collect(seen, delivered, serial=True)
+            else:
+                self.pads[reader].tap(uid)
+                outcomes = self._collect(seen, delivered, serial=False)
+            if outcomes:
+                return outcomes[0]
+            if attempt == 0 or attempt % 10 == 0:
+                self.say_move("no-read", player=who or self.players[self.state.dealer])
+        raise SimError(f"{tag.code} was tapped on {reader} {RETRIES} times with no read")
+
+    @property
+    def pty_noise(self) -> int:
+        return self.pty.noise_lines if self.pty is not None else 0
+
+    def _unplug_pad(self) -> None:
+        """The play pad's cable is pulled and pushed back in."""
+        self.unplugs += 1
+        if self.pty is not None:
+            self.pty.unplug()
+            self._await_status("lost")
+            self.pty.plug()
+            self._await_status("live")
+            return
+        self.clock.advance()
+        self.sink.blocked.add(PAD)
+        self._send(ReaderStatus(PAD, "lost", self.clock(), "unplugged"))
+        uid = self.deck.uid_of(Token("pass"))
+        assert uid is not None
+        self.pads[PAD].tap(uid)  # a tap while unplugged reaches nobody
+        self.say_move("unplugged-tap")
+        self.sink.blocked.discard(PAD)
+        self._send(ReaderStatus(PAD, "live", self.clock()))
+
+    def press(self, seat: int, button: str) -> Outcome:
+        return self._send(Press(seat, button, self.clock.advance()))
+
+    # --- the players' side ------------------------------------------------------------------------
+
+    def perform(self, seat: int, action: Action) -> Outcome:
+        """Do ``action`` for ``seat`` the way a person at the table would."""
+        name = self.players[seat]
+        if isinstance(action, Play):
+            out = self._play(seat, action.cards[0], action.color)
+            for card in action.cards[1:]:  # several cards at once, where the rules allow
+                if out.verdict in ("rejected", "ignored"):
+                    break
+                out = self._play(seat, card, action.color)
+            return out
+        if isinstance(action, ChooseColor):
+            self.say_move("names", player=name, color=action.color.value)
+            return self.tap(PAD, Token(f"color:{action.color.value}"), name)
+        if isinstance(action, Draw):
+            return self._draw(seat)
+        if isinstance(action, Pass):
+            self.say_move("passes", player=name)
+            return self.press(seat, "pass")
+        if isinstance(action, CallUno):
+            self.say_move("uno", player=name)
+            return self.press(seat, "uno")
+        if isinstance(action, Catch):
+            self.say_move("catches", player=name, target=self.players[action.target])
+            return self.press(seat, "uno")
+        if isinstance(action, Challenge):
+            self.say_move("challenges", player=name)
+            return self.press(seat, "challenge")
+        button = type(action).__name__.lower()
+        if button in BUTTONS:  # a call the rules add later (Don) has a button of its own
+            self.say_move("presses", player=name, button=button)
+            return self.press(seat, button)
+        raise SimError(f"the simulator cannot do {action!r} at the table")
+
+    def _play(self, seat: int, card: Card, color: object) -> Outcome:
+        name = self.players[seat]
+        copy = self.world.copy_in_hand(seat, card)
+        if copy is None:
+            raise SimError(f"{name} holds no {card.code}")
+        self.say_move("plays", player=name, card=card.code)
+        self.world.play(seat, copy)
+        out = self.tap(PAD, copy, name)
+        if out.verdict == "rejected" or out.verdict == "ignored":
+            self.world.unshow(seat, copy)
+            return out
+        if any(a.key == "shuffle-hands" for a in out.announcements):
+            # Every hand collected, shuffled and dealt out again: the seat pads name them.
+            self.world.redeal_hands([len(h) for h in self.state.hands])
+        if color is not None and self.state.awaiting_color == seat:
+            value = getattr(color, "value", str(color))
+            self.say_move("names", player=name, color=value)
+            self.tap(PAD, Token(f"color:{value}"), name)
+        return out
+
+    def _draw(self, seat: int) -> Outcome:
+        name = self.players[seat]
+        s = self.state
+        if s.pending or not self.world.pile or self.hands == "counts":
+            # A penalty, an empty pile the referee must first remake from the discard pile, or
+            # a table with only a play pad: the draw button, then the card is taken (and, with
+            # seat pads, named on the seat pad).
+            self.say_move("draws-button", player=name)
+            pending = s.pending
+            out = self.press(seat, "draw")
+            if self.hands == "counts" and not pending and out.verdict != "rejected":
+                copy = self.world.take()
+                if copy is not None:
+                    self.world.give(seat, copy)
+                    self.drawn = copy.card
+            return out
+        copy = self.world.take()
+        assert copy is not None
+        self.world.give(seat, copy)
+        self.say_move("draws-shoe", player=name)
+        out = self.tap(SHOE, copy, name)
+        if out.verdict in ("rejected", "ignored"):
+            self.world.hands[seat].remove(copy)
+            self.world.pile.append(copy)
+        return out
+
+    def sync(self, quiet: bool = False) -> None:
+        """Cards the referee has given a hand unseen (a deal, a penalty, a redeal) are taken
+        from the pile and tapped on that seat's pad."""
+        if self.hands == "counts":
+            self._sync_counts(quiet)
+            return
+        given = [0] * len(self.players)
+        for _ in range(20 * len(self.world.pile) + 200):
+            s = self.state
+            owed = [i for i, h in enumerate(s.hands) if h.unknown]
+            if not owed:
+                break
+            for seat in owed:
+                if len(self.world.hands[seat]) < len(s.hands[seat]):
+                    copy = self.world.take()
+                    if copy is None:
+                        raise SimError("the referee gave out more cards than the table has")
+                    self.world.give(seat, copy)
+                    given[seat] += 1
+                else:
+                    # Cards the hand holds that the referee has not seen yet (a redeal).
+                    known = list(s.hands[seat].known)
+                    copy = next(c for c in self.world.hands[seat] if not _remove(known, c.card))
+                self.tap(self.players[seat], copy, self.players[seat])
+        else:
+            raise SimError("the seat pads could not name every card the referee gave out")
+        if not quiet:
+            for seat, n in enumerate(given):
+                if n:
+                    self.say_move("takes", player=self.players[seat], count=n)
+
+    def _sync_counts(self, quiet: bool) -> None:
+        """With only a play pad: cards given out are just taken into the hands, and a hand the
+        referee must see (a challenge, the score) is shown card by card on the play pad."""
+        s = self.state
+        for seat, hand in enumerate(s.hands):
+            n = len(hand) - len(self.world.hands[seat])
+            for _ in range(n):
+                copy = self.world.take()
+                if copy is None:
+                    raise SimError("the referee gave out more cards than the table has")
+                self.world.give(seat, copy)
+            if n > 0 and not quiet:
+                self.say_move("takes-hand", player=self.players[seat], count=n)
+        for _ in range(len(self.players) + 1):
+            shower = self.referee.shower()
+            if shower is None:
+                return
+            name = self.players[shower]
+            self.say_move("shows", player=name)
+            for copy in list(self.world.hands[shower]):
+                self.tap(PAD, copy, name)
+        raise SimError("a hand was shown and the referee still asks for it")
+
+    def view(self, seat: int) -> SeatView:
+        """What ``seat`` knows: the table, and its own hand (which with only a play pad the
+        referee does not know, but the player does)."""
+        s = self.state
+        if not s.hands[seat].unknown:
+            return seat_view(s, seat)
+        own = s.copy()
+        own.hidden -= own.hands[seat].unknown  # the engine's count of cards nobody has named
+        own.hands[seat] = Hand([c.card for c in self.world.hands[seat]], 0)
+        if own.has_drawn and own.drawn_unknown and own.turn == seat and self.drawn is not None:
+            own.drawn, own.drawn_unknown = self.drawn, False
+        return seat_view(own, seat)
+
+    def deal(self) -> None:
+        """Deal a round: cards to every seat pad, then turn up the first card on the play pad."""
+        s = self.state
+        dealer = s.players[s.dealer]
+        self.world.gather()
+        self.say_move("deals", player=dealer, count=s.options.hand_size)
+        self.sync(quiet=True)  # with only a play pad the deal is taken as done
+        while self.state.phase is Phase.START:
+            copy = self.world.take()
+            if copy is None:
+                raise SimError("no card left to turn up")
+            self.world.turn_up(copy)
+            self.say_move("turns-up", player=dealer, card=copy.card.code)
+            out = self.tap(PAD, copy, dealer)
+            if any(a.key == "buried" for a in out.announcements):
+                self.world.bury()
+        self.sync()
+
+    def next_round(self) -> Outcome:
+        self.say_move("next-round")
+        return self.tap(PAD, Token("next-round"))
+
+    def undo(self) -> Outcome:
+        out = self.tap(PAD, Token("undo"))
+        if out.verdict == "accepted":
+            earlier = self.worlds.get(len(self.referee.history))
+            if earlier is not None:
+                self.world.restore(earlier)
+        return out
+
+    def undo_move(self, seat: int) -> bool:
+        """Take back ``seat``'s last move this round and everything done since, one undo token
+        at a time. The deal and the card turned up are never undone. False when ``seat`` has
+        made no move this round."""
+        for since, action in enumerate(reversed(self.log), start=1):
+            if action is None or isinstance(action, TurnUp):
+                break
+            if actor(action) == seat and not isinstance(action, Identify):
+                return all(self.undo().verdict == "accepted" for _ in range(since))
+        self.say_move("nothing-to-undo")
+        return False
+
+    # --- checks ---------------------------------------------------------------------------------
+
+    def check(self) -> None:
+        """Card conservation, in the referee's engine and on the table top, agreeing."""
+        s = self.state
+        s.check_conservation()
+        total = sum(edition_counts(self.options.deck).values())
+        self.world.check([len(h) for h in s.hands], s.discard, total)
+
+    def replayed(self) -> State:
+        """The match replayed on the pure engine from the accepted actions alone, without any
+        reader, fault or retry: its scores must equal the referee's."""
+        s, _ = new_game(self.options, self.players, self.dealer)
+        for action in self.log:
+            if action is None:
+                s, _ = next_round(s)
+                continue
+            step = apply(s, action)
+            if step.verdict == "rejected":
+                raise SimError(f"the replay refused {action!r}: {step.reason}")
+            s = step.state
+        return s
+
+
+def _remove(cards: list[Card], card: Card) -> bool:
+    if card in cards:
+        cards.remove(card)
+        return True
+    return False

@@ -1,0 +1,1 @@
+"""Playing at a terminal: the text view of the table and the human seat."""

@@ -1,0 +1,1 @@
+"""Studies of the rules away from a table: self-play matches."""

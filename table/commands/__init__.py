@@ -1,0 +1,1 @@
+"""The `uno-table` command line: one module per group of commands."""

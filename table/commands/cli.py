@@ -1,0 +1,302 @@
+"""The ``uno-table`` command line. Bad input gives one line on stderr and exit code 2."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+
+from table import __version__
+from table.cards import EDITIONS
+from table.errors import TableError
+
+EXIT_USAGE = 2
+
+
+def _replay(args: argparse.Namespace) -> int:
+    from table.referee.scenario import replay_file
+
+    rp = replay_file(args.file, args.lang)
+    if args.json:
+        print(json.dumps(rp.result(), ensure_ascii=False))
+        return 0
+    for step in rp.steps:
+        mark = {"accepted": " ", "rejected": "x", "penalty": "!"}[step.verdict]
+        reason = f" ({step.reason})" if step.reason else ""
+        print(f"{step.line:4d} {mark} {step.input}{reason}")
+        for said in step.announcements:
+            print(f"       > {said}")
+    result = rp.result()
+    if result["rounds"]:
+        print("\nScores: " + ", ".join(f"{k} {v}" for k, v in result["scores"].items()))
+    return 0
+
+
+def _selfplay(args: argparse.Namespace) -> int:
+    from table.analysis.selfplay import selfplay
+    from table.rules import make_options
+
+    make_options(args.rules)  # an unknown preset is one clear line, before any play
+    if args.bots is not None:
+        return _selfplay_bots(args)
+    players = 4 if args.players is None else args.players
+    if args.games < 1 or not 2 <= players <= 10:
+        raise TableError("--games must be at least 1 and --players from 2 to 10")
+    print(json.dumps(selfplay(args.games, players, args.seed, args.rules), indent=2))
+    return 0
+
+
+def _selfplay_bots(args: argparse.Namespace) -> int:
+    from sim.players.arena import bot_selfplay
+    from sim.players.bots import parse_bots
+
+    names = parse_bots(args.bots)
+    if not 2 <= len(names) <= 10:
+        raise TableError(f"--bots names one bot a seat, 2 to 10 of them, not {len(names)}")
+    if args.players is not None and args.players != len(names):
+        raise TableError(f"--players {args.players} but --bots names {len(names)} bots")
+    if args.games < 1:
+        raise TableError("--games must be at least 1")
+    stats = bot_selfplay(names, args.games, args.seed, args.rules)
+    out: dict[str, object] = {"rules": args.rules, "players": len(names), "seed": args.seed}
+    out.update(stats.summary())
+    print(json.dumps(out, indent=2))
+    return 0
+
+
+def _deck_virtual(args: argparse.Namespace) -> int:
+    from table.referee.registry import deck_toml, virtual_deck
+
+    deck = virtual_deck(args.edition)
+    text = deck_toml(deck)
+    if args.out == "-":
+        sys.stdout.write(text)
+        return 0
+    try:
+        with open(args.out, "w", encoding="utf-8") as f:
+            f.write(text)
+    except OSError as exc:
+        raise TableError(f"{args.out}: cannot write the deck file: {exc.strerror}") from None
+    print(f"wrote {len(deck.tags)} tags ({args.edition} and every control token) to {args.out}")
+    return 0
+
+
+def _deck_check(args: argparse.Namespace) -> int:
+    from table.referee.registry import load_deck
+
+    deck = load_deck(args.file, args.edition)
+    missing = deck.missing()
+    print(f"{args.file}: {len(deck.tags)} tags, edition {deck.edition}")
+    if missing:
+        print(f"missing {len(missing)}: {' '.join(missing)}")
+        return 1
+    print("complete: every card and token has a tag")
+    return 0
+
+
+def _say(args: argparse.Namespace) -> int:
+    import shutil
+    import tempfile
+    from pathlib import Path
+
+    from table.referee.announcements import CATALOGUE, Announcement, render
+    from table.voice.espeak import render_wav
+
+    if args.text in CATALOGUE:
+        params: list[tuple[str, str | int]] = []
+        for pair in args.params:
+            key, eq, value = pair.partition("=")
+            if not eq:
+                raise TableError(f"{pair!r} is not key=value")
+            params.append((key, int(value) if value.lstrip("-").isdigit() else value))
+        try:
+            text = render(Announcement(args.text, tuple(params)), args.lang)
+        except (KeyError, ValueError) as exc:
+            raise TableError(f"phrase {args.text}: missing or bad parameter {exc}") from None
+    else:
+        text = " ".join([args.text, *args.params])
+    print(text)
+    if args.out:
+        with tempfile.TemporaryDirectory() as tmp:  # espeak-ng says nothing of a bad --out
+            seconds = render_wav(text, args.lang, Path(tmp) / "say.wav")
+            try:
+                shutil.copyfile(Path(tmp) / "say.wav", args.out)
+            except OSError as exc:
+                raise TableError(f"{args.out}: cannot write the WAV file: {exc.strerror}") from None
+        print(f"wrote {args.out} ({seconds:.2f} s)")
+        return 0
+    import subprocess
+
+    with tempfile.TemporaryDirectory() as tmp:
+        wav = Path(tmp) / "say.wav"
+        render_wav(text, args.lang, wav)
+        for player in (["aplay", "-q"], ["paplay"], ["pw-play"]):
+            try:
+                subprocess.run([*player, str(wav)], check=True, capture_output=True, timeout=30)
+                return 0
+            except (OSError, subprocess.SubprocessError):
+                continue
+    print("no audio output found (aplay, paplay or pw-play): use --out FILE.wav", file=sys.stderr)
+    return 1
+
+
+def _voices(args: argparse.Namespace) -> int:
+    from table.voice.backends import BACKENDS, audio_player, make_backend
+    from table.voice.espeak import phonemes
+
+    for lang in ("en", "ja"):
+        try:
+            phonemes("test", lang)
+            print(f"espeak-ng voice for {lang}: ok")
+        except TableError as exc:
+            print(f"espeak-ng voice for {lang}: {exc}")
+    player = audio_player()
+    print(f"audio output: {' '.join(player) if player else 'none found (captions only)'}")
+    for name in BACKENDS:
+        if name in ("wav", "captions"):
+            print(f"backend {name}: usable (no sound card needed)")
+            continue
+        try:
+            make_backend(name)
+            print(f"backend {name}: usable" + ("" if player else " (renders only: no audio out)"))
+        except TableError as exc:
+            print(f"backend {name}: not usable: {exc}")
+    return 0
+
+
+def _demo(args: argparse.Namespace) -> int:
+    from sim.hardware.faults import Faults
+    from sim.players.bots import parse_bots
+    from sim.table.demo import DemoConfig, main_demo, parse_overrides
+
+    faults = Faults(args.drop_reads, args.duplicate_reads, args.noisy_serial, args.unplug)
+
+    cfg = DemoConfig(
+        players=args.players, preset=args.rules, overrides=parse_overrides(args.set),
+        seed=args.seed, fast=args.fast, voice=args.voice, rounds=args.rounds, lang=args.lang,
+        bots=parse_bots(args.bots), faults=faults,
+        pace=args.pace, hands=args.hands,
+    )
+    return main_demo(cfg, args.transcript)
+
+
+def _sim(args: argparse.Namespace) -> int:
+    from sim.players.bots import parse_bots
+    from sim.table.demo import parse_overrides
+    from sim.terminal.human import SimConfig, main_sim
+
+    cfg = SimConfig(
+        players=args.players, preset=args.rules, overrides=parse_overrides(args.set),
+        seed=args.seed, fast=args.fast, voice=args.voice, lang=args.lang, name=args.name,
+        bots=parse_bots(args.bots), rounds=args.rounds, hands=args.hands,
+    )
+    return main_sim(cfg)
+
+
+def _table_args(p: argparse.ArgumentParser, players: int) -> None:
+    """Options shared by ``demo`` and ``sim``."""
+    p.add_argument("--players", type=int, default=players,
+                   help=f"players at the table, 2 to 10 (default {players})")
+    p.add_argument("--rules", default="official", help="any rules preset (default official)")
+    p.add_argument("--set", action="append", metavar="OPTION=VALUE",
+                   help="a rules option on top of the preset (repeatable)")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--fast", action="store_true", help="no pauses, no waiting for speech")
+    p.add_argument("--voice", help="pyttsx3, espeak-ng, wav or captions "
+                   "(default: a voice where audio works and not --fast, else captions)")
+    p.add_argument("--rounds", type=int, default=0,
+                   help="stop after this many rounds (default 0: play the whole match)")
+    p.add_argument("--lang", choices=("en", "ja"), default="en", help="announcement language")
+    p.add_argument("--hands", choices=("full", "counts"), default="full",
+                   help="full: seat pads and a draw shoe (default); counts: only a play pad")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="uno-table", description="An automatic referee for UNO played with RFID-tagged cards."
+    )
+    parser.add_argument("--version", action="version", version=f"uno-table {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    p = sub.add_parser("replay", help="referee a scenario file and print what happens")
+    p.add_argument("file", help="a .scn scenario file")
+    p.add_argument("--json", action="store_true", help="print the replay JSON")
+    p.add_argument("--lang", choices=("en", "ja"), default="en", help="announcement language")
+    p.set_defaults(run=_replay)
+
+    p = sub.add_parser("selfplay", help="play random rounds and print a JSON summary")
+    p.add_argument("--games", type=int, default=100, help="rounds to play (default 100)")
+    p.add_argument("--players", type=int, default=None, help="players, 2 to 10 (default 4)")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--rules", default="official", help="rules preset (default official)")
+    p.add_argument("--bots", metavar="BOT,BOT,...",
+                   help="one bot a seat (random, heuristic): report win rates per seat and bot")
+    p.set_defaults(run=_selfplay)
+
+    p = sub.add_parser("say", help="hear or render a phrase (a catalogue key or any text)")
+    p.add_argument("text", help="a phrase key such as turn, or text to speak")
+    p.add_argument("params", nargs="*", help="key=value parameters of a phrase key")
+    p.add_argument("--lang", choices=("en", "ja"), default="en")
+    p.add_argument("--out", help="write a WAV file instead of playing it")
+    p.set_defaults(run=_say)
+
+    p = sub.add_parser("voices", help="list the speech backends and voices usable here")
+    p.set_defaults(run=_voices)
+
+    p = sub.add_parser("demo", help="bots play a match on a simulated table, narrated")
+    _table_args(p, 3)
+    p.add_argument("--bots", default="heuristic",
+                   help="bots by seat, cycled: random, heuristic (default heuristic)")
+    p.add_argument("--pace", type=float, default=0.8,
+                   help="seconds between moves without --fast (default 0.8)")
+    p.add_argument("--transcript", metavar="FILE", help="also write the transcript to FILE")
+    p.add_argument("--drop-reads", type=float, default=0.0, metavar="P",
+                   help="lose each tag read with probability P (the player taps again)")
+    p.add_argument("--duplicate-reads", type=float, default=0.0, metavar="P",
+                   help="report each tag read twice with probability P")
+    p.add_argument("--noisy-serial", action="store_true",
+                   help="read the play pad through a real serial reader on a pty, with noise")
+    p.add_argument("--unplug", type=float, default=0.0, metavar="P",
+                   help="unplug and replug the play pad before a tap with probability P")
+    p.set_defaults(run=_demo)
+
+    p = sub.add_parser("sim", help="play one seat at the terminal against bots")
+    _table_args(p, 3)
+    p.add_argument("--name", default="Sam", help="your name at the table (default Sam)")
+    p.add_argument("--bots", default="heuristic",
+                   help="the other seats' bots, cycled: random, heuristic (default heuristic)")
+    p.set_defaults(run=_sim)
+
+    deck = sub.add_parser("deck", help="deck files: tag UIDs to cards and tokens")
+    deck_sub = deck.add_subparsers(dest="deck_command", required=True, metavar="DECK-COMMAND")
+    p = deck_sub.add_parser("virtual", help="write the simulator's virtual deck")
+    p.add_argument("--edition", choices=sorted(EDITIONS), default="classic-108")
+    p.add_argument("--out", required=True, help="the deck file to write (- for stdout)")
+    p.set_defaults(run=_deck_virtual)
+    p = deck_sub.add_parser("check", help="check a deck file; list missing cards and tokens")
+    p.add_argument("file")
+    p.add_argument("--edition", choices=sorted(EDITIONS), default="classic-108",
+                   help="the edition, unless the file names one")
+    p.set_defaults(run=_deck_check)
+
+    from table.commands.daemon import add_commands
+
+    add_commands(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        code: int = args.run(args)
+    except TableError as exc:
+        print(f"uno-table: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except BrokenPipeError:
+        return 0
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

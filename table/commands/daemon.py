@@ -1,0 +1,131 @@
+"""The daemon's commands: ``run``, ``status``, ``history``, ``enroll``, ``doctor``, ``service``.
+
+Registered on the main parser by :func:`add_commands`. Errors are :class:`TableError` and reach
+the user as one line with exit code 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import math
+import sys
+
+from table.cards import EDITIONS
+
+DEFAULT_CONFIG = "/etc/uno-table/config.toml"
+
+
+def _logging(level: str) -> None:
+    logging.basicConfig(
+        level=getattr(logging, level.upper()),
+        format="%(levelname)s %(name)s: %(message)s",
+        stream=sys.stderr,
+    )
+
+
+def _run(args: argparse.Namespace) -> int:
+    from table.runtime.config import load_config
+    from table.runtime.daemon import run
+
+    config = load_config(args.config)
+    _logging(args.log_level)
+    if args.events is None:
+        return run(config, None, args.new_match)
+    if args.events == "-":
+        return run(config, sys.stdout, args.new_match)
+    from table.errors import TableError
+
+    try:
+        out = open(args.events, "a", encoding="utf-8")  # noqa: SIM115 (open all evening)
+    except OSError as exc:
+        raise TableError(f"{args.events}: cannot write the event stream: {exc.strerror}") from None
+    with out:
+        return run(config, out, args.new_match)
+
+
+def _status(args: argparse.Namespace) -> int:
+    from table.journal.history import status, status_text
+
+    data = status(args.journal)
+    print(json.dumps(data, ensure_ascii=False) if args.json else status_text(data))
+    return 0
+
+
+def _history(args: argparse.Namespace) -> int:
+    from table.journal.history import history, history_csv, history_text
+
+    matches = history(args.journal)
+    text = history_csv(matches) if args.csv else history_text(matches) + "\n"
+    sys.stdout.write(text)
+    return 0
+
+
+def _enroll(args: argparse.Namespace) -> int:
+    from table.commands.enroll import enroll_command
+
+    return enroll_command(args)
+
+
+def _doctor(args: argparse.Namespace) -> int:
+    from table.commands.doctor import doctor
+    from table.errors import TableError
+
+    if not math.isfinite(args.timeout) or args.timeout <= 0:
+        raise TableError(f"--timeout {args.timeout}: use a number of seconds above 0")
+    return doctor(args.config, timeout=args.timeout)
+
+
+def _service(args: argparse.Namespace) -> int:
+    from table.commands.service import unit
+    from table.runtime.config import load_config
+
+    load_config(args.config)  # a unit for a configuration that cannot run would fail each boot
+    sys.stdout.write(unit(args.config, args.user))
+    return 0
+
+
+def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser("run", help="referee the table: readers, controls, voice and journal")
+    p.add_argument("--config", required=True, help="the configuration file (TOML)")
+    p.add_argument("--events", metavar="-|FILE",
+                   help="write the JSON-lines event stream to stdout (-) or append it to FILE")
+    p.add_argument("--new-match", action="store_true",
+                   help="start a new match even when the journal holds one in progress")
+    p.add_argument("--log-level", choices=("debug", "info", "warning", "error"), default="info")
+    p.set_defaults(run=_run)
+
+    p = sub.add_parser("status", help="the state of the newest match in a journal")
+    p.add_argument("--journal", required=True, help="the journal file (SQLite)")
+    p.add_argument("--json", action="store_true", help="print JSON in replay's shape")
+    p.set_defaults(run=_status)
+
+    p = sub.add_parser("history", help="every match's rounds and scores from a journal")
+    p.add_argument("--journal", required=True, help="the journal file (SQLite)")
+    p.add_argument("--csv", action="store_true", help="CSV, one row per player per round")
+    p.set_defaults(run=_history)
+
+    p = sub.add_parser("enroll", help="tag a deck: asks for each card, writes the deck file")
+    p.add_argument("--out", required=True, help="the deck file to write (and to resume from)")
+    p.add_argument("--edition", choices=sorted(EDITIONS), default=None,
+                   help="the deck edition (default: the file's, else the config's rules.deck)")
+    p.add_argument("--reader", help="the reader to tap cards on (default: the play pad)")
+    p.add_argument("--config", default=DEFAULT_CONFIG,
+                   help=f"the configuration naming the readers (default {DEFAULT_CONFIG})")
+    p.add_argument("--seats", type=int, default=None,
+                   help="seat tokens to enrol (default: the config's players)")
+    p.add_argument("--skip", default="", metavar="CODE,...",
+                   help="cards or tokens not to ask for (a lost card: R5#2,token:don)")
+    p.set_defaults(run=_enroll)
+
+    p = sub.add_parser("doctor", help="check the configuration, readers, permissions and audio")
+    p.add_argument("--config", default=DEFAULT_CONFIG, help="the configuration file")
+    p.add_argument("--timeout", type=float, default=3.0,
+                   help="seconds to wait for each reader (default 3)")
+    p.set_defaults(run=_doctor)
+
+    p = sub.add_parser("service", help="print a systemd unit that runs the daemon at boot")
+    p.add_argument("--config", default=DEFAULT_CONFIG, help="the configuration file")
+    p.add_argument("--user", default="uno-table", help="the user the service runs as")
+    p.set_defaults(run=_service)

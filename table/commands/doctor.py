@@ -1,0 +1,217 @@
+"""``uno-table doctor``: checks everything the daemon needs, and says what to fix.
+
+The configuration (a bad one is the usual one-line error, exit 2), every reader (opened for
+real: it must come live within the timeout; a backend with a ``probe()`` method, such as a chip
+version read, is asked too), the permissions the readers and GPIO need, the journal's folder,
+the audio output and the speech backends. Exit code 0 when all is well, 1 when something needs
+fixing.
+"""
+
+from __future__ import annotations
+
+import grp
+import os
+import queue
+import sqlite3
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from table.errors import TableError
+from table.readers.base import ReaderStatus, Report
+from table.readers.factory import Reader, ReaderSpec, make_reader
+from table.runtime.config import Config, load_config
+
+SERIAL_KINDS = ("serial-line", "rdm6300", "bridge")
+VERSION_REG = 0x37  # MFRC522 VersionReg
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    ok: bool
+    what: str
+    fix: str = ""
+
+    def line(self) -> str:
+        text = f"{'ok ' if self.ok else 'FIX'}  {self.what}"
+        return text + (f"\n       -> {self.fix}" if self.fix else "")
+
+
+def _groups() -> set[str]:
+    names = set()
+    for gid in os.getgroups():
+        try:
+            names.add(grp.getgrgid(gid).gr_name)
+        except KeyError:
+            continue
+    return names
+
+
+def _device_access(path: Path, what: str) -> Finding:
+    if os.access(path, os.R_OK | os.W_OK):
+        return Finding(True, f"{what}: {path} can be opened for reading and writing")
+    try:
+        group = grp.getgrgid(path.stat().st_gid).gr_name
+    except (KeyError, OSError):
+        group = "dialout"
+    return Finding(False, f"{what}: no permission to use {path}",
+                   f"add the user to the {group} group: sudo usermod -aG {group} "
+                   f"{os.environ.get('USER', 'USER')} (then log in again)")
+
+
+def _probe(reader: Reader) -> str:
+    """What a live reader can tell about itself: a backend's own ``probe()``, or an MFRC522's
+    version register (0x91 or 0x92 for a genuine chip)."""
+    probe = getattr(reader, "probe", None)
+    if callable(probe):
+        return f", {probe()}"
+    chip = getattr(reader, "chip", None)
+    if chip is not None and hasattr(chip, "Read_MFRC522"):
+        return f", chip version 0x{int(chip.Read_MFRC522(VERSION_REG)):02X}"
+    return ""
+
+
+def _why_not(spec: ReaderSpec, what: str) -> list[Finding]:
+    """Likely causes of a reader that did not come live."""
+    found = []
+    if spec.port:
+        found.append(_device_access(Path(spec.port), what))
+    if spec.kind == "mfrc522":
+        dev = Path(f"/dev/spidev{spec.bus}.{spec.device}")
+        if not dev.exists():
+            found.append(Finding(False, f"{what}: {dev} does not exist",
+                                 "enable SPI: sudo raspi-config nonint do_spi 0, then reboot"))
+        else:
+            found.append(_device_access(dev, what))
+    return [f for f in found if not f.ok]
+
+
+def check_reader(spec: ReaderSpec, timeout: float) -> list[Finding]:
+    """Open the reader for real and wait for it to come live."""
+    what = f"reader {spec.name} ({spec.kind}, {spec.role})"
+    reports: queue.Queue[Report] = queue.Queue()
+    try:
+        reader = make_reader(spec, reports.put)
+        reader.start()
+    except Exception as exc:  # a backend's library missing, a device that cannot be opened
+        return [Finding(False, f"{what}: cannot start: {exc}",
+                        "check the reader's kind, port and wiring"), *_why_not(spec, what)]
+    state, detail = "no report", ""
+    try:
+        deadline = time.monotonic() + timeout
+        while state != "live":
+            try:
+                report = reports.get(timeout=max(0.0, deadline - time.monotonic()))
+            except queue.Empty:
+                break
+            if isinstance(report, ReaderStatus):
+                state, detail = report.state, report.detail or detail
+        if state == "live":
+            return [Finding(True, f"{what}: live{_probe(reader)}")]
+    finally:
+        reader.stop(timeout=2.0)
+    where = f" on {spec.port}" if spec.port else ""
+    said = f"{state}: {detail}" if detail else state
+    return [Finding(False, f"{what}: not live after {timeout:g} s ({said})",
+                    f"check the cable and power of the reader{where}; "
+                    "ls -l /dev/serial/by-id/ lists the USB serial devices"),
+            *_why_not(spec, what)]
+
+
+def check_groups(config: Config) -> list[Finding]:
+    if os.geteuid() == 0:
+        return [Finding(True, "permissions: running as root (the service runs as its own user)")]
+    need: dict[str, str] = {}
+    kinds = {r.kind for r in config.readers}
+    if kinds & set(SERIAL_KINDS):
+        need["dialout"] = "serial readers"
+    if "mfrc522" in kinds:
+        need["spi"] = "SPI readers"
+        need["gpio"] = "the readers' reset pin"
+    if config.controls or config.buzzer is not None:
+        need["gpio"] = "buttons, LEDs and buzzer"
+    have = _groups()
+    user = os.environ.get("USER", "USER")
+    return [
+        Finding(True, f"group {g}: member ({why})") if g in have else
+        Finding(False, f"group {g}: not a member, needed for {why}",
+                f"sudo usermod -aG {g} {user} (then log in again)")
+        for g, why in need.items()
+    ]
+
+
+def check_journal(config: Config) -> Finding:
+    path = config.journal_path
+    if not os.access(path.parent, os.W_OK):
+        return Finding(False, f"journal: cannot write in {path.parent}",
+                       f"sudo install -d -o {os.environ.get('USER', 'USER')} {path.parent}")
+    if not path.exists():
+        return Finding(True, f"journal: {path} will be created")
+    try:
+        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        try:
+            ok = db.execute("PRAGMA quick_check").fetchone()[0] == "ok"
+        finally:
+            db.close()
+    except sqlite3.Error:
+        ok = False
+    if ok:
+        return Finding(True, f"journal: {path} is intact")
+    return Finding(False, f"journal: {path} is damaged",
+                   "uno-table run repairs it at start, keeping the damaged file beside it")
+
+
+def check_voice(config: Config) -> list[Finding]:
+    from table.voice.backends import audio_player, make_backend
+    from table.voice.espeak import phonemes
+
+    found = []
+    try:
+        phonemes("test", config.language)
+        found.append(Finding(True, f"speech: espeak-ng speaks {config.language}"))
+    except TableError as exc:
+        found.append(Finding(False, f"speech: {exc}", "sudo apt-get install espeak-ng"))
+    player = audio_player()
+    if player is not None:
+        found.append(Finding(True, f"audio output: {' '.join(player)}"))
+    elif config.voice_backend in ("pyttsx3", "espeak-ng"):
+        found.append(Finding(False, "audio output: no aplay, paplay or pw-play found",
+                             "sudo apt-get install alsa-utils"))
+    if config.voice_backend not in ("captions", "wav"):
+        try:
+            make_backend(config.voice_backend)
+            found.append(Finding(True, f"voice backend {config.voice_backend}: usable"))
+        except TableError as exc:
+            found.append(Finding(False, f"voice backend {config.voice_backend}: {exc}",
+                                 'set [voice] backend = "espeak-ng" or "captions"'))
+    return found
+
+
+def check_deck(config: Config) -> Finding:
+    missing = config.deck.missing()
+    tags = len(config.deck.tags)
+    if not missing:
+        return Finding(True, f"deck: {tags} tags, every card and token of {config.deck.edition}")
+    cards = [m for m in missing if not m.startswith("token:")]
+    if not cards:
+        return Finding(True, f"deck: {tags} tags; {len(missing)} tokens have no tag")
+    return Finding(False, f"deck: {len(cards)} cards have no tag: {' '.join(cards[:8])}"
+                   + (" ..." if len(cards) > 8 else ""),
+                   "uno-table enroll --out DECK resumes the enrolment where it stopped")
+
+
+def doctor(config_path: str, timeout: float = 3.0) -> int:
+    config = load_config(config_path)  # a bad config: one line, exit 2
+    findings = [Finding(True, f"config: {config.path} ({len(config.players)} players, "
+                              f"{len(config.readers)} readers, {config.options.preset} rules)")]
+    findings.append(check_deck(config))
+    findings += check_groups(config)
+    for spec in config.readers:
+        findings += check_reader(spec, timeout)
+    findings.append(check_journal(config))
+    findings += check_voice(config)
+    for finding in findings:
+        print(finding.line(), flush=True)
+    problems = sum(not f.ok for f in findings)
+    print(f"\n{problems} to fix" if problems else "\nall good: uno-table run can start")
+    return 1 if problems else 0

@@ -1,0 +1,374 @@
+"""``uno-table run``: the referee at a real table, all evening.
+
+It wires the checked configuration to the parts: the readers and seat controls feed the
+referee's one thread (:class:`table.runtime.loop.TableLoop`); every tag read and press it takes is
+written to the journal *before* anything about it is said or published; announcements go to the
+announcer (speech runs in its own thread) and, with ``--events``, every read, press, verdict,
+announcement and state change is one JSON line on the event stream, flushed at once.
+
+On start the newest match in the journal is resumed when it was played with the same set-up
+and is not over; this is said aloud. SIGTERM and SIGINT stop the daemon cleanly.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import threading
+import time
+import warnings
+from collections.abc import Callable
+from typing import Any, TextIO
+
+from table import __version__
+from table.errors import TableError
+from table.journal.records import (
+    MatchSetup,
+    freeze,
+    resume,
+    trim,
+    verdict,
+)
+from table.journal.store import Journal
+from table.readers.base import ReaderStatus, Report, TagLifted, TagRead
+from table.readers.factory import Reader, ReaderSpec, make_reader
+from table.referee.announcements import Announcement, render
+from table.referee.referee import Outcome, Press, Referee, Tick
+from table.referee.registry import Token
+from table.referee.views import standing_json, state_event_json
+from table.rules import Phase
+from table.runtime.config import Config
+from table.runtime.events import EventStream
+from table.runtime.loop import TableLoop
+from table.voice.announcer import Announcer, Backend
+from table.voice.prewarm import prewarm_texts
+
+log = logging.getLogger(__name__)
+
+EXIT_UNSAVED = 1  # the exit code of a stop that could not write every input into the journal
+READY_DEADLINE = 10.0  # seconds to wait for every reader before saying ready anyway
+CHECKPOINT_EVERY = 500  # commits between checkpoints when the table never pauses
+
+
+def setup_of(config: Config) -> MatchSetup:
+    return MatchSetup(
+        players=config.players,
+        options=config.options,
+        dealer=config.dealer,
+        readers=tuple(config.roles()),
+        deck=config.deck,
+        color_reminder=config.color_reminder,
+    )
+
+
+def backend_factory(config: Config, prewarm: bool = True) -> Callable[[], Backend]:
+    """Makes the configured speech backend in the speaker thread, pre-renders the table's
+    common phrases there, and falls back to captions when the backend cannot work here."""
+    from table.errors import TableError
+    from table.voice.backends import CaptionsBackend, make_backend
+
+    def make() -> Backend:
+        try:
+            backend: Any = make_backend(config.voice_backend, config.voice_folder)
+        except TableError as exc:
+            log.warning("voice backend %s cannot work here (%s): captions only",
+                        config.voice_backend, exc)
+            return CaptionsBackend()
+        cache = getattr(backend, "cache", None)
+        if cache is not None:
+            cache.enabled = config.voice_cache
+            if prewarm and config.voice_cache and config.voice_prewarm:
+                texts = prewarm_texts(config.players, config.language, config.pronunciations)
+                started = time.perf_counter()
+                new = cache.prewarm(texts, config.language)
+                log.info("phrase cache: %d phrases rendered in %.2f s", new,
+                         time.perf_counter() - started)
+        result: Backend = backend
+        return result
+
+    return make
+
+
+class Daemon:
+    def __init__(
+        self,
+        config: Config,
+        events: TextIO | None = None,
+        *,
+        new_match: bool = False,
+        journal: Journal | None = None,
+        backend: Callable[[], Backend] | None = None,
+        pin_factory: Any = None,
+    ) -> None:
+        self.config = config
+        self.stream = EventStream(events)
+        self.stream.emit("start", version=__version__, config=str(config.path),
+                         journal=str(config.journal_path))
+        self.new_match = new_match
+        self.pin_factory = pin_factory
+        # The hardware first: a table that cannot run touches no journal.
+        self.controls: Any = self._make_controls()
+        self.readers: list[Reader] = [self._make_reader(spec) for spec in config.readers]
+        self.journal = journal or Journal(config.journal_path, config.journal_sync,
+                                          auto_checkpoint=False)
+        self.backend = backend or backend_factory(config)
+        self.inputs = 0  # inputs of this match so far (journaled or waiting)
+        self._unsnapped = 0  # inputs since the last snapshot
+        self._setup = setup_of(config)
+        self._live: set[str] = set()
+        self._ready = False
+        self._started = time.monotonic()
+        self.referee, said = self._resume_or_begin()
+        self.announcer = Announcer(self.backend, config.language, config.pronunciations)
+        self.loop = TableLoop(self.referee, self._on_outcome, tick_every=1.0)
+        self._opening = said
+
+    # --- start and stop -----------------------------------------------------------------------
+
+    def _resume_or_begin(self) -> tuple[Referee, list[Announcement]]:
+        setup = self._setup
+        said: list[Announcement] = []
+        if self.journal.restored:
+            self.stream.emit("journal", state="restored", inputs=self.journal.restored)
+        repair = self.journal.repair
+        if repair is not None:
+            message = repair.message(self.journal.path)
+            log.warning("%s", message)
+            self.stream.emit("journal", state="repaired", message=message)
+            said.append(Announcement("journal-repaired", (), 2))
+        record = None if self.new_match else self.journal.last_match()
+        if record is not None and record.setup.digest() == setup.digest():
+            ref = resume(setup, record.inputs, self.journal.snapshot(record))
+            if ref.state.phase is not Phase.MATCH_OVER:
+                self.journal.carry_on(record)
+                self.inputs = len(record.inputs)
+                log.info("resuming match %d after %d inputs", record.id, self.inputs)
+                self.stream.emit("resumed", inputs=self.inputs, **standing_json(ref.state))
+                said.append(Announcement("match-resumed", (("round", ref.state.round),), 2))
+                said.extend(_where_we_are(ref))
+                return ref, said
+        elif record is not None:
+            log.info("the configuration changed since match %d: a new match begins", record.id)
+        ref, opening = self._new_match(setup)
+        return ref, said + opening
+
+    def _new_match(self, setup: MatchSetup) -> tuple[Referee, list[Announcement]]:
+        ref, opening = setup.create()
+        self.journal.begin(setup)
+        self.inputs = 0
+        self._unsnapped = 0
+        self.stream.emit("new-match", players=list(setup.players), preset=setup.options.preset)
+        return ref, opening
+
+    def _match_over_next_round(self, item: TagRead | Press, out: Outcome) -> bool:
+        """The next-round token after the match is over starts a new match."""
+        if not isinstance(item, TagRead) or out.reason != "match-over":
+            return False
+        return self.referee.deck.lookup(item.uid) == Token("next-round")
+
+    def start(self) -> None:
+        self.loop.start()
+        for ann in self._opening:
+            self._say(ann)
+        self._show_turn()
+        for reader in self.readers:
+            reader.start()
+
+    def _make_controls(self) -> Any:
+        from table.runtime.controls import Controls, SeatPins
+
+        config = self.config
+        if not config.controls and config.buzzer is None:
+            return None
+        if config.pin_factory:
+            os.environ.setdefault("GPIOZERO_PIN_FACTORY", config.pin_factory)
+        pins = [SeatPins({}) for _ in config.players]
+        for seat in config.controls:
+            pins[seat.seat] = SeatPins(seat.buttons, seat.led)
+        try:
+            with warnings.catch_warnings(record=True) as caught:  # gpiozero's fallback notes
+                warnings.simplefilter("always")
+                controls = Controls(pins, self._report, config.buzzer, self.pin_factory)
+            for note in caught:
+                log.debug("gpiozero: %s", note.message)
+            return controls
+        except Exception as exc:  # gpiozero's errors: no pin factory here, a pin in use...
+            raise TableError(f"{config.path}: controls: the GPIO pins cannot be used "
+                             f"({type(exc).__name__}: {exc}); on a Pi install the pi extra, "
+                             'elsewhere set [controls] pin_factory = "mock"') from None
+
+    def _make_reader(self, spec: ReaderSpec) -> Reader:
+        try:
+            return make_reader(spec, self._report)
+        except TableError as exc:  # the backend's own check of its keys: name the file
+            raise TableError(f"{self.config.path}: {exc}") from None
+        except Exception as exc:  # a backend's library missing or failing to load
+            raise TableError(f"{self.config.path}: reader {spec.name} ({spec.kind}) cannot be "
+                             f"made: {type(exc).__name__}: {exc}") from None
+
+    def stop(self) -> int:
+        """Stop everything; the exit code: 0, or EXIT_UNSAVED when inputs could not be written
+        into the journal (they are kept beside it when at all possible)."""
+        for reader in self.readers:
+            reader.stop()
+        self.loop.stop()
+        self.announcer.close()
+        if self.controls is not None:
+            self.controls.close()
+        code = 0 if self.journal.flush() else self._keep_unsaved()
+        self.journal.close()
+        self.stream.emit("stopped", inputs=self.inputs)
+        return code
+
+    def _keep_unsaved(self) -> int:
+        """The journal cannot be written at the stop: the waiting inputs go to a file beside
+        it, written into the journal at the next start. Said loudly either way."""
+        journal = self.journal
+        waiting = len(journal.waiting)
+        where: str | None = None
+        kept = 0
+        try:
+            path, kept = journal.keep_unsaved()
+            where = str(path) if kept else None
+        except OSError as exc:
+            log.error("the inputs cannot be kept beside the journal either: %s", exc)
+        if kept:
+            log.error("journal %s cannot be written (%s): %d inputs are kept in %s and go "
+                      "into the journal at the next start", journal.path, journal.error, kept,
+                      where)
+        if waiting > kept:
+            log.error("journal %s cannot be written (%s): %d inputs are LOST", journal.path,
+                      journal.error, waiting - kept)
+        self.stream.emit("journal", state="unsaved", kept=kept, lost=waiting - kept, file=where)
+        return EXIT_UNSAVED
+
+    # --- the referee thread -------------------------------------------------------------------
+
+    def _report(self, report: Report | Press) -> None:
+        """Readers' and buttons' reports (from their threads) into the referee's queue."""
+        self.loop.put(report)
+
+    def _journal(self, item: TagRead | TagLifted | Press, word: str) -> list[Announcement]:
+        """``item`` on disk (before a word of it is said); what to say if the disk filled up
+        or has room again."""
+        healthy = self.journal.healthy
+        self.journal.append(item, word)
+        self.inputs += 1
+        self._unsnapped += 1
+        if healthy and not self.journal.healthy:
+            self.stream.emit("journal", state="full", waiting=len(self.journal.waiting))
+            return [Announcement("journal-full", (), 2)]
+        if not healthy and self.journal.healthy:
+            self.stream.emit("journal", state="saved")
+            return [Announcement("journal-back", (), 2)]
+        return []
+
+    def _on_outcome(
+        self, item: TagRead | TagLifted | Press | Tick | ReaderStatus, out: Outcome
+    ) -> None:
+        trim(self.referee)
+        said = list(out.announcements)
+        if isinstance(item, TagLifted):
+            # Which card rests on which pad is part of the match: a card tapped again after
+            # it left the pad is a new tap, in the replay of the journal as at the table.
+            said[:0] = self._journal(item, verdict(out))
+            self.stream.emit("lift", n=self.inputs, reader=item.reader)
+        elif isinstance(item, TagRead | Press):
+            word = verdict(out)
+            said[:0] = self._journal(item, word)
+            if isinstance(item, TagRead):
+                log.debug("tag %s on %s: %s", item.uid, item.reader, word)
+                self.stream.emit("tag", reader=item.reader)
+                where: dict[str, Any] = {"input": "tag", "reader": item.reader}
+            else:
+                self.stream.emit("press", seat=self.config.players[item.seat], button=item.button)
+                where = {"input": "press", "seat": self.config.players[item.seat]}
+            # The table's lights and buzzer follow the verdict before anyone hears of it.
+            new_match = word == "rejected" and self._match_over_next_round(item, out)
+            if word == "rejected" and not new_match and self.controls is not None:
+                self.controls.rejected()
+            self._show_turn()
+            self.stream.emit("verdict", n=self.inputs, verdict=word, reason=out.reason, **where)
+            if word != "rejected":
+                self.stream.emit("state", n=self.inputs, **state_event_json(self.referee.state))
+            elif new_match:
+                self.referee, opening = self._new_match(self._setup)
+                self.loop.referee = self.referee  # this thread is the loop's: a safe swap
+                said = opening
+        elif isinstance(item, ReaderStatus):
+            self.stream.emit("reader", reader=item.reader, state=item.state, detail=item.detail)
+            if item.state == "live":
+                self._live.add(item.reader)
+            self._check_ready()
+        else:
+            self._check_ready()
+            if self._unsnapped:
+                self._snapshot()  # a pause at the table: the cheapest moment
+            if self.journal.unchecked:
+                self.journal.checkpoint()
+        for ann in said:
+            self._say(ann)
+        self._show_turn()
+        if self._unsnapped >= self.config.snapshot_every:
+            self._snapshot()
+        if self.journal.unchecked >= CHECKPOINT_EVERY:
+            self.journal.checkpoint()  # after the verdict is out, not inside a tap's commit
+
+    def _snapshot(self) -> None:
+        """Save the referee so that a resume replays only the inputs after this point."""
+        if not self.journal.healthy or self.journal.waiting:
+            return  # it must match the inputs on disk; it waits for them
+        if self.journal.save_snapshot(*freeze(self.referee)):
+            self._unsnapped = 0
+
+    def _say(self, ann: Announcement) -> None:
+        text = render(ann, self.config.language, self.config.pronunciations)
+        log.info("says: %s", text)
+        self.stream.emit("announcement", key=ann.key, text=text)
+        self.announcer.announce(ann)
+
+    def _show_turn(self) -> None:
+        if self.controls is not None:
+            s = self.referee.state
+            self.controls.show_turn(s.turn if s.phase is Phase.PLAY else None)
+
+    def _check_ready(self) -> None:
+        if self._ready:
+            return
+        names = {r.name for r in self.config.readers}
+        waited = time.monotonic() - self._started
+        if names <= self._live or waited > READY_DEADLINE:
+            self._ready = True
+            missing = sorted(names - self._live)
+            if missing:
+                log.warning("ready without the readers %s", ", ".join(missing))
+            self.stream.emit("ready", inputs=self.inputs, missing=missing,
+                             seconds=round(waited, 3))
+
+
+def _where_we_are(ref: Referee) -> list[Announcement]:
+    """After a resume: whose turn it is (or who must still name a colour)."""
+    s = ref.state
+    if s.phase is not Phase.PLAY:
+        return []
+    if s.awaiting_color is not None:
+        return [Announcement("color-needed", (("player", s.players[s.awaiting_color]),), 2)]
+    return [Announcement("turn", (("player", s.players[s.turn]),), 0)]
+
+
+def run(config: Config, events: TextIO | None, new_match: bool = False) -> int:
+    """Run until SIGTERM or SIGINT."""
+    stop = threading.Event()
+
+    def on_signal(signum: int, frame: object) -> None:
+        log.info("signal %d: stopping", signum)
+        stop.set()
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+    daemon = Daemon(config, events, new_match=new_match)
+    daemon.start()
+    while not stop.wait(0.5):
+        pass
+    return daemon.stop()

@@ -1,0 +1,68 @@
+"""The referee's thread: one queue of inputs (tag reads, presses, ticks), one consumer.
+
+Readers and controls run in threads of their own and only ever call :meth:`TableLoop.put`; the
+referee itself is touched by this one thread, so it needs no locks. When no input comes for
+``tick_every`` seconds the loop feeds a :class:`Tick`, which is how reminders happen.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from collections.abc import Callable
+
+from table.readers.base import ReaderStatus, TagLifted, TagRead
+from table.referee.referee import Outcome, Press, Referee, Tick
+
+log = logging.getLogger(__name__)
+
+Input = TagRead | TagLifted | Press | Tick | ReaderStatus
+Listener = Callable[[Input, Outcome], None]
+
+
+class TableLoop:
+    def __init__(
+        self,
+        referee: Referee,
+        listener: Listener,
+        tick_every: float = 1.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.referee = referee
+        self.listener = listener
+        self.tick_every = tick_every
+        self.clock = clock
+        self._queue: queue.Queue[Input | None] = queue.Queue()
+        self._thread = threading.Thread(target=self._run, name="referee", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def put(self, item: Input) -> None:
+        """Hand an input to the referee (from any thread)."""
+        self._queue.put(item)
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """Finish the inputs already queued, then stop."""
+        self._queue.put(None)
+        self._thread.join(timeout)
+
+    def _run(self) -> None:
+        while True:
+            try:
+                item = self._queue.get(timeout=self.tick_every)
+            except queue.Empty:
+                item = Tick(self.clock())
+            if item is None:
+                return
+            try:
+                outcome = self.referee.handle(item)
+            except Exception:  # the referee must outlive any bug in one input
+                log.exception("input %r could not be refereed; the game goes on", item)
+                continue
+            try:
+                self.listener(item, outcome)
+            except Exception:
+                log.exception("a listener failed on %r; the game goes on", item)
