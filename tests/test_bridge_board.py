@@ -386,3 +386,13 @@ def test_the_board_command_refuses_a_bad_link_in_one_line(built: None, tmp_path:
     assert proc.stderr.strip().splitlines() == [
         f"avr_board: cannot make the link {bad}: No such file or directory"
     ]
+
+
+def test_the_boards_port_is_held_by_one_program(table: Table, link: Path) -> None:
+    """Another program opening the board's port (a second daemon, doctor) would take some of
+    its frames: while the readers are live, the port is locked against it."""
+    from table.readers.serial_reader import in_use
+
+    assert in_use(str(link))
+    table.stop()
+    assert not in_use(str(link))

@@ -3,15 +3,19 @@ prints a unit systemd can run."""
 
 from __future__ import annotations
 
+import fcntl
 import sys
 from pathlib import Path
 
 import pytest
-from daemon_harness import write_config
+from daemon_harness import start, tap_all, write_config
 
 from sim.ptys import PtyReader
+from sim.scripted import scripted_taps
 from table.cli import main
 from table.service import existing_groups
+
+PLAYERS = ("Aki", "Ken", "Mio")
 
 
 def test_doctor_finds_a_live_reader(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -23,6 +27,44 @@ def test_doctor_finds_a_live_reader(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert "ok   reader pad (serial-line, play): live" in out
     assert "ok   journal:" in out and "ok   speech: espeak-ng speaks en" in out
     assert code == 0, out
+
+
+def test_doctor_leaves_the_readers_of_a_refereeing_daemon_alone(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Doctor run while the daemon referees: it says so instead of opening the daemon's
+    readers, and every tap still gets its verdict."""
+    pad = PtyReader(tmp_path / "pad")
+    config = write_config(tmp_path, PLAYERS)
+    daemon, _ = start(config, pad)
+    try:
+        code = main(["doctor", "--config", str(config), "--timeout", "2"])
+        out = capsys.readouterr().out
+        assert ("ok   readers: uno-table run is refereeing with "
+                f"{tmp_path / 'journal.sqlite3'}, so its readers were left to it") in out
+        assert "reader pad" not in out
+        assert code == 0, out
+        verdicts = tap_all(daemon, pad, scripted_taps(PLAYERS, 6, seed=2))
+        assert len(verdicts) == 6
+    finally:
+        assert daemon.stop() == 0
+        pad.close()
+    assert "multiple access" not in "".join(daemon.stderr)
+
+
+def test_doctor_names_a_port_another_program_holds(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pad = PtyReader(tmp_path / "pad")
+    config = write_config(tmp_path)
+    with open(pad.link, "rb", buffering=0) as other:  # a terminal program, say, with its lock
+        fcntl.flock(other, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        code = main(["doctor", "--config", str(config), "--timeout", "1"])
+    pad.close()
+    out = capsys.readouterr().out
+    assert f"FIX  reader pad (serial-line, play): {pad.link} is in use by another program" in out
+    assert f"-> stop that program (fuser -v {pad.link} names it)" in out
+    assert code == 1
 
 
 def test_doctor_says_what_to_fix_for_a_dead_reader(

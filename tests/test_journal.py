@@ -218,3 +218,16 @@ def test_inputs_kept_in_memory_are_written_when_room_comes_back(tmp_path: Path) 
     assert journal.flush() and journal.healthy and not journal.waiting
     journal.close()
     assert read_journal(path)[-1].inputs == inputs
+
+
+def test_in_use_tells_whether_an_uno_table_holds_the_journal(tmp_path: Path) -> None:
+    from table.journal import in_use
+
+    path = tmp_path / "journal.sqlite3"
+    assert not in_use(path)
+    assert not (tmp_path / "journal.sqlite3.lock").exists()  # asking creates nothing
+    journal = Journal(path, preallocate=False)
+    assert in_use(path)
+    journal.close()
+    assert not in_use(path)
+    Journal(path, preallocate=False).close()  # asking took no lock a daemon would meet
