@@ -18,6 +18,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from table import pi_board
 from table.config import Config, load_config
 from table.errors import TableError
 from table.journal import in_use as journal_in_use
@@ -143,6 +144,37 @@ def check_readers(config: Config, timeout: float) -> list[Finding]:
     return [found for spec in config.readers for found in check_reader(spec, timeout)]
 
 
+def needs_gpio(config: Config) -> bool:
+    """Whether the table drives GPIO: an MFRC522's reset pin, buttons, LEDs, a buzzer."""
+    return (any(r.kind == "mfrc522" for r in config.readers) or bool(config.controls)
+            or config.buzzer is not None)
+
+
+def check_gpio_library(model_file: Path | None = None,
+                       path: list[str] | None = None) -> list[Finding]:
+    """The ``RPi.GPIO`` installed, against the one the board needs (see :mod:`table.pi_board`).
+    Nothing to say off a Raspberry Pi."""
+    model = pi_board.board_model(model_file)
+    if model is None:
+        return []
+    want = pi_board.wanted(model)
+    have, both = pi_board.imported(path), pi_board.installed(path)
+    fix = (f"pip uninstall -y {' '.join(pi_board.PACKAGES)}; then, in the checkout, "
+           f"pip install -e '.[{pi_board.extra(want)}]'"
+           + (" && pip install --no-deps mfrc522==0.0.7" if want == "rpi-lgpio" else "")
+           + " (README: Setting up the Pi)")
+    if have is None:
+        return [Finding(False, f"RPi.GPIO: not installed; a {model} needs {want}'s", fix)]
+    if have != want:
+        return [Finding(False, f"RPi.GPIO: {have}'s is installed; a {model} needs {want}'s",
+                        fix)]
+    if len(both) > 1:
+        other = next(p for p in both if p != have)
+        return [Finding(False, f"RPi.GPIO: {have}'s, but {other} is installed too and the "
+                        "next install of either decides which one is imported", fix)]
+    return [Finding(True, f"RPi.GPIO: {have}'s, as a {model} needs")]
+
+
 def check_groups(config: Config) -> list[Finding]:
     if os.geteuid() == 0:
         return [Finding(True, "permissions: running as root (the service runs as its own user)")]
@@ -231,6 +263,8 @@ def doctor(config_path: str, timeout: float = 3.0) -> int:
                               f"{len(config.readers)} readers, {config.options.preset} rules)")]
     findings.append(check_deck(config))
     findings += check_groups(config)
+    if needs_gpio(config):
+        findings += check_gpio_library()
     findings += check_readers(config, timeout)
     findings.append(check_journal(config))
     findings += check_voice(config)
