@@ -83,11 +83,13 @@ def quote(word: str, variables: bool = False) -> str:
         elif ch == "$" and variables:
             out.append("$$")
         elif not ch.isprintable():
-            out.append(f"\\x{ord(ch):02x}" if ord(ch) < 0x100 else f"\\u{ord(ch):04x}")
+            code = ord(ch)
+            out.append(f"\\x{code:02x}" if code < 0x100 else
+                       f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}")
         else:
             out.append(ch)
     text = "".join(out)
-    plain = text == word and word and not any(ch.isspace() or ch == "'" for ch in word)
+    plain = text == word != "" and not any(ch.isspace() or ch == "'" for ch in word)
     return text if plain else f'"{text}"'
 
 
