@@ -1,64 +1,40 @@
-# uno-table build and check targets.
+# uno-table build and check targets, for those who have make. `./uno demo` and `./uno test`
+# (README) need only sh; the targets below call them.
 #
-#   make test      system packages, venv, lint, typecheck, pytest (what CI runs)
-#   make demo      run the demo ($(DEMO_CMD))
+#   make test      system packages, venv, lint, typecheck, pytest (./uno test: what CI runs)
+#   make demo      the demo (./uno demo)
+#   make venv      .venv with the test extra (./uno venv)
 #   make bench     install the benchmark extras and run bench/engine.py and bench/bots.py
 #   make firmware  build the bridge firmware (ELF and HEX) and print its flash and RAM use
 #   make clean     remove the venv, caches and build output
 
-PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
-STAMP  := $(VENV)/.stamp
 BENCH_STAMP := $(VENV)/.bench-stamp
 
-# Directories to lint; the ones that do not exist (yet) are skipped.
-LINT_PATHS := $(wildcard table firmware_bridge sim tests bench hw_tests)
-
-# What `make demo` runs: bots play one round on a simulated table at a readable pace, with a
-# voice where this machine has audio (captions otherwise). Add --fast for a whole match at once.
-DEMO_CMD ?= $(BIN)/uno-table demo --players 3 --rounds 1 --seed 1
-
-.PHONY: all venv sysdeps lint typecheck test demo bench clean
+.PHONY: all venv sysdeps test demo bench clean
 
 all: test
 
-# ---------------------------------------------------------------- environment
+# ---------------------------------------------------------------- environment and checks
 
-# The venv is rebuilt whenever pyproject.toml changes.
-venv: $(STAMP)
+venv:
+	./uno venv
 
-$(STAMP): pyproject.toml
-	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
-	touch $@
-
-# Debian packages the tests need (espeak-ng, AVR toolchain, simavr, socat).
+# Debian packages the tests need (espeak-ng, AVR toolchain, simavr, ...).
 sysdeps:
-	bash .ci/sysdeps.sh
+	sh .ci/sysdeps.sh test
 
-# ---------------------------------------------------------------- checks
-
-lint: venv
-	$(BIN)/ruff check $(LINT_PATHS)
-
-# Files and strictness come from [tool.mypy] in pyproject.toml.
-typecheck: venv
-	$(BIN)/mypy
-
-# Runs pytest in parallel only when pytest-xdist happens to be installed.
-test: sysdeps venv lint typecheck
-	@if $(BIN)/python -c 'import xdist' 2>/dev/null; then xdist='-n auto'; else xdist=''; fi; \
-	echo "$(BIN)/python -m pytest $$xdist"; \
-	$(BIN)/python -m pytest $$xdist
+test:
+	./uno test
 
 # ---------------------------------------------------------------- running
 
-demo: sysdeps venv
-	$(DEMO_CMD)
+demo:
+	./uno demo
 
-$(BENCH_STAMP): $(STAMP)
+$(BENCH_STAMP): pyproject.toml
+	./uno venv
 	$(BIN)/python -m pip install --quiet -e '.[bench]'
 	touch $@
 

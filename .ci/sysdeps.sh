@@ -1,35 +1,55 @@
-#!/usr/bin/env bash
-# Make sure the Debian packages the test suite needs are installed.
+#!/bin/sh
+# Make sure the Debian packages a step needs are installed:
 #
-#   espeak-ng                  voice output (announcements rendered to .wav in tests)
-#   gcc-avr avr-libc           build the reader firmware
-#   simavr libsimavr-dev       run the firmware in a simulated AVR
-#   libelf-dev                 needed to link against libsimavr
-#   socat                      pseudo-terminal pairs standing in for the serial link
-#   gcc python3-dev            build RPi.GPIO and spidev (pulled by mfrc522 in the test extra)
+#   sh .ci/sysdeps.sh demo     what `./uno demo` needs
+#   sh .ci/sysdeps.sh test     what `./uno test` needs (the demo's too)
+#   sh .ci/sysdeps.sh --list demo|test    print the package names and do nothing else
 #
-# Quiet and fast (a few dpkg queries) when everything is present. When something is
-# missing it installs it with apt-get, as root or through passwordless sudo; failing
-# both it prints the command to run and exits 0, so the tests that need the package
-# fail on their own with a clear error.
-set -euo pipefail
+# demo: python3 python3-venv     the interpreter, and venv with pip (a fresh Debian lacks both)
+#       espeak-ng                the referee's voice
+# test: make gcc-avr avr-libc    build the reader firmware
+#       simavr libsimavr-dev libelf-dev   run the firmware in a simulated AVR
+#       gcc libc6-dev python3-dev         build the simulated board, RPi.GPIO and spidev
+#                                         (pulled by mfrc522 in the test extra)
+#       socat                    pseudo-terminal pairs standing in for the serial link
+#       systemd                  systemd-analyze, to check the unit of `uno-table service`
+#
+# Quiet and fast (a few dpkg queries) when everything is present. When something is missing
+# it installs it with apt-get: as root, through sudo (asking for the password on a
+# terminal); failing both, it prints the command to run and exits 1.
+set -eu
 
-PACKAGES=(espeak-ng gcc-avr avr-libc simavr libsimavr-dev libelf-dev socat gcc python3-dev)
+DEMO_PACKAGES="python3 python3-venv espeak-ng"
+TEST_PACKAGES="$DEMO_PACKAGES make gcc-avr avr-libc simavr libsimavr-dev libelf-dev gcc libc6-dev
+python3-dev socat systemd"
 
-export DEBIAN_FRONTEND=noninteractive
+list=false
+if [ "${1:-}" = --list ]; then
+    list=true
+    shift
+fi
+case ${1:-} in
+demo) packages=$DEMO_PACKAGES ;;
+test) packages=$TEST_PACKAGES ;;
+*)
+    echo "usage: sh .ci/sysdeps.sh [--list] demo|test" >&2
+    exit 2
+    ;;
+esac
+if $list; then
+    echo $packages
+    exit 0
+fi
 
 warn() {
-    printf '\n' >&2
-    printf '*************************************************************************\n' >&2
-    printf '* WARNING: %s\n' "$1" >&2
-    shift
-    [ $# -eq 0 ] || printf '*   %s\n' "$@" >&2
+    printf '\n*************************************************************************\n' >&2
+    printf '* %s\n' "$@" >&2
     printf '*************************************************************************\n\n' >&2
 }
 
-if ! command -v dpkg >/dev/null 2>&1; then
-    warn "dpkg not found: cannot check system packages (not a Debian-like system)." \
-        "Tests needing these may fail: ${PACKAGES[*]}"
+if ! command -v dpkg >/dev/null 2>&1 || ! command -v apt-get >/dev/null 2>&1; then
+    warn "WARNING: no dpkg or apt-get: cannot check system packages (not a Debian-like system)." \
+        "Install what these Debian packages provide: $(echo $packages)"
     exit 0
 fi
 
@@ -39,41 +59,45 @@ is_installed() {
     dpkg -s "$1" 2>/dev/null | grep -q '^Status: install ok installed$'
 }
 
-missing=()
-for pkg in "${PACKAGES[@]}"; do
-    is_installed "$pkg" || missing+=("$pkg")
+missing=""
+for pkg in $packages; do
+    is_installed "$pkg" || missing="$missing $pkg"
 done
+missing=${missing# }
+[ -n "$missing" ] || exit 0
 
-if [ ${#missing[@]} -eq 0 ]; then
-    exit 0
-fi
-
-install_cmd="apt-get install -y --no-install-recommends ${missing[*]}"
-
+install="apt-get install -y --no-install-recommends $missing"
 if [ "$(id -u)" -eq 0 ]; then
-    SUDO=()
-elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
-    SUDO=(sudo -n env DEBIAN_FRONTEND=noninteractive)
+    as_root=""
+elif command -v sudo >/dev/null 2>&1 && { sudo -n true 2>/dev/null || [ -t 0 ]; }; then
+    as_root="sudo"
 else
-    warn "missing system packages: ${missing[*]}" \
-        "Install them with:" \
-        "    sudo apt-get update && sudo ${install_cmd}" \
-        "Tests that need them will fail until then."
-    exit 0
+    if command -v sudo >/dev/null 2>&1; then
+        run="sudo apt-get update && sudo $install"
+    else
+        run="su -c 'apt-get update && $install'"
+    fi
+    warn "missing Debian packages: $missing" \
+        "Install them (as root) with:" \
+        "    $run" \
+        "then run this command again."
+    exit 1
 fi
 
-echo "sysdeps: installing ${missing[*]}" >&2
+echo "sysdeps: installing $missing" >&2
 # Wait for another apt/dpkg run (e.g. an unattended update) instead of failing at once.
-APT_OPTS=(-o DPkg::Lock::Timeout=600 -o Acquire::Retries=3)
-"${SUDO[@]}" apt-get "${APT_OPTS[@]}" update -qq
-"${SUDO[@]}" apt-get "${APT_OPTS[@]}" install -y -qq --no-install-recommends "${missing[@]}"
+apt="apt-get -o DPkg::Lock::Timeout=600 -o Acquire::Retries=3"
+# shellcheck disable=SC2086  # lists of words
+$as_root env DEBIAN_FRONTEND=noninteractive $apt update -qq
+# shellcheck disable=SC2086
+$as_root env DEBIAN_FRONTEND=noninteractive $apt install -y -qq --no-install-recommends $missing
 
 # Check the result: a package that apt could not provide is worth a loud message.
-still_missing=()
-for pkg in "${missing[@]}"; do
-    is_installed "$pkg" || still_missing+=("$pkg")
+still=""
+for pkg in $missing; do
+    is_installed "$pkg" || still="$still $pkg"
 done
-if [ ${#still_missing[@]} -ne 0 ]; then
-    warn "still missing after install: ${still_missing[*]}"
+if [ -n "$still" ]; then
+    warn "still missing after install:$still"
     exit 1
 fi

@@ -414,12 +414,12 @@ def test_the_referee_gets_each_play_once_through_a_reset_and_a_hang(
 
     ref = pad_referee("R1 R2 W", "R3 R4 B1")
     table = RefereeLoop(ref)
-    table.loop.start()
+    table.runtime.loop.start()
     verdicts = table.verdicts
     statuses: queue.Queue[str] = queue.Queue()
 
     def sink(report: Report) -> None:
-        table.loop.put(report)
+        table.runtime.loop.put(report)
         if isinstance(report, ReaderStatus):
             statuses.put(report.state)
 
@@ -450,7 +450,7 @@ def test_the_referee_gets_each_play_once_through_a_reset_and_a_hang(
         assert verdicts.get(timeout=10) == ("accepted", None)
     finally:
         reader.stop()
-        table.loop.stop()
+        table.runtime.loop.stop()
     assert verdicts.empty()  # R1 was refereed once, not again after the reset
     spoken = table.spoken()
     assert "The pad reader is disconnected." in spoken and "The pad reader is back." in spoken
@@ -468,3 +468,13 @@ def test_the_board_command_refuses_a_bad_link_in_one_line(built: None, tmp_path:
     assert proc.stderr.strip().splitlines() == [
         f"avr_board: cannot make the link {bad}: No such file or directory"
     ]
+
+
+def test_the_boards_port_is_held_by_one_program(table: Table, link: Path) -> None:
+    """Another program opening the board's port (a second daemon, doctor) would take some of
+    its frames: while the readers are live, the port is locked against it."""
+    from table.readers.serial_reader import in_use
+
+    assert in_use(str(link))
+    table.stop()
+    assert not in_use(str(link))

@@ -319,3 +319,16 @@ def test_status_reads_a_journal_in_a_folder_it_cannot_write(tmp_path: Path) -> N
         folder.chmod(0o755)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["inputs"] == 30
+
+
+def test_in_use_tells_whether_an_uno_table_holds_the_journal(tmp_path: Path) -> None:
+    from table.journal.store import in_use
+
+    path = tmp_path / "journal.sqlite3"
+    assert not in_use(path)
+    assert not (tmp_path / "journal.sqlite3.lock").exists()  # asking creates nothing
+    journal = Journal(path, preallocate=False)
+    assert in_use(path)
+    journal.close()
+    assert not in_use(path)
+    Journal(path, preallocate=False).close()  # asking took no lock a daemon would meet

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import queue
 import random
 from pathlib import Path
@@ -19,6 +20,13 @@ def next_report(q: queue.Queue[Report], kind: type) -> Report:
         item = q.get(timeout=10)
         if isinstance(item, kind):
             return item
+
+
+def wait_state(q: queue.Queue[Report], state: str) -> None:
+    while True:
+        status = next_report(q, ReaderStatus)
+        if isinstance(status, ReaderStatus) and status.state == state:
+            return
 
 
 def test_reads_survive_unplug_and_replug(tmp_path: Path) -> None:
@@ -160,3 +168,64 @@ def test_100k_noise_bytes_through_a_reader_on_a_pty(tmp_path: Path, kind: str) -
         pty.close()
     assert reads == [*uids, last]
     assert reports.empty()
+
+
+class Logged(logging.Handler):
+    """The records of a logger, as they come (from any thread)."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(logging.DEBUG)
+        self.records: queue.Queue[logging.LogRecord] = queue.Queue()
+        self.logger = logging.getLogger(name)
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.put(record)
+
+    def __enter__(self) -> Logged:
+        self.logger.addHandler(self)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.logger.removeHandler(self)
+
+    def wait_for(self, text: str) -> str:
+        while True:
+            message = self.records.get(timeout=10).getMessage()
+            if text in message:
+                return message
+
+
+def test_a_port_is_one_programs_and_a_second_reader_waits_for_it(tmp_path: Path) -> None:
+    """A second program on a reader's port would take some of its bytes (taps without a
+    verdict): it is refused until the first lets go, and the log says why it waits."""
+    link = tmp_path / "usb-reader"
+    pty = SerialPty(link)
+    first_reports: queue.Queue[Report] = queue.Queue()
+    second_reports: queue.Queue[Report] = queue.Queue()
+    first = SerialReader("pad", str(link), "serial-line", first_reports.put, backoff=(0.05,),
+                         hold=0)
+    second = SerialReader("doctor", str(link), "serial-line", second_reports.put,
+                          backoff=(0.05,), hold=0)
+    try:
+        with Logged("table.readers.serial_reader") as log:
+            first.start()
+            wait_state(first_reports, "live")
+            second.start()
+            said = log.wait_for("in use by another program")
+        assert said == f"reader doctor: {link} is in use by another program; waiting for it"
+        uids = [f"04A1B2{i:02X}" for i in range(20)]
+        for uid in uids:
+            pty.send(f"{uid}\r\n".encode())
+        got = [next_report(first_reports, TagRead) for _ in uids]
+        assert [r.uid for r in got if isinstance(r, TagRead)] == uids
+        assert all(not isinstance(r, TagRead) for r in list(second_reports.queue))
+
+        first.stop()  # the port is free: the second reader takes it
+        wait_state(second_reports, "live")
+        pty.send(b"04A1B2FF\r\n")
+        read = next_report(second_reports, TagRead)
+        assert isinstance(read, TagRead) and read.uid == "04A1B2FF"
+    finally:
+        first.stop()
+        second.stop()
+        pty.close()

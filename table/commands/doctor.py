@@ -2,7 +2,8 @@
 
 The configuration (a bad one is the usual one-line error, exit 2), every reader (opened for
 real: it must come live within the timeout; a backend with a ``probe()`` method, such as a chip
-version read, is asked too), the permissions the readers and GPIO need, the journal's folder,
+version read, is asked too; not while ``uno-table run`` referees with the same journal: its
+readers are its own), the permissions the readers and GPIO need, the journal's folder,
 the audio output and the speech backends. Exit code 0 when all is well, 1 when something needs
 fixing.
 """
@@ -18,8 +19,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from table.errors import TableError
+from table.journal.store import in_use as journal_in_use
+from table.readers import pi_board
 from table.readers.base import ReaderStatus, Report
 from table.readers.factory import Reader, ReaderSpec, make_reader
+from table.readers.serial_reader import in_use
 from table.runtime.config import Config, load_config
 
 SERIAL_KINDS = ("serial-line", "rdm6300", "bridge")
@@ -110,12 +114,65 @@ def check_reader(spec: ReaderSpec, timeout: float) -> list[Finding]:
             return [Finding(True, f"{what}: live{_probe(reader)}")]
     finally:
         reader.stop(timeout=2.0)
+    if spec.port and in_use(spec.port):
+        return [Finding(False, f"{what}: {spec.port} is in use by another program",
+                        f"stop that program (fuser -v {spec.port} names it), then run doctor "
+                        "again")]
     where = f" on {spec.port}" if spec.port else ""
     said = f"{state}: {detail}" if detail else state
     return [Finding(False, f"{what}: not live after {timeout:g} s ({said})",
                     f"check the cable and power of the reader{where}; "
                     "ls -l /dev/serial/by-id/ lists the USB serial devices"),
             *_why_not(spec, what)]
+
+
+def check_readers(config: Config, timeout: float) -> list[Finding]:
+    """Every reader, unless a running ``uno-table run`` holds the table (its journal's lock):
+    its readers are left to it, since a read taken by doctor is a play the table never sees."""
+    try:
+        refereeing = journal_in_use(config.journal_path)
+    except OSError as exc:
+        return [Finding(False, f"readers: cannot tell whether uno-table run is refereeing "
+                        f"with {config.journal_path} ({exc.strerror})",
+                        "run doctor as the user the service runs as: sudo -u uno-table "
+                        f"uno-table doctor --config {config.path}")]
+    if refereeing:
+        return [Finding(True, f"readers: uno-table run is refereeing with {config.journal_path},"
+                        " so its readers were left to it",
+                        "to check them, stop it (sudo systemctl stop uno-table) and run doctor "
+                        "again")]
+    return [found for spec in config.readers for found in check_reader(spec, timeout)]
+
+
+def needs_gpio(config: Config) -> bool:
+    """Whether the table drives GPIO: an MFRC522's reset pin, buttons, LEDs, a buzzer."""
+    return (any(r.kind == "mfrc522" for r in config.readers) or bool(config.controls)
+            or config.buzzer is not None)
+
+
+def check_gpio_library(model_file: Path | None = None,
+                       path: list[str] | None = None) -> list[Finding]:
+    """The ``RPi.GPIO`` installed, against the one the board needs (see
+    :mod:`table.readers.pi_board`). Nothing to say off a Raspberry Pi."""
+    model = pi_board.board_model(model_file)
+    if model is None:
+        return []
+    want = pi_board.wanted(model)
+    have, both = pi_board.imported(path), pi_board.installed(path)
+    fix = (f"pip uninstall -y {' '.join(pi_board.PACKAGES)}; then, in the checkout, "
+           f"pip install -e '.[{pi_board.extra(want)}]'"
+           + (" && pip install --no-deps mfrc522==0.0.7" if want == "rpi-lgpio" else "")
+           + " (README: Setting up the Pi)")
+    if have is None:
+        return [Finding(False, f"RPi.GPIO: not installed; a {model} needs {want}'s", fix)]
+    if have != want:
+        return [Finding(False, f"RPi.GPIO: {have}'s is installed; a {model} needs {want}'s",
+                        fix)]
+    if len(both) > 1:
+        other = next(p for p in both if p != have)
+        return [Finding(False, f"RPi.GPIO: {have}'s, but {other} is installed too and the "
+                        "next install of either decides which one is imported", fix)]
+    return [Finding(True, f"RPi.GPIO: {have}'s, as a {model} needs")]
 
 
 def check_groups(config: Config) -> list[Finding]:
@@ -206,8 +263,9 @@ def doctor(config_path: str, timeout: float = 3.0) -> int:
                               f"{len(config.readers)} readers, {config.options.preset} rules)")]
     findings.append(check_deck(config))
     findings += check_groups(config)
-    for spec in config.readers:
-        findings += check_reader(spec, timeout)
+    if needs_gpio(config):
+        findings += check_gpio_library()
+    findings += check_readers(config, timeout)
     findings.append(check_journal(config))
     findings += check_voice(config)
     for finding in findings:

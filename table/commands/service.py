@@ -3,6 +3,13 @@
 The unit runs as a dedicated user (in the groups the readers, GPIO and sound need), restarts
 on failure but not on a configuration error (exit code 2: restarting cannot fix it), logs to
 journald, and keeps its journal in ``/var/lib/uno-table`` (``StateDirectory``).
+
+It is sandboxed with what costs the daemon nothing: the file system read-only but for the
+journal's folder (and a WAV backend's), the homes hidden (read-only when the installation, the
+configuration or the journal lives in one), a private ``/tmp``, devices limited to serial, SPI,
+GPIO and sound, no new privileges, no capabilities, and sockets of the families its
+configuration needs (:func:`address_families`). Paths are written as systemd reads them back:
+quoted, with ``%`` and ``$`` escaped.
 """
 
 from __future__ import annotations
@@ -10,20 +17,34 @@ from __future__ import annotations
 import grp
 import shutil
 import sys
+import tomllib
 from pathlib import Path
+from typing import Final
+
+from table.errors import TableError
+from table.runtime.config import Config, load_config
+
+STATE: Final = Path("/var/lib/uno-table")  # StateDirectory=uno-table
+HOMES: Final = (Path("/home"), Path("/root"), Path("/run/user"))  # what ProtectHome= covers
+# Configuration sections that open network sockets when enabled (none exists yet).
+NETWORK_SECTIONS: Final = ("web", "mqtt")
+# Device groups of /proc/devices: USB serial (CH340, FTDI...), USB CDC (an Arduino Uno), the
+# Pi's own UARTs, spidev, GPIO character devices, /dev/gpiomem, ALSA sound.
+DEVICE_GROUPS: Final = ("ttyUSB", "ttyACM", "ttyAMA", "ttyS", "spi", "gpiochip", "*gpiomem*",
+                        "alsa")
 
 
-def executable() -> str:
-    """The ``uno-table`` command of this installation, as an absolute path: the script beside
-    this interpreter (a virtual environment's ``bin``), else the one on PATH, else this
-    interpreter running the module. Symbolic links are kept: a venv's python is one."""
+def command() -> list[str]:
+    """The ``uno-table`` command of this installation, as words: the script beside this
+    interpreter (a virtual environment's ``bin``), else the one on PATH, else this interpreter
+    running the module. Absolute, symbolic links kept: a venv's python is one."""
     here = Path(sys.executable).absolute().parent / "uno-table"
     if here.exists():
-        return str(here)
+        return [str(here)]
     found = shutil.which("uno-table")
     if found:
-        return str(Path(found).absolute())
-    return f"{Path(sys.executable).absolute()} -m table.commands.cli"
+        return [str(Path(found).absolute())]
+    return [str(Path(sys.executable).absolute()), "-m", "table.commands.cli"]
 
 
 GROUPS = ("dialout", "spi", "gpio", "audio")  # serial readers, SPI readers, GPIO, sound
@@ -42,12 +63,137 @@ def existing_groups(names: tuple[str, ...] = GROUPS) -> tuple[list[str], list[st
     return have, lack
 
 
-def unit(config: str, user: str = "uno-table") -> str:
-    config_path = Path(config).expanduser().resolve()
+class ServiceError(TableError, ValueError):
+    """A unit systemd could not run as written."""
+
+
+UNSAFE: Final = "\\\"'"  # never in a program's path, escaped or not (systemd refuses it)
+
+
+def quote(word: str, variables: bool = False) -> str:
+    """``word`` as one word of a unit file's setting: in double quotes when it needs them, with
+    C escapes, ``%`` doubled (a specifier otherwise) and, where ``variables`` are expanded (a
+    command's arguments, not its program), ``$`` doubled."""
+    out = []
+    for ch in word:
+        if ch in '\\"':
+            out.append("\\" + ch)
+        elif ch == "%":
+            out.append("%%")
+        elif ch == "$" and variables:
+            out.append("$$")
+        elif not ch.isprintable():
+            code = ord(ch)
+            out.append(f"\\x{code:02x}" if code < 0x100 else
+                       f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}")
+        else:
+            out.append(ch)
+    text = "".join(out)
+    plain = text == word != "" and not any(ch.isspace() or ch == "'" for ch in word)
+    return text if plain else f'"{text}"'
+
+
+def address_families(config: Config) -> list[str]:
+    """The socket families the daemon needs: AF_UNIX (journald, a sound server) always;
+    AF_INET and AF_INET6 when a section that opens network sockets is enabled. No such section
+    exists yet; a ``[web]`` or ``[mqtt]`` one, once ``Config`` has it (an object that is falsy
+    or has ``enabled = False`` when off), opens them here."""
+    families = ["AF_UNIX"]
+    if any(_enabled(getattr(config, name, None)) for name in NETWORK_SECTIONS):
+        families += ["AF_INET", "AF_INET6"]
+    return families
+
+
+def _enabled(section: object) -> bool:
+    return bool(section) and getattr(section, "enabled", True) is not False
+
+
+def _deck_file(config: Config) -> Path | None:
+    """The deck file the configuration names (read at start), if it is not the virtual one."""
+    data = tomllib.loads(config.path.read_text(encoding="utf-8"))
+    name = data.get("deck", {}).get("file", "virtual")
+    if name == "virtual":
+        return None
+    path = Path(name).expanduser()
+    return path if path.is_absolute() else config.path.parent / path
+
+
+def _installation() -> list[Path]:
+    """Where the program is read from: the virtual environment, and the source of an editable
+    install (a checkout)."""
+    paths = [Path(sys.prefix)] if sys.prefix != sys.base_prefix else []
+    return [*paths, Path(__file__).resolve().parent.parent]
+
+
+def written(config: Config) -> list[Path]:
+    """The folders the daemon writes in besides its state directory: the journal's (the
+    journal, its lock and its write-ahead log), a WAV backend's."""
+    paths = [config.journal_path.parent.resolve()]
+    if config.voice_backend == "wav":
+        paths.append((config.voice_folder or STATE / "announcements").resolve())
+    return [p for p in dict.fromkeys(paths) if not p.is_relative_to(STATE)]
+
+
+def _in_home(path: Path, homes: tuple[Path, ...]) -> bool:
+    return any(path.is_relative_to(home) for home in homes)
+
+
+def sandbox(config: Config, homes: tuple[Path, ...] = HOMES) -> list[str]:
+    """The unit's sandboxing lines for this configuration."""
+    writes = written(config)
+    reads = [config.path, *filter(None, [_deck_file(config)]), *_installation()]
+    in_home = any(_in_home(p.resolve(), homes) for p in [*reads, *writes])
+    families = address_families(config)
+    lines = [
+        "NoNewPrivileges=yes",
+        "CapabilityBoundingSet=",
+        "UMask=0077",
+        "ProtectSystem=strict",
+        *(["ReadWritePaths=" + " ".join(quote(str(p)) for p in writes)] if writes else []),
+        # A home holding the installation, the configuration or the journal stays readable
+        # (the journal's folder writable): hidden, the service could not start.
+        f"ProtectHome={'read-only' if in_home else 'yes'}",
+        "PrivateTmp=yes",
+        "ProtectKernelModules=yes",
+        "ProtectKernelLogs=yes",
+        "ProtectControlGroups=yes",
+        "ProtectClock=yes",
+        "ProtectHostname=yes",
+        "ProtectProc=invisible",
+        "RestrictNamespaces=yes",
+        "RestrictRealtime=yes",
+        "RestrictSUIDSGID=yes",
+        "LockPersonality=yes",
+        "SystemCallArchitectures=native",
+        "SystemCallFilter=@system-service",
+        "SystemCallErrorNumber=EPERM",
+        f"RestrictAddressFamilies={' '.join(families)}",
+        # No network at all while nothing needs one (a loopback of its own).
+        *(["PrivateNetwork=yes", "IPAddressDeny=any"] if families == ["AF_UNIX"] else []),
+        "PrivateMounts=yes",
+        # Serial, SPI, GPIO and sound only (besides /dev/null and the like); a device group is
+        # looked up when the service starts, so a reader of a new kind needs a restart.
+        "DevicePolicy=closed",
+        *(f"DeviceAllow=char-{group} rw" for group in DEVICE_GROUPS),
+    ]
+    return lines
+
+
+def unit(config_file: str, user: str = "uno-table", homes: tuple[Path, ...] = HOMES) -> str:
+    config = load_config(config_file)  # a bad config: the one-line error, exit 2
+    config_path = config.path.expanduser().resolve()
     have, lack = existing_groups()
     groups = f"SupplementaryGroups={' '.join(have)}" if have else ""
     if lack:
         groups += f"\n# Not on this machine, so left out: {' '.join(lack)}"
+    program, *args = command()
+    if any(ch in UNSAFE or not ch.isprintable() for ch in program):
+        raise ServiceError(f"{program}: systemd runs no program whose path holds a quote, a "
+                           "backslash or a control character; install uno-table elsewhere")
+    exec_start = " ".join([quote(program), *(quote(w, variables=True)
+                                             for w in [*args, "run", "--config",
+                                                       str(config_path)])])
+    hardening = "\n".join(sandbox(config, homes))
     return f"""[Unit]
 Description=uno-table: automatic UNO referee
 After=sound.target
@@ -58,18 +204,19 @@ Type=simple
 User={user}
 Group={user}
 {groups}
-ExecStart={executable()} run --config {config_path}
+ExecStart={exec_start}
 Restart=on-failure
 RestartSec=3
 # Exit code 2 is a configuration error: say so in the log and do not loop.
 RestartPreventExitStatus=2
 StateDirectory=uno-table
-WorkingDirectory=/var/lib/uno-table
+WorkingDirectory={STATE}
 StandardOutput=journal
 StandardError=journal
 SyslogIdentifier=uno-table
 Environment=PYTHONUNBUFFERED=1
 TimeoutStopSec=15
+{hardening}
 
 [Install]
 WantedBy=multi-user.target

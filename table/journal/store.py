@@ -745,6 +745,22 @@ def _lock(path: Path) -> IO[str]:
     return handle
 
 
+def in_use(path: str | Path) -> bool:
+    """Whether a running uno-table holds the journal at ``path`` (the lock :func:`_lock`
+    takes). Creates nothing and keeps nothing: the lock is tried, shared, for an instant.
+    An OSError when the lock file exists but cannot be opened (another user's journal)."""
+    import fcntl
+
+    try:
+        with open(Path(str(path) + ".lock"), encoding="utf-8") as handle:
+            fcntl.flock(handle, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except FileNotFoundError:
+        return False
+    except BlockingIOError:
+        return True
+    return False
+
+
 def _records(entries: Iterator[Entry], path: Path) -> list[MatchRecord]:
     records: list[MatchRecord] = []
     for e in intact(entries):

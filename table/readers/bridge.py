@@ -234,7 +234,7 @@ class BridgePort:
         while not self._stop.is_set():
             self._status("lost" if lost else "connecting")
             try:
-                port = serial.Serial(self.port, BAUD, timeout=0.05)
+                port = serial.Serial(self.port, BAUD, timeout=0.05, exclusive=True)
             except (serial.SerialException, OSError) as exc:
                 log.debug("bridge %s: cannot open (%s)", self.port, exc)
                 self._stop.wait(self.backoff[min(attempt, len(self.backoff) - 1)])

@@ -7,7 +7,10 @@ backoff between attempts; every change is reported to the sink, which announces 
 
 from __future__ import annotations
 
+import errno
+import fcntl
 import logging
+import os
 import time
 from collections.abc import Callable
 
@@ -21,6 +24,25 @@ DECODERS: dict[str, Callable[[], LineDecoder | Rdm6300Decoder]] = {
     "rdm6300": Rdm6300Decoder,
 }
 BAUD = {"serial-line": 115200, "rdm6300": 9600}
+# What opening a port another program holds fails with: its lock (pyserial's exclusive=True
+# takes one too) or the terminal's exclusive mode (TIOCEXCL).
+IN_USE = (errno.EAGAIN, errno.EWOULDBLOCK, errno.EBUSY)
+
+
+def in_use(port: str) -> bool:
+    """Whether another program holds the serial ``port`` (False when it cannot be opened at
+    all). Opened without waiting for a carrier and closed at once."""
+    try:
+        fd = os.open(port, os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK)
+    except OSError as exc:
+        return exc.errno in IN_USE
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError as exc:
+        return exc.errno in IN_USE
+    finally:
+        os.close(fd)
+    return False
 
 
 class SerialReader(ReaderThread):
@@ -46,17 +68,23 @@ class SerialReader(ReaderThread):
         import serial
 
         attempt = 0
+        held = False  # the port is another program's: said once, until it is ours
         while not self._stop.is_set():
             self._status("connecting" if self.state != "lost" else "lost")
             try:
-                port = serial.Serial(self.port, BAUD[self.kind], timeout=0.1)
+                # Exclusive: a second program on the port would take some of its bytes.
+                port = serial.Serial(self.port, BAUD[self.kind], timeout=0.1, exclusive=True)
             except (serial.SerialException, OSError) as exc:
                 wait = self.backoff[min(attempt, len(self.backoff) - 1)]
                 attempt += 1
+                if exc.errno in IN_USE and not held:
+                    log.warning("reader %s: %s is in use by another program; waiting for it",
+                                self.name, self.port)
+                held = exc.errno in IN_USE
                 log.debug("reader %s: cannot open %s (%s)", self.name, self.port, exc)
                 self._stop.wait(wait)
                 continue
-            attempt = 0
+            attempt, held = 0, False
             self._status("live")
             decoder = DECODERS[self.kind]()
             try:
