@@ -414,12 +414,12 @@ def test_the_referee_gets_each_play_once_through_a_reset_and_a_hang(
 
     ref = pad_referee("R1 R2 W", "R3 R4 B1")
     table = RefereeLoop(ref)
-    table.runtime.loop.start()
+    table.loop.start()
     verdicts = table.verdicts
     statuses: queue.Queue[str] = queue.Queue()
 
     def sink(report: Report) -> None:
-        table.runtime.loop.put(report)
+        table.loop.put(report)
         if isinstance(report, ReaderStatus):
             statuses.put(report.state)
 
@@ -450,7 +450,7 @@ def test_the_referee_gets_each_play_once_through_a_reset_and_a_hang(
         assert verdicts.get(timeout=10) == ("accepted", None)
     finally:
         reader.stop()
-        table.runtime.loop.stop()
+        table.loop.stop()
     assert verdicts.empty()  # R1 was refereed once, not again after the reset
     spoken = table.spoken()
     assert "The pad reader is disconnected." in spoken and "The pad reader is back." in spoken

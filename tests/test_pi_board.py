@@ -14,7 +14,7 @@ import pytest
 from daemon_harness import write_config
 
 from sim.hardware.ptys import PtyReader
-from table import doctor as doctor_module
+from table.commands import doctor as doctor_module
 from table.commands.cli import main
 from table.commands.doctor import check_gpio_library
 from table.readers import pi_board

@@ -17,11 +17,11 @@ from __future__ import annotations
 import grp
 import shutil
 import sys
-import tomllib
 from pathlib import Path
 from typing import Final
 
 from table.errors import TableError
+from table.files.text import read_toml
 from table.runtime.config import Config, load_config
 
 STATE: Final = Path("/var/lib/uno-table")  # StateDirectory=uno-table
@@ -110,7 +110,7 @@ def _enabled(section: object) -> bool:
 
 def _deck_file(config: Config) -> Path | None:
     """The deck file the configuration names (read at start), if it is not the virtual one."""
-    data = tomllib.loads(config.path.read_text(encoding="utf-8"))
+    data = read_toml(config.path, "configuration")  # read and checked once already
     name = data.get("deck", {}).get("file", "virtual")
     if name == "virtual":
         return None
