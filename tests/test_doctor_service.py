@@ -36,6 +36,23 @@ def test_doctor_finds_a_live_reader(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert code == 0, out
 
 
+def test_doctor_judges_the_journal_as_run_would(tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """A journal path naming a file that is no journal (here the configuration itself) is
+    what `run` refuses: doctor says so, and touches nothing."""
+    pad = PtyReader(tmp_path / "pad")
+    config = write_config(tmp_path)
+    config.write_text(config.read_text().replace('path = "journal.sqlite3"',
+                                                 'path = "table.toml"'), encoding="utf-8")
+    text = config.read_bytes()
+    code = main(["doctor", "--config", str(config), "--timeout", "5"])
+    out = capsys.readouterr().out
+    pad.close()
+    assert f"FIX  journal: {config}: not an uno-table journal" in out
+    assert "repairs it" not in out
+    assert code == 1 and config.read_bytes() == text
+
+
 def test_doctor_leaves_the_readers_of_a_refereeing_daemon_alone(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

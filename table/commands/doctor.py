@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from table.errors import TableError
+from table.journal.store import JournalError, identify
 from table.journal.store import in_use as journal_in_use
 from table.readers import pi_board
 from table.readers.base import ReaderStatus, Report
@@ -202,8 +203,16 @@ def check_journal(config: Config) -> Finding:
     if not os.access(path.parent, os.W_OK):
         return Finding(False, f"journal: cannot write in {path.parent}",
                        f"sudo install -d -o {os.environ.get('USER', 'USER')} {path.parent}")
-    if not path.exists():
+    try:
+        found = identify(path)  # what `uno-table run` will make of it, read only
+    except JournalError as exc:
+        return Finding(False, f"journal: {exc}",
+                       "point [journal] path at a new file (uno-table never rewrites another)")
+    if found.kind in ("missing", "empty"):
         return Finding(True, f"journal: {path} will be created")
+    if found.kind == "damaged":
+        return Finding(False, f"journal: {path} is damaged",
+                       "uno-table run repairs it at start, keeping the damaged file beside it")
     try:
         db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
         try:
