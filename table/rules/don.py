@@ -32,7 +32,7 @@ from collections.abc import Sequence
 
 from table.cards import Card
 from table.errors import IllegalPlay
-from table.rules import engine as E
+from table.rules import flow
 from table.rules.actions import Don
 from table.rules.state import Event, Phase, State
 from table.rules.variant_state import Finish, replace
@@ -122,12 +122,12 @@ def winning_seats(s: State) -> list[int]:
 
 def on_don(s: State, a: Don, events: list[Event]) -> None:
     p = a.player
-    E._seat(s, p)
+    flow.check_seat(s, p)
     if not s.options.don:
         raise IllegalPlay("not-in-these-rules", "Don is not part of these rules")
     joining = _joins(s, p)
     if not joining:
-        E._in_play(s)
+        flow.check_in_play(s)
     if s.awaiting_show is not None:
         raise IllegalPlay("show-needed", f"{s.players[s.awaiting_show]} must show their hand first")
     x = s.extra
@@ -137,16 +137,13 @@ def on_don(s: State, a: Don, events: list[Event]) -> None:
         raise IllegalPlay("don-own-card", "nobody Dons their own card")
     hand = s.hands[p]
     if a.cards:
-        E._check_show(s, p, a.cards)
+        flow.check_show(s, p, a.cards)
     cards = list(a.cards) if a.cards else hand.known
     if joining and (a.cards or not hand.unknown) and not _is_win(s, p, cards):
         raise IllegalPlay("false-don", "that Don does not win, and the round is over")
     # --- accepted ---
     if a.cards:
-        hand.known = list(a.cards)
-        s.hidden -= hand.unknown
-        hand.unknown = 0
-        events.append(Event("shown", player=p, count=len(a.cards)))
+        flow.reveal(s, p, a.cards, events)
     if hand.unknown:
         events.append(Event("don", player=p))
         s.awaiting_show = p
@@ -167,7 +164,7 @@ def judge(s: State, p: int, events: list[Event]) -> None:
         if s.phase is not Phase.PLAY:  # a hidden hand joining a won round: nothing to draw
             events.append(Event("rejected", player=p, reason="false-don"))
             return
-        E._draw_cards(s, p, s.options.false_don_penalty, events, "false-don")
+        flow.draw_cards(s, p, s.options.false_don_penalty, events, "false-don")
         return
     card = x.don_card
     donned = x.don_by
@@ -184,22 +181,7 @@ def judge(s: State, p: int, events: list[Event]) -> None:
         _rejoin(s, f, p, bonuses, events)
         return
     s.extra = replace(x, finish=Finish("don", (p,), card, donned, x.don_first, bonuses))
-    win_round(s, p, events, "don")
-
-
-def win_round(s: State, p: int, events: list[Event], how: str | None = None) -> None:
-    """``p`` wins the round (by Chin or by Don): play stops and the round is scored once every
-    losing hand is known."""
-    s.winner = p
-    s.phase = Phase.ROUND_OVER
-    s.pending = 0
-    s.challenge = None
-    s.uno_window = None
-    s.awaiting_color = None
-    s.has_drawn = s.drawn_unknown = False
-    s.drawn = None
-    events.append(Event("round-won", player=p, reason=how))
-    E._try_score(s, events)
+    flow.win_round(s, p, events, "don")
 
 
 def _rejoin(
@@ -223,4 +205,4 @@ def _rejoin(
     s.winner = winners[0]
     s.phase = Phase.ROUND_OVER
     events.append(Event("multi-don", player=winners[0], count=len(winners)))
-    E._try_score(s, events)
+    flow.try_score(s, events)

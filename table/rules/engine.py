@@ -9,7 +9,6 @@ Choices where RULES.md leaves room are documented where they are made (search "C
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -43,24 +42,38 @@ from table.rules.actions import (
     TurnUp,
     actor,
 )
+from table.rules.flow import (
+    DREW_ONE,
+    PASSED,
+    PLAY,
+    REVERSED,
+    SKIPPED,
+    TURN,
+    announce_turn,
+    begin_turn,
+    check_in_play,
+    check_named_draw,
+    check_on_turn,
+    check_seat,
+    check_show,
+    draw_cards,
+    end_turn,
+    next_draw_source,
+    reshuffle,
+    reveal,
+    shuffle_hands,
+    try_score,
+    win_round,
+)
 from table.rules.matching import has_playable, matches, wd4_guilty
 from table.rules.options import Options
-from table.rules.scoring import score_round
 from table.rules.state import MAX_PLAYERS, ChallengeWindow, Event, Hand, Phase, State
 from table.rules.variant_state import round_extra
 
-# The commonest events, made once per seat: events are immutable values.
-_TURN = tuple(Event("turn", seat) for seat in range(MAX_PLAYERS))
-_SKIPPED = tuple(Event("skipped", seat) for seat in range(MAX_PLAYERS))
-_DREW_ONE = tuple(Event("drew", seat, count=1) for seat in range(MAX_PLAYERS))
-_PASSED = tuple(Event("passed", seat) for seat in range(MAX_PLAYERS))
 # "played" events of coloured cards, per seat and card, made when first needed.
 _PLAYED: tuple[dict[Card, Event], ...] = tuple({} for _ in range(MAX_PLAYERS))
 # ... and of wilds, per seat, card and id() of the colour named (or of None).
 _PLAYED_WILD: tuple[dict[tuple[Card, int], Event], ...] = tuple({} for _ in range(MAX_PLAYERS))
-# "reversed" events, by the new direction.
-_REVERSED = {d: Event("reversed", count=d) for d in (1, -1)}
-_PLAY = Phase.PLAY  # a module global is read faster than an enum member
 # What _resolve_effect needs of a Wild Draw Four (the rest of the hand, its unknown cards, the
 # colour and rank it covered), for any other card.
 _NOT_WD4: tuple[Sequence[Card], int, Color | None, str | None] = ((), 0, None, None)
@@ -283,117 +296,12 @@ def apply_in_place(s: State, action: Action) -> list[Event]:
 # Checks shared by the handlers
 
 
-def _seat(s: State, seat: int) -> None:
-    if not 0 <= seat < s.n or s.eliminated[seat]:
-        raise IllegalPlay("no-such-player", f"there is no player at seat {seat}")
-
-
-def _in_play(s: State) -> None:
-    if s.phase is Phase.START:
-        raise IllegalPlay("no-card-turned-up", "the first card has not been turned up")
-    if s.phase is Phase.MATCH_OVER:
-        raise IllegalPlay("match-over", "the match is over")
-    if s.phase is not _PLAY:
-        raise IllegalPlay("round-over", "the round is over")
-
-
-def _on_turn(s: State, player: int) -> None:
-    if player != s.turn or s.phase is not _PLAY:  # the common case costs one test
-        _seat(s, player)
-        _in_play(s)
-    if s.awaiting_color is not None:
-        raise IllegalPlay("color-not-chosen", "the colour of the wild has not been named")
-    if player != s.turn:
-        raise IllegalPlay("not-your-turn", f"it is {s.players[s.turn]}'s turn")
-
-
 # ---------------------------------------------------------------------------------------------
 # Moving cards
 
 
-def _reshuffle(s: State, events: list[Event]) -> None:
-    """Shuffle the discard pile except its top card into a new draw pile [000][003].
-
-    The top card stays, and so do its named colour and live rank (they are state of their own).
-    The new pile's order is chance: its cards become unknown until a draw identifies them.
-    """
-    moved = len(s.discard) - 1
-    if moved <= 0:
-        return
-    s.discard = s.discard[-1:]
-    s.pile_unknown += moved
-    events.append(Event("reshuffled", count=moved))
-
-
-def _draw_cards(s: State, player: int, count: int, events: list[Event], reason: str) -> int:
-    """Move ``count`` cards from the draw pile to ``player``; reshuffle when the pile runs out,
-    and stop when both piles are exhausted: a referee never invents cards."""
-    hand = s.hands[player]
-    drawn = 0
-    for _ in range(count):
-        if not s.pile and s.pile_unknown == 0:
-            _reshuffle(s, events)
-        if s.pile:
-            hand.known.append(s.pile.pop())
-        elif s.pile_unknown:
-            s.pile_unknown -= 1
-            hand.unknown += 1
-            s.hidden += 1
-        else:
-            events.append(Event("piles-exhausted", player=player, count=count - drawn))
-            break
-        drawn += 1
-    if len(hand.known) + hand.unknown > 1:
-        s.called[player] = False
-    if reason:
-        events.append(Event("penalty", player, None, None, None, drawn, reason))
-    return drawn
-
-
-def _next_draw_source(s: State) -> str:
-    """Where the next drawn card comes from: ``known``, ``unknown`` or ``none``."""
-    if s.pile:
-        return "known"
-    if s.pile_unknown or len(s.discard) > 1:
-        return "unknown"
-    return "none"
-
-
-def _check_named_draw(s: State, card: Card) -> None:
-    source = _next_draw_source(s)
-    if source == "known":
-        if s.pile[-1] is not card:
-            raise IllegalPlay("not-top-card", f"{card} is not the top card of the draw pile")
-    elif source == "unknown":
-        # A card under the top of the discard pile is drawable only once it is reshuffled.
-        reshuffled = s.pile_unknown == 0 and card in s.discard[:-1]
-        if not s.is_available(card) and not reshuffled:
-            raise IllegalPlay("card-not-available", f"every {card} is already accounted for")
-    else:
-        raise IllegalPlay("pile-empty", "there is no card left to draw")
-
-
 # ---------------------------------------------------------------------------------------------
 # The UNO catch window
-
-
-def _begin_turn(s: State, events: list[Event]) -> None:
-    """The player on turn begins it (plays, draws or challenges): the catch window closes.
-
-    Choice: under ``uno_enforcement = "automatic"`` the referee penalises a missed call right
-    here, before the action that closed the window takes effect.
-    """
-    seat = s.uno_window
-    if seat is None:
-        return
-    s.uno_window = None
-    s.uno_next = None
-    if (
-        s.options.uno_enforcement == "automatic"
-        and not s.called[seat]
-        and len(s.hands[seat]) == 1
-    ):
-        _draw_cards(s, seat, s.options.uno_penalty, events, "uno-not-called")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -435,26 +343,26 @@ def _turn_up(s: State, card: Card, events: list[Event]) -> None:
     if card.number is not None:
         s.turn = left
     elif card.rank == SKIP:
-        events.append(_SKIPPED[left])
+        events.append(SKIPPED[left])
         s.turn = s.next_seat(left)
     elif card.rank == REVERSE:
         if two and opts.two_player_reverse_is_skip:
-            events.append(_SKIPPED[left])
+            events.append(SKIPPED[left])
             s.turn = s.dealer
         else:
             s.direction = -1
             events.append(Event("reversed", count=-1))
             s.turn = s.dealer if opts.first_reverse == "dealer-first" else s.next_seat(s.dealer)
     elif card.rank == DRAW_TWO:
-        _draw_cards(s, left, 2, events, "draw-two")
-        events.append(_SKIPPED[left])
+        draw_cards(s, left, 2, events, "draw-two")
+        events.append(SKIPPED[left])
         s.turn = s.next_seat(left)
     else:  # a wild the player left of the dealer names
         s.turn = left
         s.awaiting_color = left
         events.append(Event("color-needed", player=left))
         return
-    events.append(_TURN[s.turn])
+    events.append(TURN[s.turn])
 
 
 def _on_turn_up(s: State, a: TurnUp, events: list[Event]) -> None:
@@ -477,9 +385,9 @@ def _on_play(s: State, a: Play, events: list[Event]) -> None:
         return
     p = a.player
     # Fast path: the common case (the player on turn, in play, no colour awaited) costs three
-    # tests; anything else goes through the full checks of _on_turn.
-    if p != s.turn or s.phase is not _PLAY or s.awaiting_color is not None:
-        _on_turn(s, p)
+    # tests; anything else goes through the full checks of check_on_turn.
+    if p != s.turn or s.phase is not PLAY or s.awaiting_color is not None:
+        check_on_turn(s, p)
     if len(a.cards) != 1:
         raise IllegalPlay("one-card-at-a-time", "cards are played one at a time")
     card = a.cards[0]
@@ -568,7 +476,7 @@ def _play(
             s.unverified += 1
             events.append(Event("unverified", player=p))
     if s.uno_window is not None:
-        _begin_turn(s, events)
+        begin_turn(s, events)
     # Take the card from the hand, at the place found above (or from its unknown cards).
     if index >= 0:
         del hand.known[index]
@@ -603,7 +511,7 @@ def _play(
     if shuffled:
         last = len(hand) == 0
         if not last or s.options.shuffle_hands_last_card == "redeal":
-            _shuffle_hands(s, p, events)
+            shuffle_hands(s, p, events)
             hand = s.hands[p]  # the redeal gave every seat a new hand
     size = len(hand.known) + hand.unknown
     if size == 0:
@@ -623,16 +531,10 @@ def _play(
         s.awaiting_color = p
         events.append(Event("color-needed", player=p))
     else:
-        # _announce_turn, inlined
+        # announce_turn, inlined
         if s.pending:
             events.append(Event("pending-draw", player=s.turn, count=s.pending))
-        events.append(_TURN[s.turn])
-
-
-def _announce_turn(s: State, events: list[Event]) -> None:
-    if s.pending:
-        events.append(Event("pending-draw", player=s.turn, count=s.pending))
-    events.append(_TURN[s.turn])
+        events.append(TURN[s.turn])
 
 
 def _resolve_effect(
@@ -649,19 +551,19 @@ def _resolve_effect(
     rank = card.rank
     nxt = s.next_seat(p)
     if rank == SKIP:
-        events.append(_SKIPPED[nxt])
+        events.append(SKIPPED[nxt])
         s.turn = s.next_seat(nxt)
     elif rank == REVERSE:
         if opts.two_player_reverse_is_skip and s.eliminated.count(False) == 2:
-            events.append(_SKIPPED[nxt])
+            events.append(SKIPPED[nxt])
             s.turn = p
         else:
             s.direction = -s.direction
-            events.append(_REVERSED[s.direction])
+            events.append(REVERSED[s.direction])
             s.turn = s.next_seat(p)
     elif rank == DRAW_TWO:
-        _draw_cards(s, nxt, 2, events, "draw-two")
-        events.append(_SKIPPED[nxt])
+        draw_cards(s, nxt, 2, events, "draw-two")
+        events.append(SKIPPED[nxt])
         s.turn = s.next_seat(nxt)
     elif rank == WILD_DRAW_FOUR:
         if opts.challengeable:
@@ -677,8 +579,8 @@ def _resolve_effect(
             )
             s.turn = nxt
         else:
-            _draw_cards(s, nxt, 4, events, "wild-draw-four")
-            events.append(_SKIPPED[nxt])
+            draw_cards(s, nxt, 4, events, "wild-draw-four")
+            events.append(SKIPPED[nxt])
             s.turn = s.next_seat(nxt)
     elif rank == CUSTOMIZABLE:
         _customizable(s, p, events)
@@ -696,46 +598,23 @@ def _customizable(s: State, p: int, events: list[Event]) -> None:
     effect = s.options.customizable_effect
     nxt = s.next_seat(p)
     if effect == "skip":
-        events.append(_SKIPPED[nxt])
+        events.append(SKIPPED[nxt])
         s.turn = s.next_seat(nxt)
     elif effect == "reverse":
         s.direction = -s.direction
-        events.append(_REVERSED[s.direction])
+        events.append(REVERSED[s.direction])
         s.turn = s.next_seat(p)
     elif effect == "next-draws-two":
-        _draw_cards(s, nxt, 2, events, "customizable")
-        events.append(_SKIPPED[nxt])
+        draw_cards(s, nxt, 2, events, "customizable")
+        events.append(SKIPPED[nxt])
         s.turn = s.next_seat(nxt)
     elif effect == "others-draw-one":
         for seat in s.active:
             if seat != p:
-                _draw_cards(s, seat, 1, events, "customizable")
+                draw_cards(s, seat, 1, events, "customizable")
         s.turn = nxt
     else:
         s.turn = nxt
-
-
-def _shuffle_hands(s: State, p: int, events: list[Event]) -> None:
-    """Wild Shuffle Hands [M][001]: every hand is collected, shuffled and dealt out one card at
-    a time starting with the player on the left of the one who played it: the next seat
-    clockwise, whatever the direction of play (RULES.md: "left" is the next seat clockwise).
-
-    Which card lands where is chance, so every hand becomes unknown cards (a seat pad, or
-    :class:`Identify`, names them again). Choice: every UNO call is cleared, and a player
-    dealt a single card is not catchable: the catch is for going down to one card by a play.
-    """
-    seats = s.active
-    total = sum(len(s.hands[i]) for i in seats)
-    for i in seats:
-        s.hands[i] = Hand([], 0)
-    seat = p
-    for _ in range(total):
-        seat = s.next_seat(seat, direction=1)
-        s.hands[seat].unknown += 1
-    s.hidden = sum(h.unknown for h in s.hands)
-    s.called = [False] * s.n
-    s.uno_window = None
-    events.append(Event("shuffle-hands", player=p, count=total))
 
 
 def _finish(s: State, p: int, card: Card, events: list[Event]) -> None:
@@ -744,27 +623,17 @@ def _finish(s: State, p: int, card: Card, events: list[Event]) -> None:
     challenged, since the round is over."""
     nxt = s.next_seat(p)
     if card.rank == DRAW_TWO:
-        _draw_cards(s, nxt, 2, events, "draw-two")
+        draw_cards(s, nxt, 2, events, "draw-two")
     elif card.rank == WILD_DRAW_FOUR:
-        _draw_cards(s, nxt, 4, events, "wild-draw-four")
-    don.win_round(s, p, events)
-
-
-def _try_score(s: State, events: list[Event]) -> None:
-    assert s.winner is not None
-    hidden = [i for i in s.active if i != s.winner and s.hands[i].unknown]
-    if hidden:
-        for seat in hidden:
-            events.append(Event("show-needed", player=seat, reason="scoring"))
-        return
-    score_round(s, events)
+        draw_cards(s, nxt, 4, events, "wild-draw-four")
+    win_round(s, p, events)
 
 
 def _on_draw(s: State, a: Draw, events: list[Event]) -> None:
     p = a.player
-    # Fast path of _on_turn, as in _on_play.
-    if p != s.turn or s.phase is not _PLAY or s.awaiting_color is not None:
-        _on_turn(s, p)
+    # Fast path of check_on_turn, as in _on_play.
+    if p != s.turn or s.phase is not PLAY or s.awaiting_color is not None:
+        check_on_turn(s, p)
     opts = s.options
     hand = s.hands[p]
     if s.extra.on:
@@ -774,15 +643,15 @@ def _on_draw(s: State, a: Draw, events: list[Event]) -> None:
             raise IllegalPlay(
                 "penalty-cards-unnamed", "penalty cards are drawn together; name them on a pad"
             )
-        _begin_turn(s, events)
+        begin_turn(s, events)
         count = s.pending
         reason = "wild-draw-four" if s.challenge is not None else "draw-two"
         s.pending = 0
         s.challenge = None
-        _draw_cards(s, p, count, events, reason)
-        events.append(_SKIPPED[p])
+        draw_cards(s, p, count, events, reason)
+        events.append(SKIPPED[p])
         s.turn = s.next_seat(p)
-        _announce_turn(s, events)
+        announce_turn(s, events)
         return
     if s.has_drawn:
         again = opts.draw == "until-playable" and (
@@ -795,8 +664,8 @@ def _on_draw(s: State, a: Draw, events: list[Event]) -> None:
     ):
         raise IllegalPlay("has-playable-card", "a card in hand can be played")
     if a.card is not None:
-        _check_named_draw(s, a.card)
-    elif s.has_drawn and _next_draw_source(s) == "none":
+        check_named_draw(s, a.card)
+    elif s.has_drawn and next_draw_source(s) == "none":
         raise IllegalPlay("pile-empty", "there is no card left to draw")
 
     # --- accepted ---
@@ -804,30 +673,30 @@ def _on_draw(s: State, a: Draw, events: list[Event]) -> None:
         s.unverified += 1
         events.append(Event("unverified", player=p))
     if s.uno_window is not None:
-        _begin_turn(s, events)
+        begin_turn(s, events)
     drawn: Card | None
     if s.pile:
-        # The common case, _draw_cards for one known card inlined: the top of the pile.
+        # The common case, draw_cards for one known card inlined: the top of the pile.
         drawn = s.pile.pop()
         hand.known.append(drawn)
     else:
-        source = _next_draw_source(s)
+        source = next_draw_source(s)
         if source == "none":
             events.append(Event("piles-exhausted", player=p, count=1))
-            _end_turn(s, p, events)
+            end_turn(s, p, events)
             return
         if a.card is not None:
             if s.pile_unknown == 0:
-                _reshuffle(s, events)
+                reshuffle(s, events)
             s.pile_unknown -= 1
             hand.known.append(a.card)
             drawn = a.card
         else:
-            _draw_cards(s, p, 1, events, "")
+            draw_cards(s, p, 1, events, "")
             drawn = None
     if len(hand.known) + hand.unknown > 1:
         s.called[p] = False
-    events.append(_DREW_ONE[p])
+    events.append(DREW_ONE[p])
     s.has_drawn = True
     s.drawn = drawn
     s.drawn_unknown = drawn is None
@@ -839,29 +708,14 @@ def _on_draw(s: State, a: Draw, events: list[Event]) -> None:
             or drawn.color is s.color
             or (s.live_rank is not None and drawn.rank == s.live_rank)
         )
-        and (opts.draw == "one-may-play" or _next_draw_source(s) == "none")
+        and (opts.draw == "one-may-play" or next_draw_source(s) == "none")
     ):
-        _end_turn(s, p, events)
-
-
-def _end_turn(s: State, p: int, events: list[Event]) -> None:
-    s.has_drawn = False
-    s.drawn = None
-    s.drawn_unknown = False
-    # s.next_seat(p), its common case inlined: the seat after is still in the match.
-    turn = (p + s.direction) % len(s.players)
-    if s.eliminated[turn]:
-        turn = s.next_seat(p)
-    s.turn = turn
-    # _announce_turn, inlined
-    if s.pending:
-        events.append(Event("pending-draw", player=turn, count=s.pending))
-    events.append(_TURN[turn])
+        end_turn(s, p, events)
 
 
 def _on_pass(s: State, a: Pass, events: list[Event]) -> None:
     p = a.player
-    _on_turn(s, p)
+    check_on_turn(s, p)
     if s.pending:
         raise IllegalPlay("draw-penalty-pending", "draw the penalty cards (or challenge) first")
     if s.extra.on:
@@ -872,19 +726,19 @@ def _on_pass(s: State, a: Pass, events: list[Event]) -> None:
         s.options.draw == "until-playable"
         and s.drawn is not None
         and not matches(s, s.drawn)
-        and _next_draw_source(s) != "none"
+        and next_draw_source(s) != "none"
     ):
         raise IllegalPlay("keep-drawing", "keep drawing until a playable card comes")
     if s.drawn_unknown and s.options.draw == "until-playable":
         s.unverified += 1
         events.append(Event("unverified", player=p))
-    events.append(_PASSED[p])
-    _end_turn(s, p, events)
+    events.append(PASSED[p])
+    end_turn(s, p, events)
 
 
 def _on_choose_color(s: State, a: ChooseColor, events: list[Event]) -> None:
-    _seat(s, a.player)
-    _in_play(s)
+    check_seat(s, a.player)
+    check_in_play(s)
     if s.awaiting_color is None:
         raise IllegalPlay("no-color-needed", "no colour is waiting to be named")
     if a.player != s.awaiting_color:
@@ -894,7 +748,7 @@ def _on_choose_color(s: State, a: ChooseColor, events: list[Event]) -> None:
     if s.extra.on:
         house.color_named(s, a.player, a.color)
     events.append(Event("color-chosen", player=a.player, color=a.color))
-    _announce_turn(s, events)
+    announce_turn(s, events)
 
 
 def uno_due(s: State, p: int) -> bool:
@@ -911,8 +765,8 @@ def uno_due(s: State, p: int) -> bool:
 
 def _on_call_uno(s: State, a: CallUno, events: list[Event]) -> None:
     p = a.player
-    _seat(s, p)
-    _in_play(s)
+    check_seat(s, p)
+    check_in_play(s)
     if s.called[p]:
         raise IllegalPlay("already-called", "UNO was already called")
     if not uno_due(s, p):
@@ -927,9 +781,9 @@ def _on_call_uno(s: State, a: CallUno, events: list[Event]) -> None:
 
 def _on_catch(s: State, a: Catch, events: list[Event]) -> None:
     c, t = a.catcher, a.target
-    _seat(s, c)
-    _seat(s, t)
-    _in_play(s)
+    check_seat(s, c)
+    check_seat(s, t)
+    check_in_play(s)
     if c == t:
         raise IllegalPlay("cannot-catch-yourself", "a player cannot catch themself")
     opts = s.options
@@ -939,21 +793,21 @@ def _on_catch(s: State, a: Catch, events: list[Event]) -> None:
         s.uno_window = None
         s.uno_next = None
         events.append(Event("caught", player=c, target=t))
-        _draw_cards(s, t, opts.uno_penalty, events, "uno-not-called")
+        draw_cards(s, t, opts.uno_penalty, events, "uno-not-called")
         return
     if len(s.hands[t]) == 1 and not s.called[t]:
         raise IllegalPlay("catch-too-late", "the next player has already begun their turn")
     if opts.false_catch_penalty:
         events.append(Event("false-catch", player=c, target=t))
-        _draw_cards(s, c, opts.false_catch_penalty, events, "false-catch")
+        draw_cards(s, c, opts.false_catch_penalty, events, "false-catch")
         return
     raise IllegalPlay("false-catch", "that player called UNO or holds more than one card")
 
 
 def _on_challenge(s: State, a: Challenge, events: list[Event]) -> None:
     p = a.player
-    _seat(s, p)
-    _in_play(s)
+    check_seat(s, p)
+    check_in_play(s)
     window = s.challenge
     if window is None or not s.pending:
         raise IllegalPlay("nothing-to-challenge", "there is no Wild Draw Four to challenge")
@@ -963,7 +817,7 @@ def _on_challenge(s: State, a: Challenge, events: list[Event]) -> None:
         )
     if s.awaiting_color is not None:
         raise IllegalPlay("color-not-chosen", "the colour of the wild has not been named")
-    _begin_turn(s, events)
+    begin_turn(s, events)
     events.append(Event("challenge", player=p, target=window.offender))
     if window.hand_unknown or s.hands[window.offender].unknown:
         # The referee cannot see the hand: the offender shows it (to the challenger alone).
@@ -997,48 +851,27 @@ def _judge_challenge(
             s.hands[offender].known.append(Card(None, WILD_DRAW_FOUR))
             s.color = window.prior_color
             s.live_rank = window.prior_rank
-            _draw_cards(s, offender, count, events, "illegal-wild-draw-four")
+            draw_cards(s, offender, count, events, "illegal-wild-draw-four")
             s.turn = offender
         else:
             # [M]: the card stays, its colour stands, the challenger takes a normal turn.
-            _draw_cards(s, offender, count, events, "illegal-wild-draw-four")
+            draw_cards(s, offender, count, events, "illegal-wild-draw-four")
             s.turn = p
     else:
         events.append(Event("innocent", player=offender, target=p))
-        _draw_cards(s, p, count + opts.challenge_penalty, events, "challenge-failed")
-        events.append(_SKIPPED[p])
+        draw_cards(s, p, count + opts.challenge_penalty, events, "challenge-failed")
+        events.append(SKIPPED[p])
         s.turn = s.next_seat(p)
-    _announce_turn(s, events)
-
-
-def _check_show(s: State, player: int, cards: Sequence[Card]) -> Counter[Card]:
-    """The cards a show reveals beyond what was known; raises unless the show is the whole hand
-    and possible."""
-    hand = s.hands[player]
-    if len(cards) != len(hand):
-        raise IllegalPlay("show-mismatch", f"that hand holds {len(hand)} cards")
-    extra = Counter(cards)
-    extra.subtract(Counter(hand.known))
-    if any(v < 0 for v in extra.values()):
-        raise IllegalPlay("show-mismatch", "a card known to be in that hand was not shown")
-    extra = +extra
-    pool = s.unknown_pool()
-    if any(pool[c] < k for c, k in extra.items()):
-        raise IllegalPlay("card-not-available", "a shown card is known to be elsewhere")
-    return extra
+    announce_turn(s, events)
 
 
 def _on_show(s: State, a: Show, events: list[Event]) -> None:
     p = a.player
-    _seat(s, p)
+    check_seat(s, p)
     if s.phase is Phase.MATCH_OVER:
         raise IllegalPlay("match-over", "the match is over")
-    _check_show(s, p, a.cards)
-    hand = s.hands[p]
-    hand.known = list(a.cards)
-    s.hidden -= hand.unknown
-    hand.unknown = 0
-    events.append(Event("shown", player=p, count=len(a.cards)))
+    check_show(s, p, a.cards)
+    reveal(s, p, a.cards, events)
     window = s.challenge
     if s.extra.don_claim == p:
         don.judge(s, p, events)
@@ -1046,12 +879,12 @@ def _on_show(s: State, a: Show, events: list[Event]) -> None:
         s.awaiting_show = None
         _judge_challenge(s, window, list(a.cards), events)
     elif s.phase is Phase.ROUND_OVER and len(s.results) < s.round:
-        _try_score(s, events)
+        try_score(s, events)
 
 
 def _on_identify(s: State, a: Identify, events: list[Event]) -> None:
     p = a.player
-    _seat(s, p)
+    check_seat(s, p)
     hand = s.hands[p]
     if hand.unknown == 0:
         raise IllegalPlay("hand-already-known", "every card of that hand is already known")
@@ -1067,7 +900,7 @@ def _on_identify(s: State, a: Identify, events: list[Event]) -> None:
         s.drawn = a.card
         s.drawn_unknown = False
         if not matches(s, a.card) and s.options.draw == "one-may-play":
-            _end_turn(s, p, events)
+            end_turn(s, p, events)
         return
     if (
         s.phase is Phase.ROUND_OVER
@@ -1075,7 +908,7 @@ def _on_identify(s: State, a: Identify, events: list[Event]) -> None:
         and not any(s.hands[i].unknown for i in s.active if i != s.winner)
     ):
         # The last hidden card of the losing hands is read: the round can be scored now.
-        _try_score(s, events)
+        try_score(s, events)
 
 
 def _same_cards(a: Sequence[Card], b: Sequence[Card]) -> bool:
@@ -1085,7 +918,7 @@ def _same_cards(a: Sequence[Card], b: Sequence[Card]) -> bool:
 
 
 def _on_reshuffle(s: State, a: Reshuffle, events: list[Event]) -> None:
-    _in_play(s)
+    check_in_play(s)
     if s.pile_unknown and not s.pile and s.pile_unknown == s.unknown_slots():
         # The engine reshuffled by itself (the pile ran out in the middle of a penalty) and
         # every hand is known again: the unknown cards are the pile, and chance gives its order.

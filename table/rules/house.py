@@ -26,7 +26,7 @@ from table.cards import (
     Color,
 )
 from table.errors import IllegalPlay
-from table.rules import don
+from table.rules import don, flow
 from table.rules import engine as E
 from table.rules.actions import (
     Action,
@@ -124,7 +124,7 @@ def check_play(s: State, a: Play) -> bool:
         raise IllegalPlay("one-card-at-a-time", "name the card played")
     jump = p != s.turn and opts.jump_in and _can_jump(s, p, cards)
     if not jump:
-        E._on_turn(s, p)
+        flow.check_on_turn(s, p)
         if s.extra.awaiting_swap is not None:
             raise IllegalPlay("swap-needed", "the player of the 7 names whose hand to swap")
     if len(cards) > 1:
@@ -201,7 +201,7 @@ def play(s: State, a: Play, events: list[Event]) -> None:
         events.append(Event("jump-in", player=p, target=s.turn))
         s.turn = p
     if s.uno_window is not None:
-        E._begin_turn(s, events)
+        flow.begin_turn(s, events)
     for card in cards:
         if card in hand.known:
             hand.known.remove(card)
@@ -226,7 +226,7 @@ def play(s: State, a: Play, events: list[Event]) -> None:
     if opts.don:
         don.note_play(s, p, last)
     if lead.rank == SHUFFLE_HANDS and (len(hand) or opts.shuffle_hands_last_card == "redeal"):
-        E._shuffle_hands(s, p, events)
+        flow.shuffle_hands(s, p, events)
         hand = s.hands[p]
     if len(hand) == 0:
         _finish(s, p, cards, events)
@@ -248,7 +248,7 @@ def play(s: State, a: Play, events: list[Event]) -> None:
     elif s.extra.awaiting_swap is not None:
         events.append(Event("swap-needed", player=p))
     else:
-        E._announce_turn(s, events)
+        flow.announce_turn(s, events)
 
 
 def _effect(
@@ -303,7 +303,7 @@ def _effect(
             s.turn = nxt
         else:
             reason = "draw-two" if rank == DRAW_TWO else "wild-draw-four"
-            E._draw_cards(s, nxt, total, events, reason)
+            flow.draw_cards(s, nxt, total, events, reason)
             events.append(Event("skipped", player=nxt))
             s.turn = s.next_seat(nxt)
     else:
@@ -318,11 +318,11 @@ def _finish(s: State, p: int, cards: tuple[Card, ...], events: list[Event]) -> N
     total = s.pending + _DRAWS.get(last.rank, 0) * len(cards)
     if total:
         reason = "draw-two" if last.rank == DRAW_TWO else "wild-draw-four"
-        E._draw_cards(s, nxt, total, events, reason)
+        flow.draw_cards(s, nxt, total, events, reason)
     if s.options.scoring == "musician":
         bonuses = _chin_bonuses(s, p, last)
         s.extra = replace(s.extra, finish=Finish("chin", (p,), last, bonuses=bonuses))
-    don.win_round(s, p, events)
+    flow.win_round(s, p, events)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -424,9 +424,9 @@ def _seven_o(s: State, p: int, card: Card, events: list[Event]) -> None:
 
 def on_swap(s: State, a: Swap, events: list[Event]) -> None:
     p, t = a.player, a.target
-    E._seat(s, p)
-    E._seat(s, t)
-    E._in_play(s)
+    flow.check_seat(s, p)
+    flow.check_seat(s, t)
+    flow.check_in_play(s)
     if s.extra.awaiting_swap is None:
         raise IllegalPlay("no-swap-needed", "no 7 is waiting for a swap")
     if p != s.extra.awaiting_swap:
@@ -438,7 +438,7 @@ def on_swap(s: State, a: Swap, events: list[Event]) -> None:
     s.uno_window = None
     s.extra = replace(s.extra, awaiting_swap=None)
     events.append(Event("swapped", player=p, target=t))
-    E._announce_turn(s, events)
+    flow.announce_turn(s, events)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -473,7 +473,7 @@ def dealer_first(s: State, card: Card, events: list[Event]) -> None:
         s.awaiting_color = d
         events.append(Event("color-needed", player=d))
         return
-    E._announce_turn(s, events)
+    flow.announce_turn(s, events)
 
 
 # ---------------------------------------------------------------------------------------------
