@@ -36,7 +36,6 @@ from table.rules import (
     State,
     apply_in_place,
     choose_dealer,
-    house,
     legal_actions,
     make_options,
     new_game,
@@ -150,8 +149,8 @@ class RandomTable:
     def out_of_turn(self, s: State) -> Action | None:
         """After a play: a winning Don is always called, a jump-in sometimes made; the player
         who went down to one card may call late, or be caught."""
-        if s.extra.on:
-            extra = house.out_of_turn(s)
+        if s.rules.families:
+            extra = s.rules.out_of_turn(s)
             dons = [a for a in extra if isinstance(a, Don)]
             if dons:
                 return self.rng.choice(dons)

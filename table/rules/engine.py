@@ -21,7 +21,6 @@ from table.cards import (
     WILD,
     WILD_DRAW_FOUR,
     Card,
-    Color,
     edition_counts,
 )
 from table.errors import IllegalPlay, SetupError
@@ -46,7 +45,6 @@ from table.rules.flow import (
     DREW_ONE,
     PASSED,
     PLAY,
-    REVERSED,
     SKIPPED,
     TURN,
     announce_turn,
@@ -61,22 +59,14 @@ from table.rules.flow import (
     next_draw_source,
     reshuffle,
     reveal,
-    shuffle_hands,
     try_score,
-    win_round,
+    uno_due,
 )
-from table.rules.matching import has_playable, matches, wd4_guilty
+from table.rules.matching import matches, wd4_guilty
 from table.rules.options import Options
+from table.rules.play import carry_out, has_play, on_play
 from table.rules.state import MAX_PLAYERS, ChallengeWindow, Event, Hand, Phase, State
-from table.rules.variant_state import round_extra
-
-# "played" events of coloured cards, per seat and card, made when first needed.
-_PLAYED: tuple[dict[Card, Event], ...] = tuple({} for _ in range(MAX_PLAYERS))
-# ... and of wilds, per seat, card and id() of the colour named (or of None).
-_PLAYED_WILD: tuple[dict[tuple[Card, int], Event], ...] = tuple({} for _ in range(MAX_PLAYERS))
-# What _resolve_effect needs of a Wild Draw Four (the rest of the hand, its unknown cards, the
-# colour and rank it covered), for any other card.
-_NOT_WD4: tuple[Sequence[Card], int, Color | None, str | None] = ((), 0, None, None)
+from table.rules.variants import rules_for
 
 # Reasons that make a step a "penalty" rather than a plain "accepted".
 PENALTY_REASONS = frozenset(
@@ -139,6 +129,7 @@ def new_game(
     base = State(
         options=options,
         players=tuple(players),
+        rules=rules_for(options),
         dealer=dealer,
         scores=[0] * n,
         eliminated=[False] * n,
@@ -188,7 +179,7 @@ def _deal_round(s: State, deal: Deal) -> tuple[State, list[Event]]:
     s.winner = None
     s.called = [False] * n
     s.uno_calls = [0] * n
-    s.extra = round_extra(s.extra, opts, n)
+    s.extra = s.rules.new_extra(s.extra, n)
     if deal.hands is None:
         s.hands = [Hand([], 0 if s.eliminated[i] else opts.hand_size) for i in range(n)]
     else:
@@ -317,11 +308,8 @@ def _turn_up(s: State, card: Card, events: list[Event]) -> None:
         card.rank == WILD_DRAW_FOUR
         or (card.rank == WILD and opts.first_wild == "redraw")
         or (card.rank in (SHUFFLE_HANDS, CUSTOMIZABLE) and opts.first_special == "redraw")
-        or (s.extra.on and house.bury_first(s, card))
     )
-    if card.rank == WILD_DRAW_FOUR and opts.first_player == "dealer":
-        bury = opts.first_action == "redraw"  # [002]: the dealer draws it (or stacks)
-    if bury:
+    if s.rules.buries(s, card, bury):
         # Choice: the card is buried in the pile (its place unknown) rather than the whole pile
         # reshuffled, so a known top of the pile stays known [003][004].
         s.discard.pop()
@@ -334,10 +322,8 @@ def _turn_up(s: State, card: Card, events: list[Event]) -> None:
     left = s.next_seat(s.dealer)
     s.color = card.color
     s.live_rank = None if card.is_wild else card.rank
-    if opts.don:
-        don.note_turn_up(s, card)
-    if opts.first_player == "dealer":
-        house.dealer_first(s, card, events)
+    s.rules.turned_up(s, card)
+    if s.rules.first_turn(s, card, events):
         return
     two = len(s.active) == 2
     if card.number is not None:
@@ -379,270 +365,23 @@ def _on_turn_up(s: State, a: TurnUp, events: list[Event]) -> None:
     _turn_up(s, a.card, events)
 
 
-def _on_play(s: State, a: Play, events: list[Event]) -> None:
-    if s.extra.on:
-        house.play(s, a, events)
-        return
-    p = a.player
-    # Fast path: the common case (the player on turn, in play, no colour awaited) costs three
-    # tests; anything else goes through the full checks of check_on_turn.
-    if p != s.turn or s.phase is not PLAY or s.awaiting_color is not None:
-        check_on_turn(s, p)
-    if len(a.cards) != 1:
-        raise IllegalPlay("one-card-at-a-time", "cards are played one at a time")
-    card = a.cards[0]
-    hand = s.hands[p]
-    held = hand.known
-    # The card's first place among the known cards (-1: not there), looked up once: the play
-    # takes it from there, and before that a hand can only grow at its end (a penalty draw).
-    try:
-        index = held.index(card)
-    except ValueError:
-        index = -1
-    known = index >= 0
-    if s.has_drawn:
-        if s.drawn is not None:
-            if card is not s.drawn:
-                raise IllegalPlay("must-play-drawn-card", "only the card just drawn may be played")
-        elif not (s.drawn_unknown and hand.unknown and s.is_available(card)):
-            raise IllegalPlay("must-play-drawn-card", "only the card just drawn may be played")
-        known = s.drawn is not None
-    elif not known:
-        if hand.unknown == 0:
-            raise IllegalPlay("card-not-in-hand", f"{card} is not in that hand")
-        if not s.is_available(card):
-            raise IllegalPlay("card-not-available", f"every {card} is already accounted for")
-    if s.pending:
-        raise IllegalPlay("draw-penalty-pending", "draw the penalty cards (or challenge) first")
-    wild = card.is_wild
-    rank = card.rank
-    prior_color, prior_rank = s.color, s.live_rank
-    # matches(s, card), inlined.
-    if not (
-        wild or card.color is prior_color or (prior_rank is not None and rank == prior_rank)
-    ):
-        raise IllegalPlay("wrong-color-or-number", f"{card} does not match")
-    opts = s.options
-    # Choice: with no challenge the restriction can only be enforced by the referee, so it
-    # refuses a Wild Draw Four it can see is illegal; with a hidden hand the play is accepted as
-    # unverified (in _play).
-    if (
-        rank == WILD_DRAW_FOUR
-        and not opts.challengeable
-        and opts.wild_draw_four != "unrestricted"
-        and wd4_guilty(
-            _rest_of_hand(held, card, known), prior_color, prior_rank, opts.wild_draw_four
-        )
-    ):
-        raise IllegalPlay(
-            "wild-draw-four-not-allowed", "a Wild Draw Four needs no matching card in hand"
-        )
-    _play(s, a, events, index, known)
-
-
-def _rest_of_hand(held: list[Card], card: Card, known: bool) -> list[Card]:
-    """The known cards left after playing ``card`` (a known one or not)."""
-    rest = held.copy()
-    if known:
-        rest.remove(card)
-    return rest
-
-
-def _play(
-    s: State, a: Play, events: list[Event], index: int | None = None, known: bool = True
-) -> None:
-    """Carry out the play ``a``, already checked: by :func:`_on_play`, which found its card at
-    ``index`` among the known cards (-1: it is one of the unknown cards; ``known`` says whether
-    the card played was known: a card drawn blind may be played while an equal known card stays
-    in hand), or by :func:`legal_actions` (no ``index``: a known card of the player on turn that
-    matches; this is the play handler of :func:`apply_legal`)."""
-    p = a.player
-    card = a.cards[0]
-    hand = s.hands[p]
-    if index is None:
-        if s.extra.on:  # the variant rules check and play on their own path
-            house.play(s, a, events)
-            return
-        index = hand.known.index(card)
-    rank = card.rank
-    # The rest of the hand and what the card covers matter only to a Wild Draw Four (its
-    # restriction and challenge): read them before the play changes them.
-    wd4: tuple[Sequence[Card], int, Color | None, str | None] = _NOT_WD4
-    if rank == WILD_DRAW_FOUR:
-        opts = s.options
-        unknown_rest = hand.unknown - (0 if known else 1)
-        wd4 = (_rest_of_hand(hand.known, card, known), unknown_rest, s.color, s.live_rank)
-        if not opts.challengeable and opts.wild_draw_four != "unrestricted" and unknown_rest:
-            s.unverified += 1
-            events.append(Event("unverified", player=p))
-    if s.uno_window is not None:
-        begin_turn(s, events)
-    # Take the card from the hand, at the place found above (or from its unknown cards).
-    if index >= 0:
-        del hand.known[index]
-    else:
-        hand.unknown -= 1
-        s.hidden -= 1
-    s.discard.append(card)
-    if s.has_drawn:
-        s.has_drawn = False
-        s.drawn = None
-        s.drawn_unknown = False
-    # The "played" event, the hottest one, is made once per seat, card and colour named.
-    if card.is_wild:
-        color = a.color
-        s.color = color
-        s.live_rank = None
-        wilds = _PLAYED_WILD[p]
-        key = (card, id(color))  # a colour's id(): an enum member hashes in Python
-        event = wilds.get(key)
-        if event is None:
-            event = wilds[key] = Event("played", p, None, card, color)
-        shuffled = rank == SHUFFLE_HANDS
-    else:
-        played = _PLAYED[p]
-        event = played.get(card)
-        if event is None:
-            event = played[card] = Event("played", p, None, card, None)
-        s.color = card.color
-        s.live_rank = rank
-        shuffled = False
-    events.append(event)
-    if shuffled:
-        last = len(hand) == 0
-        if not last or s.options.shuffle_hands_last_card == "redeal":
-            shuffle_hands(s, p, events)
-            hand = s.hands[p]  # the redeal gave every seat a new hand
-    size = len(hand.known) + hand.unknown
-    if size == 0:
-        _finish(s, p, card, events)
-        return
-    if size == 1 and not s.called[p] and not shuffled:
-        s.uno_window = p
-    if card.number is None:
-        _resolve_effect(s, p, card, events, *wd4)
-    else:  # a number card has no effect: the next seat is on turn
-        # s.next_seat(p), its common case inlined: the seat after is still in the match.
-        nxt = (p + s.direction) % len(s.players)
-        s.turn = s.next_seat(p) if s.eliminated[nxt] else nxt
-    if s.uno_window == p:
-        s.uno_next = s.turn
-    if card.is_wild and a.color is None:
-        s.awaiting_color = p
-        events.append(Event("color-needed", player=p))
-    else:
-        # announce_turn, inlined
-        if s.pending:
-            events.append(Event("pending-draw", player=s.turn, count=s.pending))
-        events.append(TURN[s.turn])
-
-
-def _resolve_effect(
-    s: State,
-    p: int,
-    card: Card,
-    events: list[Event],
-    rest: Sequence[Card],
-    unknown_rest: int,
-    prior_color: Color | None,
-    prior_rank: str | None,
-) -> None:
-    opts = s.options
-    rank = card.rank
-    nxt = s.next_seat(p)
-    if rank == SKIP:
-        events.append(SKIPPED[nxt])
-        s.turn = s.next_seat(nxt)
-    elif rank == REVERSE:
-        if opts.two_player_reverse_is_skip and s.eliminated.count(False) == 2:
-            events.append(SKIPPED[nxt])
-            s.turn = p
-        else:
-            s.direction = -s.direction
-            events.append(REVERSED[s.direction])
-            s.turn = s.next_seat(p)
-    elif rank == DRAW_TWO:
-        draw_cards(s, nxt, 2, events, "draw-two")
-        events.append(SKIPPED[nxt])
-        s.turn = s.next_seat(nxt)
-    elif rank == WILD_DRAW_FOUR:
-        if opts.challengeable:
-            s.pending = 4
-            s.challenge = ChallengeWindow(
-                offender=p,
-                target=nxt,
-                hand=tuple(rest),
-                hand_unknown=unknown_rest,
-                prior_color=prior_color,
-                prior_rank=prior_rank,
-                color_was_named=True,
-            )
-            s.turn = nxt
-        else:
-            draw_cards(s, nxt, 4, events, "wild-draw-four")
-            events.append(SKIPPED[nxt])
-            s.turn = s.next_seat(nxt)
-    elif rank == CUSTOMIZABLE:
-        _customizable(s, p, events)
-    else:
-        s.turn = nxt
-
-
-def _customizable(s: State, p: int, events: list[Event]) -> None:
-    """Wild Customizable: a Wild plus the table's house effect (``customizable_effect``).
-
-    The menu: ``none``; ``skip`` (the next player loses their turn); ``reverse`` (the direction
-    reverses); ``next-draws-two`` (the next player draws 2 and loses their turn; it cannot be
-    stacked or challenged); ``others-draw-one`` (every other player draws one card).
-    """
-    effect = s.options.customizable_effect
-    nxt = s.next_seat(p)
-    if effect == "skip":
-        events.append(SKIPPED[nxt])
-        s.turn = s.next_seat(nxt)
-    elif effect == "reverse":
-        s.direction = -s.direction
-        events.append(REVERSED[s.direction])
-        s.turn = s.next_seat(p)
-    elif effect == "next-draws-two":
-        draw_cards(s, nxt, 2, events, "customizable")
-        events.append(SKIPPED[nxt])
-        s.turn = s.next_seat(nxt)
-    elif effect == "others-draw-one":
-        for seat in s.active:
-            if seat != p:
-                draw_cards(s, seat, 1, events, "customizable")
-        s.turn = nxt
-    else:
-        s.turn = nxt
-
-
-def _finish(s: State, p: int, card: Card, events: list[Event]) -> None:
-    """``p`` played their last card. A last Draw Two or Wild Draw Four is still drawn by the next
-    player and counts in the score [000][001][003][M]. Choice: a last Wild Draw Four cannot be
-    challenged, since the round is over."""
-    nxt = s.next_seat(p)
-    if card.rank == DRAW_TWO:
-        draw_cards(s, nxt, 2, events, "draw-two")
-    elif card.rank == WILD_DRAW_FOUR:
-        draw_cards(s, nxt, 4, events, "wild-draw-four")
-    win_round(s, p, events)
-
-
 def _on_draw(s: State, a: Draw, events: list[Event]) -> None:
     p = a.player
-    # Fast path of check_on_turn, as in _on_play.
+    # The common case (the player on turn, in play, no colour awaited) costs three tests.
     if p != s.turn or s.phase is not PLAY or s.awaiting_color is not None:
         check_on_turn(s, p)
+    rules = s.rules
+    if "check_turn" in rules.hooked:
+        rules.check_turn(s)
     opts = s.options
     hand = s.hands[p]
-    if s.extra.on:
-        house.before_turn_action(s, p)
     if s.pending:
         if a.card is not None:
             raise IllegalPlay(
                 "penalty-cards-unnamed", "penalty cards are drawn together; name them on a pad"
             )
+        if "turn_action" in rules.hooked:
+            rules.turn_action(s, p)
         begin_turn(s, events)
         count = s.pending
         reason = "wild-draw-four" if s.challenge is not None else "draw-two"
@@ -659,9 +398,7 @@ def _on_draw(s: State, a: Draw, events: list[Event]) -> None:
         )
         if not again:
             raise IllegalPlay("already-drew", "one card is drawn per turn")
-    elif not opts.draw_by_choice and (
-        house.has_play(s, p) if s.extra.on else has_playable(s, hand.known)
-    ):
+    elif not opts.draw_by_choice and has_play(s, p):
         raise IllegalPlay("has-playable-card", "a card in hand can be played")
     if a.card is not None:
         check_named_draw(s, a.card)
@@ -669,6 +406,8 @@ def _on_draw(s: State, a: Draw, events: list[Event]) -> None:
         raise IllegalPlay("pile-empty", "there is no card left to draw")
 
     # --- accepted ---
+    if "turn_action" in rules.hooked:
+        rules.turn_action(s, p)
     if not s.has_drawn and not opts.draw_by_choice and hand.unknown:
         s.unverified += 1
         events.append(Event("unverified", player=p))
@@ -718,8 +457,7 @@ def _on_pass(s: State, a: Pass, events: list[Event]) -> None:
     check_on_turn(s, p)
     if s.pending:
         raise IllegalPlay("draw-penalty-pending", "draw the penalty cards (or challenge) first")
-    if s.extra.on:
-        house.before_turn_action(s, p)
+    s.rules.check_turn(s)
     if not s.has_drawn:
         raise IllegalPlay("draw-first", "draw a card before passing")
     if (
@@ -732,6 +470,7 @@ def _on_pass(s: State, a: Pass, events: list[Event]) -> None:
     if s.drawn_unknown and s.options.draw == "until-playable":
         s.unverified += 1
         events.append(Event("unverified", player=p))
+    s.rules.turn_action(s, p)
     events.append(PASSED[p])
     end_turn(s, p, events)
 
@@ -745,22 +484,9 @@ def _on_choose_color(s: State, a: ChooseColor, events: list[Event]) -> None:
         raise IllegalPlay("not-your-turn", f"{s.players[s.awaiting_color]} names the colour")
     s.awaiting_color = None
     s.color = a.color
-    if s.extra.on:
-        house.color_named(s, a.player, a.color)
+    s.rules.color_named(s, a.player, a.color)
     events.append(Event("color-chosen", player=a.player, color=a.color))
     announce_turn(s, events)
-
-
-def uno_due(s: State, p: int) -> bool:
-    """Whether UNO is ``p``'s to call now: about to go down to one card on their turn, or just
-    gone down to one card without calling, while the catch window is open."""
-    size = len(s.hands[p])
-    about_to = (
-        p == s.turn
-        and (size == 2 or (s.extra.on and house.several_at_once(s, size)))
-        and s.awaiting_color is None
-    )
-    return about_to or s.uno_window == p
 
 
 def _on_call_uno(s: State, a: CallUno, events: list[Event]) -> None:
@@ -873,8 +599,8 @@ def _on_show(s: State, a: Show, events: list[Event]) -> None:
     check_show(s, p, a.cards)
     reveal(s, p, a.cards, events)
     window = s.challenge
-    if s.extra.don_claim == p:
-        don.judge(s, p, events)
+    if s.rules.shown(s, p, events):
+        pass
     elif window is not None and s.awaiting_show == p:
         s.awaiting_show = None
         _judge_challenge(s, window, list(a.cards), events)
@@ -936,11 +662,19 @@ def _on_reshuffle(s: State, a: Reshuffle, events: list[Event]) -> None:
     events.append(Event("reshuffled", count=len(a.cards)))
 
 
+def _on_don(s: State, a: Don, events: list[Event]) -> None:
+    s.rules.on_don(s, a, events)
+
+
+def _on_swap(s: State, a: Swap, events: list[Event]) -> None:
+    s.rules.on_swap(s, a, events)
+
+
 # While a challenged hand must be shown, only the show (and UNO business) may happen.
 _WAIT_FOR_SHOW = frozenset({Play, Draw, Pass, ChooseColor, Challenge, Swap})
 
 _HANDLERS: dict[type, Callable[[State, Action, list[Event]], None]] = {
-    Play: _on_play,  # type: ignore[dict-item]
+    Play: on_play,  # type: ignore[dict-item]
     Draw: _on_draw,  # type: ignore[dict-item]
     Pass: _on_pass,  # type: ignore[dict-item]
     ChooseColor: _on_choose_color,  # type: ignore[dict-item]
@@ -951,16 +685,11 @@ _HANDLERS: dict[type, Callable[[State, Action, list[Event]], None]] = {
     Identify: _on_identify,  # type: ignore[dict-item]
     TurnUp: _on_turn_up,  # type: ignore[dict-item]
     Reshuffle: _on_reshuffle,  # type: ignore[dict-item]
+    Don: _on_don,  # type: ignore[dict-item]
+    Swap: _on_swap,  # type: ignore[dict-item]
 }
 # For actions known to be legal: a play skips its checks; the rest are cheap to check.
 _LEGAL_HANDLERS: dict[type, Callable[[State, Action, list[Event]], None]] = {
     **_HANDLERS,
-    Play: _play,  # type: ignore[dict-item]
+    Play: carry_out,  # type: ignore[dict-item]
 }
-
-# The competition, local and Musician rules (they use the helpers above).
-from table.rules import don, house  # noqa: E402
-
-for _table in (_HANDLERS, _LEGAL_HANDLERS):
-    _table[Don] = don.on_don  # type: ignore[assignment]
-    _table[Swap] = house.on_swap  # type: ignore[assignment]

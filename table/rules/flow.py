@@ -192,6 +192,29 @@ def begin_turn(s: State, events: list[Event]) -> None:
         draw_cards(s, seat, s.options.uno_penalty, events, "uno-not-called")
 
 
+def uno_ahead(s: State, p: int) -> bool:
+    """Whether ``p`` is about to go down to one card: on turn, nothing else awaited (a colour,
+    a show, or what a variant waits for), holding two cards (or more, where several may go down
+    at once)."""
+    if p != s.turn or s.awaiting_color is not None or s.awaiting_show is not None:
+        return False
+    rules = s.rules
+    if "awaiting" in rules.hooked and rules.awaiting(s) is not None:
+        return False
+    hand = s.hands[p]
+    size = len(hand.known) + hand.unknown
+    return size == 2 or (
+        size > 2 and "several_at_once" in rules.hooked and rules.several_at_once(s, size)
+    )
+
+
+def uno_due(s: State, p: int) -> bool:
+    """Whether UNO is ``p``'s to call now: about to go down to one card on their turn
+    (:func:`uno_ahead`), or just gone down to one card without calling, while the catch window
+    is open."""
+    return s.uno_window == p or uno_ahead(s, p)
+
+
 def announce_turn(s: State, events: list[Event]) -> None:
     """Whose turn it is now, and what they must draw first."""
     if s.pending:

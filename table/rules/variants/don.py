@@ -29,18 +29,19 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from table.cards import Card
+from table.cards import Card, Color
 from table.errors import IllegalPlay
 from table.rules import flow
-from table.rules.actions import Don
+from table.rules.actions import Action, Don
 from table.rules.state import Event, Phase, State
 from table.rules.variant_state import Finish, replace
+from table.rules.variants.base import Variant
+from table.rules.variants.musician import backs_for
 
-
-def backs_for(s: State, winner: int) -> tuple[tuple[str, int], ...]:
-    """The リバース返し / スキップ返し marks aimed at ``winner``: (option, who pays)."""
-    return tuple((kind, player) for kind, player, target in s.extra.backs if target == winner)
+if TYPE_CHECKING:
+    from table.rules.options import Options
 
 
 def note_play(s: State, p: int, last: Card) -> None:
@@ -123,8 +124,6 @@ def winning_seats(s: State) -> list[int]:
 def on_don(s: State, a: Don, events: list[Event]) -> None:
     p = a.player
     flow.check_seat(s, p)
-    if not s.options.don:
-        raise IllegalPlay("not-in-these-rules", "Don is not part of these rules")
     joining = _joins(s, p)
     if not joining:
         flow.check_in_play(s)
@@ -206,3 +205,39 @@ def _rejoin(
     s.phase = Phase.ROUND_OVER
     events.append(Event("multi-don", player=winners[0], count=len(winners)))
     flow.try_score(s, events)
+
+
+class DonRule(Variant):
+    """``don``: the Don action, the rotations it needs, and a Double Don scored again."""
+
+    @classmethod
+    def applies(cls, options: Options) -> bool:
+        return options.don
+
+    def turned_up(self, s: State, card: Card) -> None:
+        note_turn_up(s, card)
+        super().turned_up(s, card)
+
+    def after_play(
+        self, s: State, p: int, cards: tuple[Card, ...], color: Color | None, events: list[Event]
+    ) -> bool:
+        note_play(s, p, cards[-1])
+        return super().after_play(s, p, cards, color, events)
+
+    def shown(self, s: State, p: int, events: list[Event]) -> bool:
+        if s.extra.don_claim == p:
+            judge(s, p, events)
+            return True
+        return super().shown(s, p, events)
+
+    def on_don(self, s: State, a: Don, events: list[Event]) -> None:
+        on_don(s, a, events)
+
+    def out_of_turn(self, s: State) -> list[Action]:
+        dons: list[Action] = [Don(seat) for seat in winning_seats(s)]
+        return dons + super().out_of_turn(s)
+
+    def round_points(self, s: State, events: list[Event]) -> tuple[int, ...]:
+        # What a Double Don that comes after the scoring starts again from.
+        s.extra = replace(s.extra, base_scores=tuple(s.scores), base_streak=s.extra.don_streak)
+        return super().round_points(s, events)

@@ -1,4 +1,4 @@
-"""Stacking draw cards on draw cards (RULES.md §4 ``stacking``, §6): pure functions.
+"""Stacking draw cards on draw cards (RULES.md §4 ``stacking``, §6).
 
 The pending count accumulates (2 + 2 + 4 = 8); the player who cannot or will not stack draws
 the total and loses the turn.
@@ -14,9 +14,14 @@ the total and loses the turn.
 
 from __future__ import annotations
 
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from table.cards import DRAW_TWO, WILD_DRAW_FOUR, Card, Color
+from table.rules.state import State
+from table.rules.variants.base import Variant
+
+if TYPE_CHECKING:
+    from table.rules.options import Options
 
 _ANSWERS: Final[dict[str, dict[str, tuple[str, ...]]]] = {
     "off": {},
@@ -39,3 +44,15 @@ def can_stack(mode: str, top: Card | None, color: Color | None, card: Card) -> b
     if card.rank == DRAW_TWO and top.rank == WILD_DRAW_FOUR:
         return card.color is color
     return True
+
+
+class Stacking(Variant):
+    @classmethod
+    def applies(cls, options: Options) -> bool:
+        return options.stacking != "off"
+
+    def may_stack(self, s: State, card: Card) -> bool:
+        return can_stack(s.options.stacking, s.top, s.color, card) or super().may_stack(s, card)
+
+    def draws_wait(self, s: State, rank: str) -> bool:
+        return answerable(s.options.stacking, rank) or super().draws_wait(s, rank)
