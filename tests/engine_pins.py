@@ -23,6 +23,21 @@ PINS = Path(__file__).resolve().parent / "engine_pins.json"
 ROUNDS_PER_TABLE = 4
 RANDOM_MIXES = 40
 TRIES_PER_STEP = 3
+# The options the random mixes draw from, in this order: the ones there were when the traces
+# were pinned (an option added later is covered by its scenarios and the property tests, and
+# drawing it too would change every mix after it).
+PINNED_OPTIONS = (
+    "deck", "hand_size", "dealer_draw_actions", "first_reverse", "first_wild", "first_special",
+    "draw", "draw_by_choice", "two_player_reverse_is_skip", "wild_draw_four",
+    "shuffle_hands_last_card", "customizable_effect", "challenge", "challenge_success",
+    "challenge_penalty", "uno_penalty", "uno_catchers", "uno_enforcement", "false_catch_penalty",
+    "next_dealer", "scoring", "target", "rounds", "eliminate", "doubling", "two_card_play",
+    "stacking", "multi_play", "jump_in", "action_finish", "first_action", "seven_o",
+    "wild_keeps_symbol", "first_player", "chin", "don", "false_don_penalty",
+    "musician_color_call", "musician_reverse_back", "musician_skip_back", "musician_panpakapan",
+    "musician_same_color_don", "musician_zero_don", "musician_tenhou", "musician_renchan",
+    "musician_eight_renchan", "musician_rendon",
+)
 
 
 def tables() -> Iterator[tuple[str, dict[str, object], int]]:
@@ -35,7 +50,8 @@ def tables() -> Iterator[tuple[str, dict[str, object], int]]:
     rng = random.Random(14)
     for mix in range(RANDOM_MIXES):
         values: dict[str, object] = {"preset": rng.choice(sorted(PRESETS))}
-        for name, spec in SPECS.items():
+        for name in PINNED_OPTIONS:
+            spec = SPECS[name]
             if rng.random() < 0.5:
                 continue
             if isinstance(spec.default, bool):
