@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from table.errors import OptionError
-from table.rules import SPECS, Options, make_options
+from table.rules import PRESETS, SPECS, Options, make_options
 from table.rules.options import register_preset, with_options
 
 
@@ -49,9 +49,10 @@ def test_unknown_preset() -> None:
         make_options("tournament")
 
 
-def test_register_preset_checks_its_values() -> None:
+def test_register_preset_checks_its_values(monkeypatch: pytest.MonkeyPatch) -> None:
     with pytest.raises(OptionError):
         register_preset("broken", {"draw": "never"})
+    monkeypatch.setitem(PRESETS, "quick", {})  # taken away again after the test
     register_preset("quick", {"target": 100, "hand_size": 5})
     assert make_options("quick").target == 100
 
