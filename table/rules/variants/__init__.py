@@ -9,7 +9,7 @@ two rules answer the same hook, the one listed first answers first), once per co
   ``two_card_play``).
 - :mod:`~table.rules.variants.stacking`: draw cards on draw cards (``stacking``).
 - :mod:`~table.rules.variants.local`: jump-in, the first card that is not a number, no action
-  finish, a Wild that keeps the rank, Seven-O.
+  finish, no draw finish, a Wild that keeps the rank, Seven-O.
 - :mod:`~table.rules.variants.musician`: the dealer plays first, Chin, Musician scoring.
 - :mod:`~table.rules.variants.don`: Don, the Musician rules' out-of-turn win.
 
@@ -35,6 +35,7 @@ from table.rules.variants.don import DonRule
 from table.rules.variants.groups import Groups
 from table.rules.variants.local import (
     ActionFinish,
+    DrawFinish,
     FirstActionRedraw,
     JumpIn,
     SevenO,
@@ -48,7 +49,8 @@ FAMILIES: Final[tuple[type[Variant], ...]] = (
     DealerFirst,  # before FirstActionRedraw: a first Wild Draw Four is the dealer's to answer
     FirstActionRedraw,
     JumpIn,  # before DonRule: jump-ins are listed before Dons
-    ActionFinish,  # ActionFinish, Chin, Groups: the order of their refusals to go out
+    ActionFinish,  # ActionFinish, DrawFinish, Chin, Groups: the order of their refusals
+    DrawFinish,
     Chin,
     Groups,
     Stacking,

@@ -1,11 +1,11 @@
-"""Local rules (RULES.md §5): jump-in, a first card that is not a number, no action finish, a
-Wild that keeps the rank under it, and Seven-O (Mattel House Rules edition)."""
+"""Local rules (RULES.md §5): jump-in, a first card that is not a number, no action finish, no
+draw finish, a Wild that keeps the rank under it, and Seven-O (Mattel House Rules edition)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from table.cards import WILD, Card, Color
+from table.cards import DRAW_TWO, WILD, WILD_DRAW_FOUR, Card, Color
 from table.errors import IllegalPlay
 from table.rules.actions import Action, Play, Swap
 from table.rules.flow import announce_turn, check_in_play, check_seat
@@ -76,6 +76,22 @@ class ActionFinish(Variant):
     def check_going_out(self, s: State, p: int, cards: tuple[Card, ...], left: int) -> None:
         if left == 0 and cards[-1].number is None:
             raise IllegalPlay("no-action-finish", "a round cannot end on an action or wild card")
+        super().check_going_out(s, p, cards, left)
+
+
+class DrawFinish(Variant):
+    """``draw_finish = false``: a round cannot end on a draw card. [002] 「人によっては、
+    「ドロー2上がり」を禁止しています」; [004] tells of the older rule that a last action card
+    could not go out. Choice: the Wild Draw Four is a draw card as much as the Draw Two, and
+    a group of Draw Twos is refused as one card is; the player draws instead."""
+
+    @classmethod
+    def applies(cls, options: Options) -> bool:
+        return not options.draw_finish
+
+    def check_going_out(self, s: State, p: int, cards: tuple[Card, ...], left: int) -> None:
+        if left == 0 and cards[-1].rank in (DRAW_TWO, WILD_DRAW_FOUR):
+            raise IllegalPlay("no-draw-finish", "a round cannot end on a draw card")
         super().check_going_out(s, p, cards, left)
 
 
