@@ -55,6 +55,7 @@ from table.rules.flow import (
     check_seat,
     check_show,
     draw_cards,
+    draws_again,
     end_turn,
     next_draw_source,
     reshuffle,
@@ -393,10 +394,7 @@ def _on_draw(s: State, a: Draw, events: list[Event]) -> None:
         announce_turn(s, events)
         return
     if s.has_drawn:
-        again = opts.draw == "until-playable" and (
-            s.drawn_unknown or (s.drawn is not None and not matches(s, s.drawn))
-        )
-        if not again:
+        if not draws_again(s):
             raise IllegalPlay("already-drew", "one card is drawn per turn")
     elif not opts.draw_by_choice and has_play(s, p):
         raise IllegalPlay("has-playable-card", "a card in hand can be played")
@@ -460,12 +458,7 @@ def _on_pass(s: State, a: Pass, events: list[Event]) -> None:
     s.rules.check_turn(s)
     if not s.has_drawn:
         raise IllegalPlay("draw-first", "draw a card before passing")
-    if (
-        s.options.draw == "until-playable"
-        and s.drawn is not None
-        and not matches(s, s.drawn)
-        and next_draw_source(s) != "none"
-    ):
+    if s.drawn is not None and draws_again(s) and next_draw_source(s) != "none":
         raise IllegalPlay("keep-drawing", "keep drawing until a playable card comes")
     if s.drawn_unknown and s.options.draw == "until-playable":
         s.unverified += 1

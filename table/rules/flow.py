@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 from table.cards import Card
 from table.errors import IllegalPlay
+from table.rules.matching import matches
 from table.rules.scoring import score_round
 from table.rules.state import MAX_PLAYERS, Event, Hand, Phase, State
 
@@ -121,6 +122,15 @@ def draw_cards(s: State, player: int, count: int, events: list[Event], reason: s
     if reason:
         events.append(Event("penalty", player, None, None, None, drawn, reason))
     return drawn
+
+
+def draws_again(s: State) -> bool:
+    """Whether the player on turn, who drew, may draw again: under ``draw = "until-playable"``,
+    while the card drawn does not match (or was drawn blind)."""
+    if s.options.draw != "until-playable":
+        return False
+    drawn = s.drawn
+    return s.drawn_unknown if drawn is None else not matches(s, drawn)
 
 
 def next_draw_source(s: State) -> str:

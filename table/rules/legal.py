@@ -11,8 +11,7 @@ from __future__ import annotations
 
 from table.cards import COLORS
 from table.rules.actions import Action, CallUno, Catch, Challenge, ChooseColor, Draw, Pass
-from table.rules.flow import uno_ahead
-from table.rules.matching import matches
+from table.rules.flow import draws_again, uno_ahead
 from table.rules.play import list_plays
 from table.rules.state import MAX_PLAYERS, Phase, State
 
@@ -44,15 +43,13 @@ def legal_actions(s: State) -> list[Action]:
         if s.challenge is not None and s.challenge.target == p:
             out.append(_CHALLENGE[p])
     elif s.has_drawn:
-        drawn = s.drawn
-        if drawn is None:
+        again = draws_again(s)
+        if s.drawn is None:  # drawn blind: passing is open too (the card is checked if played)
             out.append(_PASS[p])
-            if s.options.draw == "until-playable":
+            if again:
                 out.append(_DRAW[p])
-        elif s.options.draw == "until-playable" and not matches(s, drawn):
-            out.append(_DRAW[p])
         else:
-            out.append(_PASS[p])
+            out.append(_DRAW[p] if again else _PASS[p])
     else:
         if not out or s.options.draw_by_choice:
             out.append(_DRAW[p])

@@ -84,12 +84,14 @@ def _check_cards(s: State, p: int, cards: tuple[Card, ...], jump: bool) -> int:
     hand = s.hands[p]
     card = cards[0]
     if s.has_drawn and not jump:
-        if len(cards) != 1:
-            raise IllegalPlay("must-play-drawn-card", "only the card just drawn may be played")
-        if s.drawn is not None:
-            if card is not s.drawn:
-                raise IllegalPlay("must-play-drawn-card", "only the card just drawn may be played")
-        elif not (s.drawn_unknown and hand.unknown and s.is_available(card)):
+        # The one check of "only the card just drawn": the card seen drawn, or (drawn blind)
+        # a card that may be the one.
+        drawn = s.drawn
+        if len(cards) != 1 or (
+            card is not drawn
+            if drawn is not None
+            else not (s.drawn_unknown and hand.unknown and s.is_available(card))
+        ):
             raise IllegalPlay("must-play-drawn-card", "only the card just drawn may be played")
         try:
             return hand.known.index(card)
