@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from itertools import repeat
 
 from table.cards import (
     CUSTOMIZABLE,
@@ -196,12 +197,13 @@ def _deal_round(s: State, deal: Deal) -> tuple[State, list[Event]]:
     s.pile = list(reversed(deal.pile))
     known = s.known_counts()
     known.update(deal.start)
-    for card, count in known.items():
-        if count > edition.get(card, 0):
-            raise SetupError(
-                f"the {opts.deck} deck has {edition.get(card, 0)} of {card}, "
-                f"the set-up uses {count}"
-            )
+    allowed = edition.get
+    # Every face within its count (the common case, tested in C), else the first one over.
+    if not all(map(int.__le__, known.values(), map(allowed, known, repeat(0)))):
+        card, count = next((c, k) for c, k in known.items() if k > allowed(c, 0))
+        raise SetupError(
+            f"the {opts.deck} deck has {allowed(card, 0)} of {card}, the set-up uses {count}"
+        )
     total = sum(edition.values())
     used = sum(known.values()) + sum(h.unknown for h in s.hands)
     if used > total:

@@ -206,16 +206,16 @@ def uno_ahead(s: State, p: int) -> bool:
     """Whether ``p`` is about to go down to one card: on turn, nothing else awaited (a colour,
     a show, or what a variant waits for), holding two cards (or more, where several may go down
     at once)."""
-    if p != s.turn or s.awaiting_color is not None or s.awaiting_show is not None:
-        return False
-    rules = s.rules
-    if "awaiting" in rules.hooked and rules.awaiting(s) is not None:
-        return False
     hand = s.hands[p]
     size = len(hand.known) + hand.unknown
-    return size == 2 or (
+    rules = s.rules
+    if size != 2 and not (
         size > 2 and "several_at_once" in rules.hooked and rules.several_at_once(s, size)
-    )
+    ):
+        return False  # the common case, first: not about to go down to one card
+    if p != s.turn or s.awaiting_color is not None or s.awaiting_show is not None:
+        return False
+    return "awaiting" not in rules.hooked or rules.awaiting(s) is None
 
 
 def uno_due(s: State, p: int) -> bool:

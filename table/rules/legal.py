@@ -54,7 +54,11 @@ def legal_actions(s: State) -> list[Action]:
         if not out or s.options.draw_by_choice:
             out.append(_DRAW[p])
         # Offered at the start of a turn only (a call after a draw is accepted, not offered).
-        if not s.called[p] and uno_ahead(s, p):
+        # uno_ahead decides; most hands are far from one card, which costs no call here.
+        hand = s.hands[p]
+        if (len(hand.known) + hand.unknown == 2 or "several_at_once" in rules.hooked) and (
+            not s.called[p] and uno_ahead(s, p)
+        ):
             out.append(_CALL_UNO[p])
     return out
 

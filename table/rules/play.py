@@ -271,12 +271,15 @@ def carry_out(
         s.has_drawn = False
         s.drawn = None
         s.drawn_unknown = False
-    if last.is_wild:
-        s.color = color
-        s.live_rank = rules.rank_after_wild(s, last, prior_rank)
-    else:
+    if not last.is_wild:
         s.color = last.color
         s.live_rank = last.rank
+    else:
+        s.color = color
+        s.live_rank = (
+            rules.rank_after_wild(s, last, prior_rank) if "rank_after_wild" in rules.hooked
+            else None
+        )
     shuffled = rank == SHUFFLE_HANDS
     if shuffled and (
         len(hand.known) + hand.unknown or s.options.shuffle_hands_last_card == "redeal"
@@ -472,11 +475,14 @@ def list_plays(s: State, p: int, out: list[Action]) -> None:
             matching = _matching(p, s.color, s.live_rank)
         # The matching cards picked out in C, then each distinct one, in hand order.
         cards = dict.fromkeys(filter(matching.__contains__, known))
-        if len(known) + hand.unknown > 2 and (
-            _WILD_DRAW_FOUR not in cards or not restricted(s.options)
-        ):
-            # What check_kept checks cannot refuse these: more than one card is kept, and no
-            # Wild Draw Four is restricted.
+        if len(known) + hand.unknown > 2:
+            # More than one card is kept, so check_kept can refuse only a Wild Draw Four (its
+            # restriction); the other matching cards need no check.
+            if _WILD_DRAW_FOUR in cards and restricted(s.options):
+                try:
+                    check_kept(s, p, (_WILD_DRAW_FOUR,), True)
+                except IllegalPlay:
+                    del cards[_WILD_DRAW_FOUR]
             for card in cards:
                 out += matching[card]
         else:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import enum
 from collections import Counter
 from dataclasses import dataclass, field
+from itertools import chain
 from typing import TYPE_CHECKING, NamedTuple
 
 from table.cards import Card, Color, edition_counts
@@ -213,11 +214,7 @@ class State:
     # --- card accounting --------------------------------------------------------------------
 
     def known_counts(self) -> Counter[Card]:
-        counts: Counter[Card] = Counter(self.discard)
-        counts.update(self.pile)
-        for hand in self.hands:
-            counts.update(hand.known)
-        return counts
+        return Counter(chain(self.discard, self.pile, *[hand.known for hand in self.hands]))
 
     def unknown_pool(self) -> Counter[Card]:
         """The faces of the cards whose place is not known, with their counts."""

@@ -69,7 +69,19 @@ _HOOKS: Final = frozenset(
 
 def rules_for(options: Options) -> Rules:
     """The rules ``options`` turn on, put together (the official game when none)."""
-    return combine(tuple(family for family in FAMILIES if family.applies(options)))
+    known = _FOR_OPTIONS.get(id(options))
+    if known is not None and known[0] is options:
+        return known[1]
+    rules = combine(tuple(family for family in FAMILIES if family.applies(options)))
+    if len(_FOR_OPTIONS) >= 64:
+        _FOR_OPTIONS.clear()
+    _FOR_OPTIONS[id(options)] = (options, rules)
+    return rules
+
+
+# The rules of the last options objects met, by id() (hashing every field of an Options costs
+# more than the look-up saves); each entry keeps its options alive, so an id is not reused.
+_FOR_OPTIONS: dict[int, tuple[Options, Rules]] = {}
 
 
 def combine(families: tuple[type[Variant], ...]) -> Rules:
