@@ -457,25 +457,27 @@ def list_plays(s: State, p: int, out: list[Action]) -> None:
     player on turn, now: each card once, in the order of the hand, a wild once per colour; then
     the groups of cards the variant allows."""
     rules = s.rules
-    if s.has_drawn:
-        drawn = s.drawn
-        if drawn is not None:
-            _add_checked(s, p, (drawn,), out)
-        return
     hand = s.hands[p]
-    known = hand.known
-    if s.pending:
-        for card in dict.fromkeys(known):
-            if rules.may_stack(s, card):
-                _add_checked(s, p, (card,), out)
-    else:
+    known: Sequence[Card] = hand.known
+    if s.has_drawn:
+        # Only the card just drawn may be played (when it was seen), and nothing together.
+        if s.drawn is None:
+            return
+        known = (s.drawn,)
+    elif s.pending:
+        if "may_stack" in rules.hooked:  # the official game stacks nothing
+            for card in dict.fromkeys(known):
+                if rules.may_stack(s, card):
+                    _add_checked(s, p, (card,), out)
+        known = ()
+    if known:
         # Keyed by the colour's id(): an enum member hashes in Python, and lives for ever.
         matching = _MATCHING.get((p, id(s.color), s.live_rank))
         if matching is None:
             matching = _matching(p, s.color, s.live_rank)
         # The matching cards picked out in C, then each distinct one, in hand order.
         cards = dict.fromkeys(filter(matching.__contains__, known))
-        if len(known) + hand.unknown > 2:
+        if len(hand.known) + hand.unknown > 2:
             # More than one card is kept, so check_kept can refuse only a Wild Draw Four (its
             # restriction); the other matching cards need no check.
             if _WILD_DRAW_FOUR in cards and restricted(s.options):
@@ -492,6 +494,8 @@ def list_plays(s: State, p: int, out: list[Action]) -> None:
                 except IllegalPlay:
                     continue
                 out += matching[card]
+    if s.has_drawn:
+        return
     if "groups" in rules.hooked:
         for group in rules.groups(s, p):
             _add_checked(s, p, group, out)
