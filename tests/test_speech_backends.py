@@ -24,8 +24,9 @@ def test_announcements_become_wav_files_and_repeats_come_from_the_cache(tmp_path
     assert [f.name for f in files] == ["0001.wav", "0002.wav", "0003.wav"]
     assert all(wav_seconds(f) > 0.3 for f in files)
     assert files[0].read_bytes() == files[2].read_bytes()
-    assert (cache.misses, cache.hits) == (1, 2)
-    assert list(ann.spoken) == ["あき、ウノ!"] * 3
+    assert cache.misses == 1  # rendered once (ahead of its turn, or by the speaker)
+    assert cache.hits >= 2
+    assert list(ann.spoken) == ["あきさん、ウノ!"] * 3
 
 
 def test_prewarm_renders_only_what_is_new() -> None:

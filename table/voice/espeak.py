@@ -49,14 +49,24 @@ def render_wav(text: str, lang: str, out: Path) -> float:
     voice = VOICES.get(lang)
     if voice is None:
         raise SpeechError(f"no voice for language {lang!r}: use en or ja")
-    _run(["-v", voice, "-w", str(out), "--", text])
+    _run(["-v", voice, "-w", str(out), "--", _readable(text, lang)])
     return wav_seconds(out)
 
 
 def phonemes(text: str, lang: str) -> str:
     """What espeak-ng will say, as its phoneme mnemonics (``-x``). A switch to English inside
     Japanese shows as ``(en)``."""
-    return _run(["-q", "-x", "-v", VOICES[lang], "--", text]).stdout.decode().strip()
+    done = _run(["-q", "-x", "-v", VOICES[lang], "--", _readable(text, lang)])
+    return done.stdout.decode().strip()
+
+
+def _readable(text: str, lang: str) -> str:
+    """Japanese as kana: espeak-ng says each kanji as the English words "Chinese letter"."""
+    if lang != "ja":
+        return text
+    from table.voice.kana import to_kana
+
+    return to_kana(text)
 
 
 def wav_seconds(path: Path) -> float:
