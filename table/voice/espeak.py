@@ -53,6 +53,12 @@ def render_wav(text: str, lang: str, out: Path) -> float:
     return wav_seconds(out)
 
 
+def variant_wav(text: str, variant: str) -> bytes:
+    """``text`` said by one of espeak-ng's voices or variants (``en-us``, ``en+f3``), as WAV
+    bytes."""
+    return _run(["-v", variant, "--stdout", "--", text]).stdout
+
+
 def phonemes(text: str, lang: str) -> str:
     """What espeak-ng will say, as its phoneme mnemonics (``-x``). A switch to English inside
     Japanese shows as ``(en)``."""
@@ -71,4 +77,11 @@ def _readable(text: str, lang: str) -> str:
 
 def wav_seconds(path: Path) -> float:
     with wave.open(str(path), "rb") as w:
+        return w.getnframes() / float(w.getframerate())
+
+
+def wav_bytes_seconds(data: bytes) -> float:
+    import io
+
+    with wave.open(io.BytesIO(data), "rb") as w:
         return w.getnframes() / float(w.getframerate())

@@ -12,6 +12,7 @@ One engine per process (:func:`engine`), shared by every thread through a lock.
 
 from __future__ import annotations
 
+import atexit
 import importlib.util
 import io
 import logging
@@ -45,11 +46,6 @@ class Found:
     dictionary: Path
     voice: Path
 
-    @property
-    def name(self) -> str:
-        """The voice's name, as the phrase cache keys it."""
-        return f"openjtalk:{self.voice.stem}"
-
 
 def _is_dictionary(folder: Path) -> bool:
     return all((folder / f).is_file() for f in DICT_FILES)
@@ -67,7 +63,7 @@ def locate() -> Found:
     package = _package_folder()
     if package is None:
         raise SpeechError(f"Open JTalk: pyopenjtalk is not installed: {INSTALL_ENGINE}")
-    from_env = os.environ.get("OPEN_JTALK_DICT_DIR")
+    from_env = os.environ.get("OPEN_JTALK_DICT_DIR") or None
     if from_env is not None:
         candidates = [Path(from_env)]  # a dictionary named on purpose is the only one tried
     else:
@@ -78,7 +74,7 @@ def locate() -> Found:
             f"no dictionary in {DEBIAN_DICT}"
         raise SpeechError(f"Open JTalk: {where}: install {INSTALL_DICT}")
     voices = [package / "htsvoice" / "mei_normal.htsvoice", DEBIAN_VOICE]
-    wanted = os.environ.get("UNO_TABLE_HTS_VOICE")
+    wanted = os.environ.get("UNO_TABLE_HTS_VOICE") or None
     if wanted is not None:
         voices = [Path(wanted)]
     voice = next((v for v in voices if v.is_file()), None)
@@ -95,9 +91,10 @@ class Engine:
     def __init__(self, found: Found) -> None:
         from pyopenjtalk.htsengine import HTSEngine
         from pyopenjtalk.openjtalk import OpenJTalk
+        from pyopenjtalk.version import __version__
 
         self.found = found
-        self.name = found.name
+        self.name = f"openjtalk-{__version__}:{found.voice.stem}"  # the phrase cache's key
         self._lock = threading.Lock()
         try:
             self._jtalk: Any = OpenJTalk(dn_mecab=str(found.dictionary).encode())
@@ -140,6 +137,14 @@ _engine: Engine | None = None
 _engine_lock = threading.Lock()
 
 
+@atexit.register
+def _close() -> None:
+    """Free the engine before the interpreter tears its modules down (pyopenjtalk's classes,
+    freed during that teardown, can raise where no exception can be printed)."""
+    global _engine
+    _engine = None
+
+
 def engine() -> Engine:
     """The process's Open JTalk engine, made on first use. Raises :class:`SpeechError`."""
     global _engine
@@ -147,6 +152,16 @@ def engine() -> Engine:
         if _engine is None:
             _engine = Engine(locate())
         return _engine
+
+
+def japanese_status() -> str:
+    """One line on the Japanese voice: what speaks Japanese here, and what to install if
+    Open JTalk cannot."""
+    try:
+        jt = engine()
+    except SpeechError as exc:
+        return f"espeak-ng (kana only, kanji names need readings); {exc}"
+    return f"Open JTalk ({jt.found.voice.stem}), dictionary {jt.found.dictionary}"
 
 
 _warned = False
