@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from sim.hardware.ptys import sim_config
 from table.referee.announcements import CATALOGUE, Announcement, render
 from table.voice.kana import catalogue_pieces, generate, has_kanji, readings, to_kana
 from table.voice.names import UnreadableName, check_names, romaji, spoken_names
@@ -112,24 +113,12 @@ def test_a_name_the_voice_cannot_say_is_one_line(name: str, why: str) -> None:
     check_names(["陽菜", name], {name: "さむ"}, {})  # a reading fixes it
 
 
-def write_config(tmp_path: Path, table: str) -> Path:
-    (tmp_path / "deck.toml").write_text("", encoding="utf-8")
+def write_config(tmp_path: Path, players: list[str], table: str = "") -> Path:
+    """A simulated table in Japanese; ``table`` adds lines to its [table] section."""
+    (tmp_path / "pad").touch()  # where the play pad's serial port would be
     path = tmp_path / "table.toml"
-    path.write_text(textwrap.dedent(f"""\
-        [table]
-        {table}
-        language = "ja"
-        [deck]
-        file = "virtual"
-        [voice]
-        backend = "captions"
-        [journal]
-        path = "journal.sqlite3"
-        [[readers]]
-        name = "pad"
-        kind = "sim"
-        role = "play"
-        """), encoding="utf-8")
+    text = sim_config(players).replace('language = "en"', f'language = "ja"\n{table}')
+    path.write_text(text, encoding="utf-8")
     return path
 
 
@@ -140,11 +129,11 @@ def uno_table(*args: str, env: dict[str, str] | None = None) -> subprocess.Compl
 
 
 def test_run_refuses_an_unsayable_name_and_a_bad_reading_in_one_line(tmp_path: Path) -> None:
-    config = write_config(tmp_path, 'players = ["陽菜", "Sam"]')
+    config = write_config(tmp_path, ["陽菜", "Sam"])
     out = uno_table("run", "--config", str(config))
     assert out.returncode == 2
     assert out.stderr.count("\n") == 1 and "the name 'Sam' cannot be said" in out.stderr
-    config = write_config(tmp_path, 'players = ["陽菜", "凛音"]\nreadings = { "凛音" = "rion" }')
+    config = write_config(tmp_path, ["陽菜", "凛音"], 'readings = { "凛音" = "rion" }')
     out = uno_table("run", "--config", str(config))
     assert out.returncode == 2
     assert out.stderr == (f"uno-table: {config}: table.readings.凛音: 'rion' is not allowed; "
@@ -240,7 +229,7 @@ def test_voices_and_doctor_say_what_to_install(tmp_path: Path) -> None:
     assert "open-jtalk-mecab-naist-jdic" in line and "espeak-ng" in line
     out = uno_table("voices")
     assert "Japanese voice: Open JTalk (mei_normal)" in out.stdout
-    config = write_config(tmp_path, 'players = ["陽菜", "山田"]')
+    config = write_config(tmp_path, ["陽菜", "山田"])
     out = uno_table("doctor", "--config", str(config), env=env)
     assert "open-jtalk-mecab-naist-jdic" in out.stdout
     assert "the name '陽菜' cannot be said" in out.stdout
