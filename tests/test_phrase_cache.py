@@ -152,3 +152,13 @@ def test_a_phrase_is_rendered_once_when_asked_for_twice_at_once() -> None:
     for t in threads:
         t.join(30)
     assert voice.rendered == ["ケンさん、ウノ!"]
+
+
+def test_under_the_service_the_phrases_go_to_its_cache_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from table.voice.backends import default_cache_folder
+
+    assert default_cache_folder() == tmp_path / "xdg-cache" / "uno-table" / "phrases"
+    monkeypatch.setenv("CACHE_DIRECTORY", "/var/cache/uno-table")  # systemd's CacheDirectory=
+    assert default_cache_folder() == Path("/var/cache/uno-table/phrases")
