@@ -162,3 +162,13 @@ def test_under_the_service_the_phrases_go_to_its_cache_directory(
     assert default_cache_folder() == tmp_path / "xdg-cache" / "uno-table" / "phrases"
     monkeypatch.setenv("CACHE_DIRECTORY", "/var/cache/uno-table")  # systemd's CacheDirectory=
     assert default_cache_folder() == Path("/var/cache/uno-table/phrases")
+
+
+def test_a_musician_table_prewarms_its_stacks_chins_and_dons() -> None:
+    from table.voice.prewarm import prewarm_texts
+
+    plain = prewarm_texts(["山田", "陽菜"], "ja")
+    musician = prewarm_texts(["山田", "陽菜"], "ja", stacking=True, musician=True)
+    assert "山田さんの番です。" in plain and set(plain) < set(musician)
+    assert {"ドン!陽菜さんが山田さんのカードで上がり!", "チン!山田さんの上がり!",
+            "陽菜さん、4枚引くか、重ねてください。"} <= set(musician) - set(plain)

@@ -84,7 +84,9 @@ def backend_factory(config: Config, prewarm: bool = True) -> Callable[[], Backen
         if cache is not None:
             cache.enabled = config.voice_cache
             if prewarm and config.voice_cache and config.voice_prewarm:
-                texts = prewarm_texts(config.players, config.language, said_as(config))
+                texts = prewarm_texts(config.players, config.language, said_as(config),
+                                      stacking=config.options.stacking != "off",
+                                      musician=config.options.scoring == "musician")
                 if cache.prewarm_in_background(texts, config.language):
                     log.info("phrase cache: %d phrases to render in the background", len(texts))
                 else:
