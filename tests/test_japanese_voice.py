@@ -233,3 +233,20 @@ def test_voices_and_doctor_say_what_to_install(tmp_path: Path) -> None:
     out = uno_table("doctor", "--config", str(config), env=env)
     assert "open-jtalk-mecab-naist-jdic" in out.stdout
     assert "the name '陽菜' cannot be said" in out.stdout
+
+
+def test_voices_sample_writes_one_file_per_voice_and_language(tmp_path: Path) -> None:
+    out = uno_table("voices", "--sample", str(tmp_path / "samples"))
+    assert out.returncode == 0, out.stderr
+    files = {p.stem: p for p in (tmp_path / "samples").glob("*.wav")}
+    assert {"ja-openjtalk", "ja-espeak-ng", "en-pyttsx3", "en-espeak-ng-en", "en-espeak-ng-en-us",
+            "ja-musician-round", "en-official-round"} <= set(files)
+    for stem, path in files.items():
+        seconds, rms = seconds_and_loudness(path.read_bytes())
+        assert seconds > 3 and rms > 300, stem
+        assert f"sample {stem}: {path}" in out.stdout
+    # the same four phrases in each language's files
+    assert abs(seconds_and_loudness(files["ja-openjtalk"].read_bytes())[0]
+               - seconds_and_loudness(files["ja-espeak-ng"].read_bytes())[0]) < 8
+    out = uno_table("voices", "--sample", str(tmp_path / "samples" / "ja-openjtalk.wav"))
+    assert out.returncode == 2 and out.stderr.count("\n") == 1

@@ -53,10 +53,14 @@ def render_wav(text: str, lang: str, out: Path) -> float:
     return wav_seconds(out)
 
 
-def variant_wav(text: str, variant: str) -> bytes:
-    """``text`` said by one of espeak-ng's voices or variants (``en-us``, ``en+f3``), as WAV
-    bytes."""
-    return _run(["-v", variant, "--stdout", "--", text]).stdout
+def variant_wav(text: str, variant: str, speed: int | None = None) -> bytes:
+    """``text`` said by one of espeak-ng's voices or variants (``en-us``, ``en+f3``), at
+    ``speed`` words a minute (espeak-ng's default 175), as WAV bytes. An MBROLA voice whose
+    data is not installed is an error (espeak-ng would say it with another voice)."""
+    done = _run(["-v", variant, *(["-s", str(speed)] if speed else []), "--stdout", "--", text])
+    if b"MBROLA" in done.stderr:
+        raise SpeechError(f"espeak-ng voice {variant}: {done.stderr.decode().splitlines()[0]}")
+    return done.stdout
 
 
 def phonemes(text: str, lang: str) -> str:

@@ -1,5 +1,6 @@
 """``uno-table voices --sample DIR``: the same phrases said by every voice usable here, one WAV
-file per voice and language, so that a person can listen and compare."""
+file per voice and language, so that a person can listen and compare; and two rounds as the
+table's default voices say them (a Musician round in Japanese, an official one in English)."""
 
 from __future__ import annotations
 
@@ -24,6 +25,53 @@ PHRASES: Final = (
 JA_NAMES: Final = {"Ken": "ケン", "Hina": "陽菜"}
 # espeak-ng's English voices worth comparing (variants ship with espeak-ng-data).
 ENGLISH_VARIANTS: Final = ("en", "en-us", "en+f3", "en+m3", "en-us+klatt4")
+
+
+# Moments of a round for the documentation's samples: a Musician round in Japanese, an
+# official round in English.
+def _a(key: str, **params: str | int) -> Announcement:
+    return Announcement(key, tuple(params.items()))
+
+
+MUSICIAN_ROUND: Final = (
+    _a("round-start", round=3, player="陽菜"),
+    _a("turned-up", card="G7"),
+    _a("turn", player="翔太"),
+    _a("wild", color="blue"),
+    _a("pending-draw-stack", player="山田", count=2),
+    _a("uno", player="陽菜"),
+    _a("don", player="山田", target="陽菜"),
+    _a("renchan", player="山田", count=3),
+    _a("round-scored", player="山田", points=34),
+)
+OFFICIAL_ROUND: Final = (
+    _a("round-start", round=1, player="Ken"),
+    _a("turned-up", card="R7"),
+    _a("turn", player="Hina"),
+    _a("reversed-counterclockwise"),
+    _a("uno-missed", player="Ken", count=2),
+    _a("uno", player="Hina"),
+    _a("round-won", player="Hina"),
+    _a("round-scored", player="Hina", points=34),
+)
+
+
+def round_samples(folder: Path) -> list[str]:
+    """The two rounds of the documentation, as the table's default voices say them."""
+    from table.voice.backends import standard_voice
+
+    lines = []
+    for stem, lang, anns in (("ja-musician-round", "ja", MUSICIAN_ROUND),
+                             ("en-official-round", "en", OFFICIAL_ROUND)):
+        voice = standard_voice(lang)
+        data = join_wavs([voice.render(render(a, lang)) for a in anns])
+        path = folder / f"{stem}.wav"
+        try:
+            path.write_bytes(data)
+        except OSError as exc:
+            raise TableError(f"{path}: cannot write the sample: {exc.strerror}") from None
+        lines.append(f"{stem}: {path} ({wav_bytes_seconds(data):.1f} s, {voice.name})")
+    return lines
 
 
 def sample_texts(lang: str) -> list[str]:
@@ -93,4 +141,4 @@ def write_samples(folder: str | Path) -> list[str]:
         except OSError as exc:
             raise TableError(f"{path}: cannot write the sample: {exc.strerror}") from None
         lines.append(f"sample {stem}: {path} ({wav_bytes_seconds(data):.1f} s)")
-    return lines
+    return lines + [f"sample {line}" for line in round_samples(folder)]

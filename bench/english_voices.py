@@ -1,0 +1,105 @@
+"""English voices compared by what can be measured without a listener: an offline speech
+recogniser (PocketSphinx, its bundled US English model) transcribes each voice's rendering of
+every English catalogue phrase, and the word error rate stands in for intelligibility; with it
+the speaking rate and the render time.
+
+    pip install pocketsphinx==5.1.1    # a wheel with its own model; no download at run time
+    python bench/english_voices.py
+
+A recogniser is not a person: a low error rate says the words come through clearly, not that
+the voice is pleasant. MBROLA voices, which espeak-ng lists, need Debian's non-free mbrola
+packages and are left out when they cannot speak here.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import statistics
+import time
+import wave
+
+from table.referee.announcements import CATALOGUE, Announcement, render
+from table.voice.espeak import SpeechError, variant_wav
+from table.voice.samples import ENGLISH_VARIANTS
+
+NAMES = {"player": "Anna", "catcher": "Tom", "offender": "Mia", "target": "Mia", "turn": "Tom",
+         "reader": "pad", "token": "draw"}
+VALUES: dict[str, str | int] = {"card": "R7", "color": "blue", "count": 2, "points": 34,
+                                "round": 2, "scores": "ten"}
+CANDIDATES = (*ENGLISH_VARIANTS, "en-gb-x-rp", "en-us+Annie", "mb-us1")
+RATES = (175, 150)  # espeak-ng's default words a minute (pyttsx3's too), and a slower one
+
+
+def phrases() -> list[str]:
+    out = []
+    for key, texts in CATALOGUE.items():
+        wanted = sorted(set(re.findall(r"{(\w+)}", texts["en"])))
+        params = {**VALUES, **NAMES}
+        out.append(render(Announcement(key, tuple((n, params[n]) for n in wanted)), "en"))
+    return out
+
+
+def words(text: str) -> list[str]:
+    text = text.lower().replace("uno", "you know")  # the recogniser's nearest English
+    return re.findall(r"[a-z']+", text)
+
+
+def errors(said: list[str], heard: list[str]) -> int:
+    """Word-level edit distance."""
+    row = list(range(len(heard) + 1))
+    for i, w in enumerate(said, 1):
+        prev, row[0] = row[0], i
+        for j, h in enumerate(heard, 1):
+            prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (w != h))
+    return row[-1]
+
+
+def pcm16k(data: bytes) -> bytes:
+    """Mono 16-bit audio resampled to 16 kHz (the recogniser's rate), linearly."""
+    import numpy as np
+
+    with wave.open(io.BytesIO(data), "rb") as w:
+        rate = w.getframerate()
+        samples = np.frombuffer(w.readframes(w.getnframes()), dtype="<i2").astype(float)
+    n = int(len(samples) * 16000 / rate)
+    resampled = np.interp(np.arange(n) * rate / 16000, np.arange(len(samples)), samples)
+    return bytes(resampled.astype("<i2").tobytes())
+
+
+def main() -> None:
+    from pocketsphinx import Decoder
+
+    decoder = Decoder(samprate=16000, loglevel="FATAL")
+    texts = phrases()
+    print(f"| espeak-ng voice | words a minute | word error rate | words per second said | "
+          f"render ms p50 |  ({len(texts)} phrases)")
+    print("|---|---:|---:|---:|---:|")
+    for variant in CANDIDATES:
+        for rate in RATES:
+            wrong = total = 0
+            seconds = 0.0
+            ms = []
+            try:
+                for text in texts:
+                    started = time.perf_counter()
+                    data = variant_wav(text, variant, rate)
+                    ms.append((time.perf_counter() - started) * 1000)
+                    pcm = pcm16k(data)
+                    seconds += len(pcm) / 32000
+                    decoder.start_utt()
+                    decoder.process_raw(pcm, full_utt=True)
+                    decoder.end_utt()
+                    heard = words(decoder.hyp().hypstr if decoder.hyp() else "")
+                    said = words(text)
+                    wrong += errors(said, heard)
+                    total += len(said)
+            except SpeechError as exc:
+                print(f"| {variant} | {rate} | not usable here: {str(exc)[:60]} | | |")
+                break
+            print(f"| {variant} | {rate} | {wrong / total:.1%} | {total / seconds:.2f} | "
+                  f"{statistics.median(ms):.0f} |")
+
+
+if __name__ == "__main__":
+    main()
