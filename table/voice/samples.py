@@ -64,14 +64,20 @@ def round_samples(folder: Path) -> list[str]:
     for stem, lang, anns in (("ja-musician-round", "ja", MUSICIAN_ROUND),
                              ("en-official-round", "en", OFFICIAL_ROUND)):
         voice = standard_voice(lang)
-        data = join_wavs([voice.render(render(a, lang)) for a in anns])
-        path = folder / f"{stem}.wav"
-        try:
-            path.write_bytes(data)
-        except OSError as exc:
-            raise TableError(f"{path}: cannot write the sample: {exc.strerror}") from None
-        lines.append(f"{stem}: {path} ({wav_bytes_seconds(data):.1f} s, {voice.name})")
+        line = _write(folder / f"{stem}.wav", [voice.render(render(a, lang)) for a in anns])
+        lines.append(f"{stem}: {line}, {voice.name})")
     return lines
+
+
+def _write(path: Path, parts: list[bytes]) -> str:
+    """``parts`` joined into the WAV file ``path``; says where and how long (without the
+    closing parenthesis)."""
+    data = join_wavs(parts)
+    try:
+        path.write_bytes(data)
+    except OSError as exc:
+        raise TableError(f"{path}: cannot write the sample: {exc.strerror}") from None
+    return f"{path} ({wav_bytes_seconds(data):.1f} s"
 
 
 def sample_texts(lang: str) -> list[str]:
@@ -134,11 +140,6 @@ def write_samples(folder: str | Path) -> list[str]:
         if isinstance(voice, str):
             lines.append(f"sample {stem}: not usable here: {voice}")
             continue
-        data = join_wavs([voice(text) for text in sample_texts(lang)])
-        path = folder / f"{stem}.wav"
-        try:
-            path.write_bytes(data)
-        except OSError as exc:
-            raise TableError(f"{path}: cannot write the sample: {exc.strerror}") from None
-        lines.append(f"sample {stem}: {path} ({wav_bytes_seconds(data):.1f} s)")
+        line = _write(folder / f"{stem}.wav", [voice(text) for text in sample_texts(lang)])
+        lines.append(f"sample {stem}: {line})")
     return lines + [f"sample {line}" for line in round_samples(folder)]
