@@ -172,3 +172,13 @@ def test_a_musician_table_prewarms_its_stacks_chins_and_dons() -> None:
     assert "山田さんの番です。" in plain and set(plain) < set(musician)
     assert {"ドン!陽菜さんが山田さんのカードで上がり!", "チン!山田さんの上がり!",
             "陽菜さん、4枚引くか、重ねてください。"} <= set(musician) - set(plain)
+
+
+def test_memory_keeps_the_newest_phrases_within_its_limit(tmp_path: Path) -> None:
+    voice = Counting()
+    cache = PhraseCache(voices=voice.voice, disk=DiskCache(tmp_path), memory=300)
+    for text in PHRASES:  # each over the limit alone: memory keeps only the newest
+        cache.audio(text, "ja")
+    assert cache.audio(PHRASES[-1], "ja") and cache.hits == 1  # the newest, from memory
+    cache.audio(PHRASES[0], "ja")  # the oldest left memory: read back from disk
+    assert cache.disk_hits == 1 and voice.rendered == PHRASES

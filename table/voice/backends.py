@@ -31,6 +31,7 @@ from table.voice.espeak import TIMEOUT_S, VOICES, SpeechError, render_wav
 
 BACKENDS = ("pyttsx3", "espeak-ng", "wav", "captions")
 DISK_LIMIT: Final = 256 * 1024 * 1024  # bytes of WAV files the disk cache keeps at most
+MEMORY_LIMIT: Final = 64 * 1024 * 1024  # bytes of WAV kept in memory (the oldest go first)
 
 log = logging.getLogger(__name__)
 
@@ -156,8 +157,11 @@ class PhraseCache:
         render: Callable[[str, str], bytes] | None = None,
         voices: Callable[[str], Voice] | None = None,
         disk: DiskCache | None = None,
+        memory: int = MEMORY_LIMIT,
     ) -> None:
         self.enabled = enabled
+        self.memory = memory
+        self._bytes = 0
         if render is not None:
             self.voice: Callable[[str], Voice] = lambda lang: Voice(
                 "custom", lambda text: render(text, lang))
@@ -204,9 +208,18 @@ class PhraseCache:
             with self._cond:
                 self._rendering.discard(key)
                 self._urgent -= urgent
-                if data is not None:
-                    self._wavs[key] = data
+                if data is not None and key not in self._wavs:
+                    self._keep(key, data)
                 self._cond.notify_all()
+
+    def _keep(self, key: Key, data: bytes) -> None:
+        """Keep ``data`` in memory, dropping the oldest phrases beyond the limit (the disk
+        cache still has them). Called under the lock."""
+        self._wavs[key] = data
+        self._bytes += len(data)
+        while self._bytes > self.memory and len(self._wavs) > 1:
+            oldest = next(iter(self._wavs))
+            self._bytes -= len(self._wavs.pop(oldest))
 
     def prewarm(self, texts: Iterable[str], lang: str) -> int:
         """Render ``texts`` now; returns how many were not in memory or on disk."""
