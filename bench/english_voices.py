@@ -10,7 +10,7 @@ any espeak-ng voice, which tells nothing apart; the grammar does. Phrases with w
 dictionary lacks (the Musician's Don, Chombo...) are left out.
 
     pip install pocketsphinx==5.1.1    # a wheel with its own model; no download at run time
-    python bench/english_voices.py
+    python bench/english_voices.py [--voices en,en-us+klatt4] [--rates 175,150]
 
 A recogniser is not a person: a low error rate says the words come through clearly, not that
 the voice is pleasant. MBROLA voices, which espeak-ng lists, need Debian's non-free mbrola
@@ -19,6 +19,7 @@ packages and are left out when they cannot speak here.
 
 from __future__ import annotations
 
+import argparse
 import io
 import re
 import statistics
@@ -34,7 +35,7 @@ NAMES = {"player": "Anna", "catcher": "Tom", "offender": "Mia", "target": "Mia",
 VALUES: dict[str, str | int] = {"card": "R7", "color": "blue", "count": 2, "points": 34,
                                 "round": 2, "scores": "ten"}
 CANDIDATES = (*ENGLISH_VARIANTS, "en-gb-x-rp", "en-us+Annie", "mb-us1")
-RATES = (175, 150)  # espeak-ng's default words a minute (pyttsx3's too), and a slower one
+RATES = (175, 150)  # espeak-ng's default words a minute, and a slower one (pyttsx3's is 200)
 
 
 def phrases() -> list[str]:
@@ -85,6 +86,12 @@ def pcm16k(data: bytes) -> bytes:
 def main() -> None:
     from pocketsphinx import Decoder
 
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--voices", default=",".join(CANDIDATES), help="espeak-ng voices")
+    parser.add_argument("--rates", default=",".join(map(str, RATES)), help="words a minute")
+    args = parser.parse_args()
+    rates = [int(r) for r in args.rates.split(",")]
+
     decoder = Decoder(samprate=16000, loglevel="FATAL")
     decoder.add_word("yuno", "Y UW N OW", False)  # UNO as espeak-ng says it (uno is AH N OW)
     texts = [t for t in phrases() if all(decoder.lookup_word(w) for w in words(t))]
@@ -94,8 +101,8 @@ def main() -> None:
     print("| espeak-ng voice | words a minute | word error rate | phrases heard exactly | "
           "words per second said | render ms p50 |")
     print("|---|---:|---:|---:|---:|---:|")
-    for variant in CANDIDATES:
-        for rate in RATES:
+    for variant in args.voices.split(","):
+        for rate in rates:
             wrong = total = exact = 0
             seconds = 0.0
             ms = []

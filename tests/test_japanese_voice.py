@@ -128,11 +128,16 @@ def uno_table(*args: str, env: dict[str, str] | None = None) -> subprocess.Compl
                           env={**os.environ, **(env or {})}, check=False)
 
 
-def test_run_refuses_an_unsayable_name_and_a_bad_reading_in_one_line(tmp_path: Path) -> None:
+def test_run_and_enroll_refuse_an_unsayable_name_and_a_bad_reading_in_one_line(
+    tmp_path: Path,
+) -> None:
     config = write_config(tmp_path, ["陽菜", "Sam"])
     out = uno_table("run", "--config", str(config))
     assert out.returncode == 2
     assert out.stderr.count("\n") == 1 and "the name 'Sam' cannot be said" in out.stderr
+    enrolled = uno_table("enroll", "--config", str(config), "--out", str(tmp_path / "deck.toml"))
+    assert (enrolled.returncode, enrolled.stderr) == (2, out.stderr)
+    assert not (tmp_path / "deck.toml").exists()
     config = write_config(tmp_path, ["陽菜", "凛音"], 'readings = { "凛音" = "rion" }')
     out = uno_table("run", "--config", str(config))
     assert out.returncode == 2
