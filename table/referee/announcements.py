@@ -3,8 +3,10 @@
 
 An :class:`Announcement` is a phrase key with parameters and a priority; :func:`render` turns it
 into text in one language. Announcements are made from engine events, which carry only public
-information, so nothing said can reveal a hidden card. The Japanese catalogue is written in kana
-so that a speech engine that cannot read kanji still says it right.
+information, so nothing said can reveal a hidden card. The Japanese catalogue is written as a
+Japanese referee speaks, in kanji and kana, with numbers as digits before their counters
+(``34点``, ``2枚``): Open JTalk reads them as said (さんじゅうよんてん, にまい), and
+:mod:`table.voice.kana` turns them into kana for espeak-ng, which reads no kanji.
 """
 
 from __future__ import annotations
@@ -34,168 +36,168 @@ class Announcement:
 
 
 CATALOGUE: Final[dict[str, dict[str, str]]] = {
-    "round-start": {"en": "Round {round}. {player} deals.", "ja": "だい{round}ラウンド。ディーラーは {player}。"},
-    "turned-up": {"en": "The first card is {card}.", "ja": "さいしょの カードは {card}。"},
+    "round-start": {"en": "Round {round}. {player} deals.", "ja": "第{round}ラウンド。親は{player}さんです。"},
+    "turned-up": {"en": "The first card is {card}.", "ja": "最初のカードは{card}です。"},
     "buried": {"en": "{card} goes back in the pile. Turn up another card.",
-               "ja": "{card}は やまに もどします。もう いちまい めくって ください。"},
-    "turn": {"en": "{player}'s turn.", "ja": "{player}の ばん。"},
-    "skipped": {"en": "{player} is skipped.", "ja": "{player}は スキップ。"},
-    "reversed-clockwise": {"en": "Reverse! Play goes clockwise.", "ja": "リバース! ひだりまわり。"},
+               "ja": "{card}は山に戻します。もう1枚めくってください。"},
+    "turn": {"en": "{player}'s turn.", "ja": "{player}さんの番です。"},
+    "skipped": {"en": "{player} is skipped.", "ja": "{player}さんはスキップ。"},
+    "reversed-clockwise": {"en": "Reverse! Play goes clockwise.", "ja": "リバース!時計回りになります。"},
     "reversed-counterclockwise": {"en": "Reverse! Play goes counterclockwise.",
-                                  "ja": "リバース! みぎまわり。"},
-    "wild": {"en": "Wild! The colour is {color}.", "ja": "ワイルド! いろは {color}。"},
-    "color-chosen": {"en": "The colour is {color}.", "ja": "いろは {color}。"},
-    "color-needed": {"en": "{player}, choose a colour.", "ja": "{player}、いろを えらんで ください。"},
+                                  "ja": "リバース!反時計回りになります。"},
+    "wild": {"en": "Wild! The colour is {color}.", "ja": "ワイルド!色は{color}です。"},
+    "color-chosen": {"en": "The colour is {color}.", "ja": "色は{color}です。"},
+    "color-needed": {"en": "{player}, choose a colour.", "ja": "{player}さん、色を選んでください。"},
     "color-reminder": {"en": "{player}, please choose a colour for the wild.",
-                       "ja": "{player}、ワイルドの いろを えらんで ください。"},
-    "pending-draw": {"en": "{player}, draw {count}.", "ja": "{player}、{count}まい ひいて ください。"},
+                       "ja": "{player}さん、ワイルドの色を選んでください。"},
+    "pending-draw": {"en": "{player}, draw {count}.", "ja": "{player}さん、{count}枚引いてください。"},
     "pending-draw-challenge": {"en": "{player}, draw {count} or challenge.",
-                               "ja": "{player}、{count}まい ひくか、チャレンジ できます。"},
-    "draws": {"en": "{player} draws {count}.", "ja": "{player}は {count}まい ひきます。"},
-    "uno": {"en": "{player} calls UNO!", "ja": "{player}、ウノ!"},
+                               "ja": "{player}さん、{count}枚引くか、チャレンジできます。"},
+    "draws": {"en": "{player} draws {count}.", "ja": "{player}さんは{count}枚引きます。"},
+    "uno": {"en": "{player} calls UNO!", "ja": "{player}さん、ウノ!"},
     "caught": {"en": "{catcher} caught {player}! {player} forgot to call UNO and draws {count}.",
-               "ja": "{catcher}が {player}の ウノわすれを みつけました! {player}は {count}まい ひきます。"},
+               "ja": "{catcher}さんが{player}さんのウノ忘れを見つけました!{player}さんは{count}枚引いてください。"},
     "uno-missed": {"en": "{player} forgot to call UNO and draws {count}.",
-                   "ja": "{player}は ウノを いわなかったので {count}まい ひきます。"},
+                   "ja": "{player}さん、ウノの宣言忘れ。{count}枚引いてください。"},
     "false-catch": {"en": "False catch. {player} draws {count}.",
-                    "ja": "まちがい です。{player}は {count}まい ひきます。"},
-    "challenge": {"en": "{player} challenges {offender}.", "ja": "{player}が {offender}に チャレンジ!"},
+                    "ja": "指摘は間違いです。{player}さんが{count}枚引きます。"},
+    "challenge": {"en": "{player} challenges {offender}.", "ja": "{player}さんが{offender}さんにチャレンジ!"},
     "guilty": {"en": "Challenge upheld: guilty! {offender} draws {count}.",
-               "ja": "チャレンジ せいこう! {offender}が {count}まい ひきます。"},
+               "ja": "チャレンジ成功!{offender}さんが{count}枚引きます。"},
     "guilty-take-back": {"en": "Challenge upheld: guilty! {offender} takes the card back and draws {count}.",
-                         "ja": "チャレンジ せいこう! {offender}は カードを もどして {count}まい ひきます。"},
+                         "ja": "チャレンジ成功!{offender}さんはカードを戻して、{count}枚引きます。"},
     "innocent": {"en": "Challenge failed: innocent! {player} draws {count}.",
-                 "ja": "チャレンジ しっぱい! {player}は {count}まい ひきます。"},
-    "show-needed": {"en": "{player}, please show your hand.", "ja": "{player}、てふだを みせて ください。"},
+                 "ja": "チャレンジ失敗!{player}さんが{count}枚引きます。"},
+    "show-needed": {"en": "{player}, please show your hand.", "ja": "{player}さん、てふだを見せてください。"},
     "reshuffled": {"en": "The discard pile is shuffled into a new draw pile.",
-                   "ja": "すてふだを きって あたらしい やまに します。"},
-    "piles-exhausted": {"en": "No cards left to draw.", "ja": "ひく カードが ありません。"},
+                   "ja": "捨て札を切って、新しい山にします。"},
+    "piles-exhausted": {"en": "No cards left to draw.", "ja": "引けるカードがもうありません。"},
     "shuffle-hands": {"en": "Shuffle hands! Every hand is collected and dealt again.",
-                      "ja": "シャッフル ハンズ! てふだを ぜんぶ あつめて くばりなおします。"},
-    "round-won": {"en": "{player} wins the round!", "ja": "{player}の かち!"},
-    "round-scored": {"en": "{player} scores {points} points.", "ja": "{player}は {points}てん。"},
-    "standings": {"en": "Scores: {scores}.", "ja": "とくてん: {scores}。"},
-    "eliminated": {"en": "{player} is out of the match.", "ja": "{player}は だつらく です。"},
-    "match-over": {"en": "{player} wins the match!", "ja": "{player}の ゆうしょう!"},
-    "undone": {"en": "Undone.", "ja": "とりけしました。"},
-    "passed": {"en": "{player} passes.", "ja": "{player}は パス。"},
+                      "ja": "シャッフルハンズ!全員のてふだを集めて、配り直します。"},
+    "round-won": {"en": "{player} wins the round!", "ja": "{player}さんの上がり!"},
+    "round-scored": {"en": "{player} scores {points} points.", "ja": "{player}さん、{points}点です。"},
+    "standings": {"en": "Scores: {scores}.", "ja": "得点は、{scores}です。"},
+    "eliminated": {"en": "{player} is out of the match.", "ja": "{player}さんは脱落です。"},
+    "match-over": {"en": "{player} wins the match!", "ja": "{player}さんの優勝です!"},
+    "undone": {"en": "Undone.", "ja": "取り消しました。"},
+    "passed": {"en": "{player} passes.", "ja": "{player}さんはパス。"},
     # Polite corrections for rejected actions, by reason.
-    "rejected": {"en": "Sorry, that is not allowed.", "ja": "ごめんなさい、それは できません。"},
-    "rejected-not-your-turn": {"en": "Sorry, it is not your turn.", "ja": "ごめんなさい、いまは あなたの ばんでは ありません。"},
+    "rejected": {"en": "Sorry, that is not allowed.", "ja": "すみません、それはできません。"},
+    "rejected-not-your-turn": {"en": "Sorry, it is not your turn.", "ja": "すみません、今はあなたの番ではありません。"},
     "rejected-wrong-color-or-number": {"en": "Sorry, that card does not match.",
-                                       "ja": "ごめんなさい、その カードは だせません。"},
+                                       "ja": "すみません、そのカードは出せません。"},
     "rejected-card-not-available": {"en": "That card is already played.",
-                                    "ja": "その カードは もう でて います。"},
+                                    "ja": "そのカードはもう出ています。"},
     "rejected-card-not-in-hand": {"en": "That card is not in your hand.",
-                                  "ja": "その カードは てふだに ありません。"},
+                                  "ja": "そのカードはてふだにありません。"},
     "rejected-must-play-drawn-card": {"en": "Only the card you just drew can be played.",
-                                      "ja": "ひいた カードだけ だせます。"},
+                                      "ja": "出せるのは、今引いたカードだけです。"},
     "rejected-draw-penalty-pending": {"en": "Please draw your penalty cards first.",
-                                      "ja": "さきに カードを ひいて ください。"},
+                                      "ja": "先にカードを引いてください。"},
     "rejected-color-not-chosen": {"en": "Please choose the colour first.",
-                                  "ja": "さきに いろを えらんで ください。"},
-    "rejected-uno-not-due": {"en": "It is not time to call UNO.", "ja": "いまは ウノを いえません。"},
-    "rejected-catch-too-late": {"en": "Too late to catch.", "ja": "もう おそい です。"},
-    "rejected-false-catch": {"en": "That was not a missed UNO.", "ja": "ウノわすれでは ありません。"},
-    "rejected-already-drew": {"en": "You have already drawn.", "ja": "もう ひきました。"},
-    "rejected-draw-first": {"en": "Please draw a card before passing.", "ja": "パスの まえに いちまい ひいて ください。"},
+                                  "ja": "先に色を選んでください。"},
+    "rejected-uno-not-due": {"en": "It is not time to call UNO.", "ja": "今はウノを宣言できません。"},
+    "rejected-catch-too-late": {"en": "Too late to catch.", "ja": "もう指摘できません。"},
+    "rejected-false-catch": {"en": "That was not a missed UNO.", "ja": "ウノ忘れではありません。"},
+    "rejected-already-drew": {"en": "You have already drawn.", "ja": "もう引きました。"},
+    "rejected-draw-first": {"en": "Please draw a card before passing.", "ja": "パスの前に1枚引いてください。"},
     "rejected-show-needed": {"en": "Waiting for the challenged hand to be shown.",
-                             "ja": "てふだを みせるのを まって います。"},
+                             "ja": "てふだを見せるのを待っています。"},
     "rejected-show-mismatch": {"en": "That is not the whole hand. Please show it again.",
-                               "ja": "てふだが あいません。もう いちど みせて ください。"},
-    "rejected-round-over": {"en": "The round is over.", "ja": "この ラウンドは おわりました。"},
-    "rejected-nothing-to-undo": {"en": "There is nothing to undo.", "ja": "とりけす ものが ありません。"},
-    "reader-lost": {"en": "The {reader} reader is disconnected.", "ja": "{reader}の リーダーが きれました。"},
-    "reader-back": {"en": "The {reader} reader is back.", "ja": "{reader}の リーダーが もどりました。"},
-    "unknown-tag": {"en": "Unknown card. Please try another.", "ja": "しらない カード です。"},
+                               "ja": "てふだが合いません。もう一度見せてください。"},
+    "rejected-round-over": {"en": "The round is over.", "ja": "このラウンドは終わりました。"},
+    "rejected-nothing-to-undo": {"en": "There is nothing to undo.", "ja": "取り消すものがありません。"},
+    "reader-lost": {"en": "The {reader} reader is disconnected.", "ja": "{reader}のリーダーの接続が切れました。"},
+    "reader-back": {"en": "The {reader} reader is back.", "ja": "{reader}のリーダーがつながりました。"},
+    "unknown-tag": {"en": "Unknown card. Please try another.", "ja": "知らないカードです。別のカードをどうぞ。"},
     # Competition, local and Musician rules.
     "pending-draw-stack": {"en": "{player}, draw {count} or stack.",
-                           "ja": "{player}、{count}まい ひくか、かさねて ください。"},
-    "jump-in": {"en": "{player} jumps in!", "ja": "{player}の わりこみ!"},
+                           "ja": "{player}さん、{count}枚引くか、重ねてください。"},
+    "jump-in": {"en": "{player} jumps in!", "ja": "{player}さんの割り込み!"},
     "swap-needed": {"en": "{player}, choose whose hand to take.",
-                    "ja": "{player}、てふだを こうかんする あいてを えらんで ください。"},
+                    "ja": "{player}さん、てふだを交換する相手を選んでください。"},
     "swapped": {"en": "{player} swaps hands with {target}.",
-                "ja": "{player}と {target}の てふだを こうかん します。"},
+                "ja": "{player}さんと{target}さんのてふだを交換します。"},
     "hands-passed": {"en": "Every hand passes to the next player.",
-                     "ja": "てふだを ぜんいん となりに まわします。"},
-    "chin": {"en": "Chin! {player} wins the round!", "ja": "チン! {player}の あがり!"},
+                     "ja": "全員、てふだを隣の人に回してください。"},
+    "chin": {"en": "Chin! {player} wins the round!", "ja": "チン!{player}さんの上がり!"},
     "don": {"en": "Don! {player} wins the round on {target}'s card!",
-            "ja": "ドン! {player}が {target}の カードで あがり!"},
-    "don-called": {"en": "{player} calls Don!", "ja": "{player}、ドン!"},
+            "ja": "ドン!{player}さんが{target}さんのカードで上がり!"},
+    "don-called": {"en": "{player} calls Don!", "ja": "{player}さん、ドン!"},
     "multi-don-2": {"en": "Double Don! {player} deals next.",
-                    "ja": "ダブルドン! つぎの おやは {player}。"},
+                    "ja": "ダブルドン!次の親は{player}さん。"},
     "multi-don-3": {"en": "Triple Don! {player} deals next.",
-                    "ja": "トリプルドン! つぎの おやは {player}。"},
+                    "ja": "トリプルドン!次の親は{player}さん。"},
     "false-don": {"en": "Chombo! That was a false Don. {player} draws {count}.",
-                  "ja": "チョンボ! {player}は {count}まい ひきます。"},
+                  "ja": "チョンボ!{player}さんは{count}枚引きます。"},
     "tenhou": {"en": "Tenhou! A Don on the first card: every loss is ten times.",
-               "ja": "テンホー! みんなの まけてんは じゅうばい!"},
+               "ja": "テンホー!負けた人の点は10倍です!"},
     "renchan": {"en": "{player} has won {count} rounds in a row!",
-                "ja": "{player}、{count}れんチャン!"},
+                "ja": "{player}さん、{count}連チャン!"},
     "rendon": {"en": "Rendon! {player} has been Don'd {count} times in a row.",
-               "ja": "レンドン! {player}は {count}かいめの ドン。"},
+               "ja": "レンドン!{player}さんは{count}回続けてドンされました。"},
     "panpakapan": {"en": "Panpakapan! Every loser lost the same: {player} pays {points} points.",
-                   "ja": "パンパカパーン! かちと まけが ぎゃくてん。{player}は {points}てん まけ。"},
+                   "ja": "パンパカパーン!勝ち負けが逆転。{player}さんは{points}点の負けです。"},
     "color-call": {"en": "Colour call! {player} pays {points} more.",
-                   "ja": "いろしてい! {player}は {points}てん ましです。"},
+                   "ja": "色指定!{player}さんは{points}点追加です。"},
     "reverse-back": {"en": "Reverse back! {player} pays {points} more.",
-                     "ja": "リバースがえし! {player}は {points}てん ましです。"},
+                     "ja": "リバース返し!{player}さんは{points}点追加です。"},
     "skip-back": {"en": "Skip back! {player} pays {points} more.",
-                  "ja": "スキップがえし! {player}は {points}てん ましです。"},
+                  "ja": "スキップ返し!{player}さんは{points}点追加です。"},
     "same-color-don": {"en": "Same-colour Don! {player} pays {points} more.",
-                       "ja": "どうしょく ドン! {player}は {points}てん ましです。"},
+                       "ja": "同色ドン!{player}さんは{points}点追加です。"},
     "zero-don": {"en": "Zero Don! {player} pays {points} more.",
-                 "ja": "ゼロドン! {player}は {points}てん ましです。"},
+                 "ja": "ゼロドン!{player}さんは{points}点追加です。"},
     "rejected-no-action-finish": {"en": "Sorry, you cannot go out on an action card. Please draw.",
-                                  "ja": "ごめんなさい、きごう カードでは あがれません。いちまい ひいて ください。"},
+                                  "ja": "すみません、記号カードでは上がれません。1枚引いてください。"},
     "rejected-no-draw-finish": {"en": "Sorry, you cannot go out on a draw card. Please draw.",
-                                "ja": "ごめんなさい、ドローカードでは あがれません。いちまい ひいて ください。"},
+                                "ja": "すみません、ドローカードでは上がれません。1枚引いてください。"},
     "rejected-no-wild-finish": {"en": "Sorry, you cannot go out on a wild card.",
-                                "ja": "ごめんなさい、ワイルドでは あがれません。"},
+                                "ja": "すみません、ワイルドでは上がれません。"},
     "rejected-no-wild-to-uno": {"en": "Sorry, with three players or fewer a wild cannot take you down to one card.",
-                                "ja": "ごめんなさい、さんにん いかでは ワイルドで ウノに できません。"},
+                                "ja": "すみません、3人以下では、ワイルドでウノにはできません。"},
     "rejected-uno-first": {"en": "Please call UNO before going out with two cards.",
-                           "ja": "にまいで あがる まえに ウノと いって ください。"},
+                           "ja": "2枚で上がる前に、ウノと言ってください。"},
     "rejected-not-same-card": {"en": "Sorry, only cards of the same number go down together.",
-                               "ja": "ごめんなさい、いっしょに だせるのは おなじ すうじの カード だけです。"},
+                               "ja": "すみません、一緒に出せるのは同じ数字のカードだけです。"},
     "rejected-one-card-at-a-time": {"en": "Sorry, one card at a time.",
-                                    "ja": "ごめんなさい、いちまいずつ だして ください。"},
+                                    "ja": "すみません、1枚ずつ出してください。"},
     "rejected-swap-needed": {"en": "Waiting for the player of the seven to choose a hand.",
-                             "ja": "ななを だした ひとが あいてを えらぶのを まって います。"},
+                             "ja": "7を出した人が相手を選ぶのを待っています。"},
     "rejected-nothing-to-don": {"en": "There is no number card to Don on.",
-                                "ja": "ドン できる すうじの カードが ありません。"},
+                                "ja": "ドンできる数字のカードがありません。"},
     "rejected-don-own-card": {"en": "You cannot Don your own card.",
-                              "ja": "じぶんの カードでは ドン できません。"},
-    "rejected-false-don": {"en": "That Don does not win.", "ja": "その ドンは なりたちません。"},
+                              "ja": "自分のカードではドンできません。"},
+    "rejected-false-don": {"en": "That Don does not win.", "ja": "そのドンは成立しません。"},
     "rejected-don-needs-seat": {"en": "Tap your seat token first, then Don.",
-                                "ja": "さきに せきの トークンを タッチして から ドン して ください。"},
+                                "ja": "先に席のトークンにタッチしてから、ドンしてください。"},
     "rejected-not-in-these-rules": {"en": "Sorry, that is not part of these rules.",
-                                    "ja": "ごめんなさい、この ルールでは できません。"},
+                                    "ja": "すみません、このルールではできません。"},
     # The daemon: resuming, the journal, enrolment.
     "match-resumed": {"en": "The match goes on where it stopped: round {round}.",
-                      "ja": "とちゅうから つづけます。だい{round}ラウンド。"},
+                      "ja": "途中から続けます。第{round}ラウンドです。"},
     "journal-full": {"en": "The journal cannot be saved: the disk is full. Refereeing goes on.",
-                     "ja": "きろくが ほぞん できません。ディスクが いっぱい です。しんぱんは つづけます。"},
-    "journal-back": {"en": "The journal is saved again.", "ja": "きろくを また ほぞん できます。"},
+                     "ja": "ディスクがいっぱいで、記録を保存できません。審判は続けます。"},
+    "journal-back": {"en": "The journal is saved again.", "ja": "記録をまた保存できるようになりました。"},
     "journal-repaired": {"en": "The journal was damaged. The match goes on from the last saved play.",
-                         "ja": "きろくが こわれて いました。さいごに ほぞんした ところから つづけます。"},
-    "enroll-tap": {"en": "Tap the {card}.", "ja": "{card}を タッチ して ください。"},
-    "enroll-token": {"en": "Tap the {token} token.", "ja": "{token}の トークンを タッチ して ください。"},
+                         "ja": "記録が壊れていました。最後に保存したところから続けます。"},
+    "enroll-tap": {"en": "Tap the {card}.", "ja": "{card}をタッチしてください。"},
+    "enroll-token": {"en": "Tap the {token} token.", "ja": "{token}のトークンをタッチしてください。"},
     "enroll-taken": {"en": "That tag is already enrolled. Please tap the {card}.",
-                     "ja": "その タグは もう とうろく されて います。{card}を タッチ して ください。"},
-    "enroll-done": {"en": "Enrolment complete: {count} tags.", "ja": "とうろく かんりょう。{count}まい。"},
+                     "ja": "そのタグはもう登録されています。{card}をタッチしてください。"},
+    "enroll-done": {"en": "Enrolment complete: {count} tags.", "ja": "登録完了。{count}枚です。"},
 }
 
 # Reasons whose correction names whose turn it is.
 _COLOR_WORDS: Final = {
     "en": {Color.RED: "red", Color.YELLOW: "yellow", Color.GREEN: "green", Color.BLUE: "blue"},
-    "ja": {Color.RED: "あか", Color.YELLOW: "きいろ", Color.GREEN: "みどり", Color.BLUE: "あお"},
+    "ja": {Color.RED: "赤", Color.YELLOW: "きいろ", Color.GREEN: "緑", Color.BLUE: "青"},
 }
 _RANK_WORDS: Final = {
     "en": {"S": "Skip", "R": "Reverse", "+2": "Draw Two", "W": "Wild", "W+4": "Wild Draw Four",
            "WSH": "Wild Shuffle Hands", "WC": "Wild Customizable"},
-    "ja": {"S": "スキップ", "R": "リバース", "+2": "ドロー ツー", "W": "ワイルド",
-           "W+4": "ワイルド ドロー フォー", "WSH": "シャッフル ワイルド", "WC": "カスタマイズ ワイルド"},
+    "ja": {"S": "スキップ", "R": "リバース", "+2": "ドローツー", "W": "ワイルド",
+           "W+4": "ワイルドドローフォー", "WSH": "シャッフルワイルド", "WC": "白いワイルド"},
 }
 _EN_NUMBERS: Final = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
 _JA_DIGITS: Final = ("ぜろ", "いち", "に", "さん", "よん", "ご", "ろく", "なな", "はち", "きゅう")
@@ -229,15 +231,50 @@ def ja_number(n: int) -> str:
 
 
 def card_words(card: Card, lang: str) -> str:
-    """A card as players say it: ``red seven``, ``あかの なな``, ``ワイルド ドロー フォー``."""
+    """A card as players say it: ``red seven``, ``赤の7``, ``ワイルドドローフォー``."""
     if card.number is not None:
-        rank = _EN_NUMBERS[card.number] if lang == "en" else _JA_DIGITS[card.number]
+        rank = _EN_NUMBERS[card.number] if lang == "en" else str(card.number)
     else:
         rank = _RANK_WORDS[lang][card.rank]
     if card.color is None:
         return rank
     color = _COLOR_WORDS[lang][card.color]
-    return f"{color} {rank}" if lang == "en" else f"{color}の {rank}"
+    return f"{color} {rank}" if lang == "en" else f"{color}の{rank}"
+
+
+def color_word(color: Color, lang: str) -> str:
+    return _COLOR_WORDS[lang][color]
+
+
+def number_words(n: int, lang: str) -> str:
+    """A count or a score as written in a phrase: digits, which Open JTalk reads with the
+    counter after them (``34点`` さんじゅうよんてん); a minus said as a word in Japanese."""
+    if lang == "ja" and n < 0:
+        return f"マイナス{-n}"
+    return str(n)
+
+
+# Who is already named with a title, or by a family word, takes no さん after the name.
+_JA_TITLES: Final = ("さん", "ちゃん", "くん", "君", "さま", "様", "先生", "せんせい")
+_JA_FAMILY: Final = frozenset({
+    "パパ", "ママ", "お父さん", "お母さん", "おとうさん", "おかあさん", "父", "母",
+    "おじいちゃん", "おばあちゃん", "じいじ", "ばあば", "お兄ちゃん", "お姉ちゃん",
+    "おにいちゃん", "おねえちゃん", "兄", "姉", "弟", "妹",
+})
+PERSON_PARAMS: Final = ("player", "catcher", "offender", "turn", "target")
+
+
+def ja_addressed(name: str) -> bool:
+    """True when ``name`` (as said) is already a way to address a person, so that a phrase
+    says ``ママの番です`` and not ``ママさんの番です``."""
+    return name in _JA_FAMILY or name.endswith(_JA_TITLES)
+
+
+def _without_title(template: str, names: Mapping[str, str]) -> str:
+    for param, said in names.items():
+        if ja_addressed(said):
+            template = template.replace(f"{{{param}}}さん", f"{{{param}}}")
+    return template
 
 
 def render(
@@ -249,18 +286,19 @@ def render(
     template = CATALOGUE[ann.key][lang]
     values: dict[str, str] = {}
     for name, value in ann.params:
-        if name in ("player", "catcher", "offender", "turn", "target") and pronounce:
-            values[name] = pronounce.get(str(value), str(value))
+        if name in PERSON_PARAMS:
+            values[name] = (pronounce or {}).get(str(value), str(value))
         elif name == "card":
             values[name] = card_words(parse_card(str(value)), lang)
         elif name == "color":
             values[name] = _COLOR_WORDS[lang][Color(value)]
         elif isinstance(value, int):
-            values[name] = ja_number(value) if lang == "ja" else str(value)
+            values[name] = number_words(value, lang)
         else:
             values[name] = str(value)
+    if lang == "ja":
+        template = _without_title(template, {k: v for k, v in values.items() if k in PERSON_PARAMS})
     return template.format(**values)
-
 
 
 def _ann(key: str, priority: int = INFO, **params: str | int) -> Announcement:

@@ -63,14 +63,19 @@ def setup_of(config: Config) -> MatchSetup:
 
 
 def backend_factory(config: Config, prewarm: bool = True) -> Callable[[], Backend]:
-    """Makes the configured speech backend in the speaker thread, pre-renders the table's
-    common phrases there, and falls back to captions when the backend cannot work here."""
+    """Makes the configured speech backend in the speaker thread, has the table's common
+    phrases rendered in the background (or, for a backend that renders only in its own thread,
+    there and then), and falls back to captions when the backend cannot work here."""
     from table.errors import TableError
-    from table.voice.backends import CaptionsBackend, make_backend
+    from table.voice.backends import CaptionsBackend, DiskCache, default_cache_folder, make_backend
 
     def make() -> Backend:
+        disk = None
+        if config.voice_cache:
+            disk = DiskCache(config.voice_cache_folder or default_cache_folder())
+            disk.trim()
         try:
-            backend: Any = make_backend(config.voice_backend, config.voice_folder)
+            backend: Any = make_backend(config.voice_backend, config.voice_folder, disk)
         except TableError as exc:
             log.warning("voice backend %s cannot work here (%s): captions only",
                         config.voice_backend, exc)
@@ -79,15 +84,40 @@ def backend_factory(config: Config, prewarm: bool = True) -> Callable[[], Backen
         if cache is not None:
             cache.enabled = config.voice_cache
             if prewarm and config.voice_cache and config.voice_prewarm:
-                texts = prewarm_texts(config.players, config.language, config.pronunciations)
-                started = time.perf_counter()
-                new = cache.prewarm(texts, config.language)
-                log.info("phrase cache: %d phrases rendered in %.2f s", new,
-                         time.perf_counter() - started)
+                texts = prewarm_texts(config.players, config.language, said_as(config),
+                                      stacking=config.options.stacking != "off",
+                                      musician=config.options.scoring == "musician")
+                if cache.prewarm_in_background(texts, config.language):
+                    log.info("phrase cache: %d phrases to render in the background", len(texts))
+                else:
+                    started = time.perf_counter()
+                    new = cache.prewarm(texts, config.language)
+                    log.info("phrase cache: %d phrases rendered in %.2f s", new,
+                             time.perf_counter() - started)
         result: Backend = backend
         return result
 
     return make
+
+
+def check_names_said(config: Config) -> None:
+    """For a Japanese table: fail, in one line, for a player's name the voice cannot say
+    (:func:`table.voice.names.check_names`); nothing for English."""
+    if config.language == "ja":
+        from table.voice.names import check_names
+
+        check_names(config.players, config.readings, config.pronunciations,
+                    where=f"{config.path}: table.readings")
+
+
+def said_as(config: Config) -> dict[str, str]:
+    """How the voice says each player's name: in Japanese with the readings (and names in
+    romaji as kana), else as ``[table] pronunciations`` says."""
+    if config.language != "ja":
+        return dict(config.pronunciations)
+    from table.voice.names import spoken_names
+
+    return spoken_names(config.players, config.readings, config.pronunciations)
 
 
 class Daemon:
@@ -120,7 +150,8 @@ class Daemon:
         self._ready = False
         self._started = time.monotonic()
         self.referee, said = self._resume_or_begin()
-        self.announcer = Announcer(self.backend, config.language, config.pronunciations)
+        self.announcer = Announcer(self.backend, config.language, config.pronunciations,
+                                   spoken_names=said_as(config))
         self.loop = TableLoop(self.referee, self._on_outcome, tick_every=1.0)
         self._opening = said
 
