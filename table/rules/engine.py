@@ -43,6 +43,7 @@ from table.rules.actions import (
     TurnUp,
     actor,
 )
+from table.rules.events import EventKind
 from table.rules.matching import has_playable, matches, wd4_guilty
 from table.rules.options import Options
 from table.rules.scoring import score_round
@@ -50,16 +51,16 @@ from table.rules.state import MAX_PLAYERS, ChallengeWindow, Event, Hand, Phase, 
 from table.rules.variant_state import round_extra
 
 # The commonest events, made once per seat: events are immutable values.
-_TURN = tuple(Event("turn", seat) for seat in range(MAX_PLAYERS))
-_SKIPPED = tuple(Event("skipped", seat) for seat in range(MAX_PLAYERS))
-_DREW_ONE = tuple(Event("drew", seat, count=1) for seat in range(MAX_PLAYERS))
-_PASSED = tuple(Event("passed", seat) for seat in range(MAX_PLAYERS))
+_TURN = tuple(Event(EventKind.TURN, seat) for seat in range(MAX_PLAYERS))
+_SKIPPED = tuple(Event(EventKind.SKIPPED, seat) for seat in range(MAX_PLAYERS))
+_DREW_ONE = tuple(Event(EventKind.DREW, seat, count=1) for seat in range(MAX_PLAYERS))
+_PASSED = tuple(Event(EventKind.PASSED, seat) for seat in range(MAX_PLAYERS))
 # "played" events of coloured cards, per seat and card, made when first needed.
 _PLAYED: tuple[dict[Card, Event], ...] = tuple({} for _ in range(MAX_PLAYERS))
 # ... and of wilds, per seat, card and id() of the colour named (or of None).
 _PLAYED_WILD: tuple[dict[tuple[Card, int], Event], ...] = tuple({} for _ in range(MAX_PLAYERS))
 # "reversed" events, by the new direction.
-_REVERSED = {d: Event("reversed", count=d) for d in (1, -1)}
+_REVERSED = {d: Event(EventKind.REVERSED, count=d) for d in (1, -1)}
 _PLAY = Phase.PLAY  # a module global is read faster than an enum member
 # What _resolve_effect needs of a Wild Draw Four (the rest of the hand, its unknown cards, the
 # colour and rank it covered), for any other card.
@@ -202,7 +203,7 @@ def _deal_round(s: State, deal: Deal) -> tuple[State, list[Event]]:
     if used > total:
         raise SetupError(f"the set-up uses {used} cards; the {opts.deck} deck has {total}")
     s.pile_unknown = total - used + len(deal.start)
-    events: list[Event] = [Event("round-start", player=s.dealer, count=s.round)]
+    events: list[Event] = [Event(EventKind.ROUND_START, player=s.dealer, count=s.round)]
     for card in deal.start:
         if s.phase is not Phase.START:
             raise SetupError("cards after the first card that stays turned up")
@@ -242,14 +243,14 @@ def apply(state: State, action: Action) -> Step:
     try:
         events = apply_in_place(new, action)
     except IllegalPlay as exc:
-        rejected = Event("rejected", actor(action), reason=exc.reason)
+        rejected = Event(EventKind.REJECTED, actor(action), reason=exc.reason)
         return Step(state, "rejected", exc.reason, [rejected])
     return _step(new, events)
 
 
 def _step(state: State, events: list[Event]) -> Step:
     for event in events:
-        if event.kind == "penalty" and event.reason in PENALTY_REASONS:
+        if event.kind is EventKind.PENALTY and event.reason in PENALTY_REASONS:
             return Step(state, "penalty", event.reason, events)
     return Step(state, "accepted", None, events)
 
@@ -322,7 +323,7 @@ def _reshuffle(s: State, events: list[Event]) -> None:
         return
     s.discard = s.discard[-1:]
     s.pile_unknown += moved
-    events.append(Event("reshuffled", count=moved))
+    events.append(Event(EventKind.RESHUFFLED, count=moved))
 
 
 def _draw_cards(s: State, player: int, count: int, events: list[Event], reason: str) -> int:
@@ -340,13 +341,13 @@ def _draw_cards(s: State, player: int, count: int, events: list[Event], reason: 
             hand.unknown += 1
             s.hidden += 1
         else:
-            events.append(Event("piles-exhausted", player=player, count=count - drawn))
+            events.append(Event(EventKind.PILES_EXHAUSTED, player=player, count=count - drawn))
             break
         drawn += 1
     if len(hand.known) + hand.unknown > 1:
         s.called[player] = False
     if reason:
-        events.append(Event("penalty", player, None, None, None, drawn, reason))
+        events.append(Event(EventKind.PENALTY, player, None, None, None, drawn, reason))
     return drawn
 
 
@@ -404,7 +405,7 @@ def _turn_up(s: State, card: Card, events: list[Event]) -> None:
     """The dealer turns up ``card`` to start the discard pile [000][001][M]."""
     opts = s.options
     s.discard.append(card)
-    events.append(Event("turned-up", card=card))
+    events.append(Event(EventKind.TURNED_UP, card=card))
     bury = (
         card.rank == WILD_DRAW_FOUR
         or (card.rank == WILD and opts.first_wild == "redraw")
@@ -418,7 +419,7 @@ def _turn_up(s: State, card: Card, events: list[Event]) -> None:
         # reshuffled, so a known top of the pile stays known [003][004].
         s.discard.pop()
         s.pile_unknown += 1
-        events.append(Event("buried", card=card))
+        events.append(Event(EventKind.BURIED, card=card))
         if s.pile:
             _turn_up(s, s.pile.pop(), events)
         return
@@ -443,7 +444,7 @@ def _turn_up(s: State, card: Card, events: list[Event]) -> None:
             s.turn = s.dealer
         else:
             s.direction = -1
-            events.append(Event("reversed", count=-1))
+            events.append(Event(EventKind.REVERSED, count=-1))
             s.turn = s.dealer if opts.first_reverse == "dealer-first" else s.next_seat(s.dealer)
     elif card.rank == DRAW_TWO:
         _draw_cards(s, left, 2, events, "draw-two")
@@ -452,7 +453,7 @@ def _turn_up(s: State, card: Card, events: list[Event]) -> None:
     else:  # a wild the player left of the dealer names
         s.turn = left
         s.awaiting_color = left
-        events.append(Event("color-needed", player=left))
+        events.append(Event(EventKind.COLOR_NEEDED, player=left))
         return
     events.append(_TURN[s.turn])
 
@@ -566,7 +567,7 @@ def _play(
         wd4 = (_rest_of_hand(hand.known, card, known), unknown_rest, s.color, s.live_rank)
         if not opts.challengeable and opts.wild_draw_four != "unrestricted" and unknown_rest:
             s.unverified += 1
-            events.append(Event("unverified", player=p))
+            events.append(Event(EventKind.UNVERIFIED, player=p))
     if s.uno_window is not None:
         _begin_turn(s, events)
     # Take the card from the hand, at the place found above (or from its unknown cards).
@@ -589,13 +590,13 @@ def _play(
         key = (card, id(color))  # a colour's id(): an enum member hashes in Python
         event = wilds.get(key)
         if event is None:
-            event = wilds[key] = Event("played", p, None, card, color)
+            event = wilds[key] = Event(EventKind.PLAYED, p, None, card, color)
         shuffled = rank == SHUFFLE_HANDS
     else:
         played = _PLAYED[p]
         event = played.get(card)
         if event is None:
-            event = played[card] = Event("played", p, None, card, None)
+            event = played[card] = Event(EventKind.PLAYED, p, None, card, None)
         s.color = card.color
         s.live_rank = rank
         shuffled = False
@@ -621,17 +622,17 @@ def _play(
         s.uno_next = s.turn
     if card.is_wild and a.color is None:
         s.awaiting_color = p
-        events.append(Event("color-needed", player=p))
+        events.append(Event(EventKind.COLOR_NEEDED, player=p))
     else:
         # _announce_turn, inlined
         if s.pending:
-            events.append(Event("pending-draw", player=s.turn, count=s.pending))
+            events.append(Event(EventKind.PENDING_DRAW, player=s.turn, count=s.pending))
         events.append(_TURN[s.turn])
 
 
 def _announce_turn(s: State, events: list[Event]) -> None:
     if s.pending:
-        events.append(Event("pending-draw", player=s.turn, count=s.pending))
+        events.append(Event(EventKind.PENDING_DRAW, player=s.turn, count=s.pending))
     events.append(_TURN[s.turn])
 
 
@@ -735,7 +736,7 @@ def _shuffle_hands(s: State, p: int, events: list[Event]) -> None:
     s.hidden = sum(h.unknown for h in s.hands)
     s.called = [False] * s.n
     s.uno_window = None
-    events.append(Event("shuffle-hands", player=p, count=total))
+    events.append(Event(EventKind.SHUFFLE_HANDS, player=p, count=total))
 
 
 def _finish(s: State, p: int, card: Card, events: list[Event]) -> None:
@@ -755,7 +756,7 @@ def _try_score(s: State, events: list[Event]) -> None:
     hidden = [i for i in s.active if i != s.winner and s.hands[i].unknown]
     if hidden:
         for seat in hidden:
-            events.append(Event("show-needed", player=seat, reason="scoring"))
+            events.append(Event(EventKind.SHOW_NEEDED, player=seat, reason="scoring"))
         return
     score_round(s, events)
 
@@ -802,7 +803,7 @@ def _on_draw(s: State, a: Draw, events: list[Event]) -> None:
     # --- accepted ---
     if not s.has_drawn and not opts.draw_by_choice and hand.unknown:
         s.unverified += 1
-        events.append(Event("unverified", player=p))
+        events.append(Event(EventKind.UNVERIFIED, player=p))
     if s.uno_window is not None:
         _begin_turn(s, events)
     drawn: Card | None
@@ -813,7 +814,7 @@ def _on_draw(s: State, a: Draw, events: list[Event]) -> None:
     else:
         source = _next_draw_source(s)
         if source == "none":
-            events.append(Event("piles-exhausted", player=p, count=1))
+            events.append(Event(EventKind.PILES_EXHAUSTED, player=p, count=1))
             _end_turn(s, p, events)
             return
         if a.card is not None:
@@ -855,7 +856,7 @@ def _end_turn(s: State, p: int, events: list[Event]) -> None:
     s.turn = turn
     # _announce_turn, inlined
     if s.pending:
-        events.append(Event("pending-draw", player=turn, count=s.pending))
+        events.append(Event(EventKind.PENDING_DRAW, player=turn, count=s.pending))
     events.append(_TURN[turn])
 
 
@@ -877,7 +878,7 @@ def _on_pass(s: State, a: Pass, events: list[Event]) -> None:
         raise IllegalPlay("keep-drawing", "keep drawing until a playable card comes")
     if s.drawn_unknown and s.options.draw == "until-playable":
         s.unverified += 1
-        events.append(Event("unverified", player=p))
+        events.append(Event(EventKind.UNVERIFIED, player=p))
     events.append(_PASSED[p])
     _end_turn(s, p, events)
 
@@ -893,7 +894,7 @@ def _on_choose_color(s: State, a: ChooseColor, events: list[Event]) -> None:
     s.color = a.color
     if s.extra.on:
         house.color_named(s, a.player, a.color)
-    events.append(Event("color-chosen", player=a.player, color=a.color))
+    events.append(Event(EventKind.COLOR_CHOSEN, player=a.player, color=a.color))
     _announce_turn(s, events)
 
 
@@ -922,7 +923,7 @@ def _on_call_uno(s: State, a: CallUno, events: list[Event]) -> None:
     if s.uno_window == p:
         s.uno_window = None
         s.uno_next = None
-    events.append(Event("uno", player=p))
+    events.append(Event(EventKind.UNO, player=p))
 
 
 def _on_catch(s: State, a: Catch, events: list[Event]) -> None:
@@ -938,13 +939,13 @@ def _on_catch(s: State, a: Catch, events: list[Event]) -> None:
             raise IllegalPlay("only-next-player-catches", "only the next player may catch")
         s.uno_window = None
         s.uno_next = None
-        events.append(Event("caught", player=c, target=t))
+        events.append(Event(EventKind.CAUGHT, player=c, target=t))
         _draw_cards(s, t, opts.uno_penalty, events, "uno-not-called")
         return
     if len(s.hands[t]) == 1 and not s.called[t]:
         raise IllegalPlay("catch-too-late", "the next player has already begun their turn")
     if opts.false_catch_penalty:
-        events.append(Event("false-catch", player=c, target=t))
+        events.append(Event(EventKind.FALSE_CATCH, player=c, target=t))
         _draw_cards(s, c, opts.false_catch_penalty, events, "false-catch")
         return
     raise IllegalPlay("false-catch", "that player called UNO or holds more than one card")
@@ -964,10 +965,10 @@ def _on_challenge(s: State, a: Challenge, events: list[Event]) -> None:
     if s.awaiting_color is not None:
         raise IllegalPlay("color-not-chosen", "the colour of the wild has not been named")
     _begin_turn(s, events)
-    events.append(Event("challenge", player=p, target=window.offender))
+    events.append(Event(EventKind.CHALLENGE, player=p, target=window.offender))
     if window.hand_unknown or s.hands[window.offender].unknown:
         # The referee cannot see the hand: the offender shows it (to the challenger alone).
-        events.append(Event("show-needed", player=window.offender, reason="challenge"))
+        events.append(Event(EventKind.SHOW_NEEDED, player=window.offender, reason="challenge"))
         s.awaiting_show = window.offender
         return
     _judge_challenge(s, window, list(window.hand), events)
@@ -990,7 +991,7 @@ def _judge_challenge(
     else:
         guilty = wd4_guilty(hand, window.prior_color, window.prior_rank, opts.wild_draw_four)
     if guilty:
-        events.append(Event("guilty", player=offender, target=p))
+        events.append(Event(EventKind.GUILTY, player=offender, target=p))
         if opts.challenge_success == "take-back":
             # [000][004]: the card goes back, the offender draws 4 and plays again legally.
             s.discard.pop()
@@ -1004,7 +1005,7 @@ def _judge_challenge(
             _draw_cards(s, offender, count, events, "illegal-wild-draw-four")
             s.turn = p
     else:
-        events.append(Event("innocent", player=offender, target=p))
+        events.append(Event(EventKind.INNOCENT, player=offender, target=p))
         _draw_cards(s, p, count + opts.challenge_penalty, events, "challenge-failed")
         events.append(_SKIPPED[p])
         s.turn = s.next_seat(p)
@@ -1038,7 +1039,7 @@ def _on_show(s: State, a: Show, events: list[Event]) -> None:
     hand.known = list(a.cards)
     s.hidden -= hand.unknown
     hand.unknown = 0
-    events.append(Event("shown", player=p, count=len(a.cards)))
+    events.append(Event(EventKind.SHOWN, player=p, count=len(a.cards)))
     window = s.challenge
     if s.extra.don_claim == p:
         don.judge(s, p, events)
@@ -1060,7 +1061,7 @@ def _on_identify(s: State, a: Identify, events: list[Event]) -> None:
     hand.unknown -= 1
     s.hidden -= 1
     hand.known.append(a.card)
-    events.append(Event("identified", player=p))
+    events.append(Event(EventKind.IDENTIFIED, player=p))
     if s.drawn_unknown and p == s.turn and s.has_drawn:
         # Choice: a seat-pad read right after a blind draw names the drawn card, and the turn
         # then goes on as after a seen draw (an unplayable card ends it under one-may-play).
@@ -1100,7 +1101,7 @@ def _on_reshuffle(s: State, a: Reshuffle, events: list[Event]) -> None:
         raise IllegalPlay("reshuffle-mismatch", "a reshuffle uses the discard pile but its top")
     s.discard = s.discard[-1:]
     s.pile = list(reversed(a.cards))
-    events.append(Event("reshuffled", count=len(a.cards)))
+    events.append(Event(EventKind.RESHUFFLED, count=len(a.cards)))
 
 
 # While a challenged hand must be shown, only the show (and UNO business) may happen.

@@ -39,6 +39,7 @@ from table.rules.actions import (
     Play,
     Swap,
 )
+from table.rules.events import EventKind
 from table.rules.matching import matches, wd4_guilty
 from table.rules.stacking import answerable, can_stack
 from table.rules.state import ChallengeWindow, Event, Phase, State
@@ -196,9 +197,9 @@ def play(s: State, a: Play, events: list[Event]) -> None:
     restricted = opts.wild_draw_four != "unrestricted" and not opts.challengeable
     if lead.rank == WILD_DRAW_FOUR and restricted and not stacked and unknown_rest > 0:
         s.unverified += 1  # the referee could not see whether the restriction held
-        events.append(Event("unverified", player=p))
+        events.append(Event(EventKind.UNVERIFIED, player=p))
     if jump:
-        events.append(Event("jump-in", player=p, target=s.turn))
+        events.append(Event(EventKind.JUMP_IN, player=p, target=s.turn))
         s.turn = p
     if s.uno_window is not None:
         E._begin_turn(s, events)
@@ -209,7 +210,7 @@ def play(s: State, a: Play, events: list[Event]) -> None:
             hand.unknown -= 1
             s.hidden -= 1
         s.discard.append(card)
-        events.append(Event("played", p, None, card, a.color if card.is_wild else None))
+        events.append(Event(EventKind.PLAYED, p, None, card, a.color if card.is_wild else None))
     s.has_drawn = False
     s.drawn = None
     s.drawn_unknown = False
@@ -244,9 +245,9 @@ def play(s: State, a: Play, events: list[Event]) -> None:
         s.uno_next = s.turn
     if last.is_wild and a.color is None:
         s.awaiting_color = p
-        events.append(Event("color-needed", player=p))
+        events.append(Event(EventKind.COLOR_NEEDED, player=p))
     elif s.extra.awaiting_swap is not None:
-        events.append(Event("swap-needed", player=p))
+        events.append(Event(EventKind.SWAP_NEEDED, player=p))
     else:
         E._announce_turn(s, events)
 
@@ -277,12 +278,12 @@ def _effect(
         seat = p
         for _ in range(min(count, len(s.active) - 1)):
             seat = s.next_seat(seat)
-            events.append(Event("skipped", player=seat))
+            events.append(Event(EventKind.SKIPPED, player=seat))
         s.turn = s.next_seat(seat)
     elif rank == REVERSE:
         if count % 2:
             s.direction = -s.direction
-            events.append(Event("reversed", count=s.direction))
+            events.append(Event(EventKind.REVERSED, count=s.direction))
         s.turn = s.next_seat(p)
     elif rank in _DRAWS:
         total = stacked + _DRAWS[rank] * count
@@ -304,7 +305,7 @@ def _effect(
         else:
             reason = "draw-two" if rank == DRAW_TWO else "wild-draw-four"
             E._draw_cards(s, nxt, total, events, reason)
-            events.append(Event("skipped", player=nxt))
+            events.append(Event(EventKind.SKIPPED, player=nxt))
             s.turn = s.next_seat(nxt)
     else:
         E._resolve_effect(s, p, last, events, rest, unknown_rest, prior_color, prior_rank)
@@ -419,7 +420,7 @@ def _seven_o(s: State, p: int, card: Card, events: list[Event]) -> None:
         s.hands[i] = hand
     s.called = [False] * s.n
     s.uno_window = None
-    events.append(Event("hands-passed", player=p, count=s.direction))
+    events.append(Event(EventKind.HANDS_PASSED, player=p, count=s.direction))
 
 
 def on_swap(s: State, a: Swap, events: list[Event]) -> None:
@@ -437,7 +438,7 @@ def on_swap(s: State, a: Swap, events: list[Event]) -> None:
     s.called[p] = s.called[t] = False
     s.uno_window = None
     s.extra = replace(s.extra, awaiting_swap=None)
-    events.append(Event("swapped", player=p, target=t))
+    events.append(Event(EventKind.SWAPPED, player=p, target=t))
     E._announce_turn(s, events)
 
 
@@ -462,16 +463,16 @@ def dealer_first(s: State, card: Card, events: list[Event]) -> None:
     d = s.dealer
     s.turn = d
     if card.rank == SKIP:
-        events.append(Event("skipped", player=d))
+        events.append(Event(EventKind.SKIPPED, player=d))
         s.turn = s.next_seat(d)
     elif card.rank == REVERSE:
         s.direction = -1
-        events.append(Event("reversed", count=-1))
+        events.append(Event(EventKind.REVERSED, count=-1))
     elif card.rank in _DRAWS:
         s.pending = _DRAWS[card.rank]
     if card.is_wild:
         s.awaiting_color = d
-        events.append(Event("color-needed", player=d))
+        events.append(Event(EventKind.COLOR_NEEDED, player=d))
         return
     E._announce_turn(s, events)
 

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from typing import Final
 
+from table.rules.events import EventKind
 from table.rules.state import Event, State
 from table.rules.variant_state import Finish, replace
 
@@ -36,6 +37,13 @@ BONUS: Final = {
     "skip_back": 10,
     "same_color_don": 5,
     "zero_don": 5,
+}
+BONUS_EVENT: Final = {
+    "color_call": EventKind.COLOR_CALL,
+    "reverse_back": EventKind.REVERSE_BACK,
+    "skip_back": EventKind.SKIP_BACK,
+    "same_color_don": EventKind.SAME_COLOR_DON,
+    "zero_don": EventKind.ZERO_DON,
 }
 
 
@@ -73,7 +81,7 @@ def score(s: State) -> tuple[tuple[int, ...], list[Event]]:
         for nth in range(streak[d] + 1, streak[d] + dons + 1):
             charge += 10 if o.musician_rendon and nth >= 3 else 5
         if o.musician_rendon and streak[d] + dons >= 3:
-            events.append(Event("rendon", player=d, count=streak[d] + dons))
+            events.append(Event(EventKind.RENDON, player=d, count=streak[d] + dons))
         pay[d] = pay.get(d, 0) + charge
         streak = [streak[i] + dons if i == d else 0 for i in range(s.n)]
     else:
@@ -81,20 +89,20 @@ def score(s: State) -> tuple[tuple[int, ...], list[Event]]:
     for name, payer in f.bonuses:
         if getattr(o, f"musician_{name}") and payer in pay:
             pay[payer] += BONUS[name]
-            events.append(Event(name.replace("_", "-"), player=payer, count=BONUS[name]))
+            events.append(Event(BONUS_EVENT[name], player=payer, count=BONUS[name]))
     times, gift = 1, 0
     tenhou = o.musician_tenhou and f.tenhou
     if tenhou:
         times = 10
-        events.append(Event("tenhou", player=w))
+        events.append(Event(EventKind.TENHOU, player=w))
     run = win_run(s, w)
     if o.musician_eight_renchan and run == 8:
         times = 10
-        events.append(Event("renchan", player=w, count=run))
+        events.append(Event(EventKind.RENCHAN, player=w, count=run))
     elif o.musician_renchan and run >= 3:
         times = max(times, 2)
         gift = 10 if run == 3 else 0
-        events.append(Event("renchan", player=w, count=run))
+        events.append(Event(EventKind.RENCHAN, player=w, count=run))
     pay = {i: v * times + gift for i, v in pay.items()}
     total = sum(pay.values())
     points = [0] * s.n
@@ -106,7 +114,7 @@ def score(s: State) -> tuple[tuple[int, ...], list[Event]]:
         and len(set(pay.values())) == 1
     )
     if flip:
-        events.append(Event("panpakapan", player=w, count=total))
+        events.append(Event(EventKind.PANPAKAPAN, player=w, count=total))
         points[w] = -total
         for i, v in pay.items():
             points[i] = v

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from table.cards import Card, Color, edition_counts
+from table.rules.events import EventKind
 from table.rules.options import Options
 from table.rules.variant_state import Extra
 
@@ -75,7 +76,7 @@ class Event(NamedTuple):
     A named tuple rather than a frozen dataclass: events are made on every action, and a tuple
     is several times cheaper to build."""
 
-    kind: str
+    kind: EventKind
     player: int | None = None
     target: int | None = None
     card: Card | None = None
