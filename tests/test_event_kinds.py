@@ -26,6 +26,7 @@ from table.referee.announcements import (
 )
 from table.referee.scenario import replay_file
 from table.rules import Event, EventKind, make_options
+from table.runtime.events import StreamType
 
 ROOT = Path(__file__).resolve().parent.parent
 PLAYERS = ("Aki", "Ken", "Mio")
@@ -134,3 +135,27 @@ def test_mypy_refuses_a_misspelt_kind(tmp_path: Path) -> None:
     assert [line.split(":")[1] for line in errors] == ["4", "5"], done.stdout
     assert 'incompatible type "str"; expected "EventKind"' in errors[0]
     assert 'has no attribute "TRUN"' in errors[1]
+
+
+def design_table(heading: str) -> list[list[str]]:
+    """The body rows of the table in the section ``heading`` of docs/design.md."""
+    lines = (ROOT / "docs" / "design.md").read_text(encoding="utf-8").splitlines()
+    section = lines[lines.index(heading) + 1:]
+    section = section[: next(i for i, line in enumerate(section) if line.startswith("#"))]
+    rows = [line for line in section if line.startswith("|")][2:]
+    return [[cell.strip() for cell in row.strip("|").split(" | ")] for row in rows]
+
+
+def test_the_design_page_lists_every_kind_and_how_it_is_said() -> None:
+    rows = design_table("#### Events")
+    assert [row[0] for row in rows] == [f"`{kind.value}`" for kind in EventKind]
+    for row, kind in zip(rows, EventKind, strict=True):
+        if kind in SILENT:
+            assert row[2] == f"silent: {SILENT[kind]}", kind
+        elif kind is not EventKind.REJECTED:
+            assert row[2] == ", ".join(f"`{key}`" for key in SAID[kind].phrases), kind
+
+
+def test_the_design_page_lists_every_type_of_the_event_stream() -> None:
+    rows = design_table("### Event stream")
+    assert sorted(row[0] for row in rows) == sorted(f"`{t.value}`" for t in StreamType)

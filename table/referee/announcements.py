@@ -485,7 +485,7 @@ SILENT: Final[Mapping[EventKind, str]] = {
     EventKind.INNOCENT: "said by the penalty that follows",
     EventKind.SHOWN: "the cards of a shown hand are hidden information; the verdict is said",
     EventKind.IDENTIFIED: "a card read from a hand is hidden information",
-    EventKind.UNVERIFIED: "a record for the journal: the play itself was said",
+    EventKind.UNVERIFIED: "taken without remark; the state counts what could not be checked",
 }
 
 

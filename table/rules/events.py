@@ -37,12 +37,12 @@ class EventKind(StrEnum):
     PENALTY = "penalty"  # player draws count for reason
     # The Wild Draw Four challenge, and hands shown.
     CHALLENGE = "challenge"  # player challenges target's Wild Draw Four
-    GUILTY = "guilty"  # player (the offender) had a card of the colour; target challenged
+    GUILTY = "guilty"  # player (the offender) held a card of the colour; target challenged
     INNOCENT = "innocent"  # player (the offender) was innocent; target challenged
     SHOW_NEEDED = "show-needed"  # player must show their hand, for reason
     SHOWN = "shown"  # player showed count cards
     IDENTIFIED = "identified"  # a card of player's hand, unknown until now, was read
-    UNVERIFIED = "unverified"  # player's Wild Draw Four could not be checked (hand unknown)
+    UNVERIFIED = "unverified"  # player's action was taken unchecked: their hand is unknown
     REJECTED = "rejected"  # player's action was refused for reason
     # The end of a round and of the match.
     ROUND_WON = "round-won"  # player went out; reason: how (for example "don")
@@ -61,7 +61,7 @@ class EventKind(StrEnum):
     RENCHAN = "renchan"  # player has won count rounds in a row
     RENDON = "rendon"  # player has been Don'd count times in a row
     PANPAKAPAN = "panpakapan"  # every loser lost the same: player pays count
-    COLOR_CALL = "color-call"  # player pays count more: a bonus of the Musician scoring
+    COLOR_CALL = "color-call"  # player pays count more (a bonus of the Musician scoring)
     REVERSE_BACK = "reverse-back"  # player pays count more
     SKIP_BACK = "skip-back"  # player pays count more
     SAME_COLOR_DON = "same-color-don"  # player pays count more
