@@ -350,7 +350,13 @@ def _pays(key: str) -> Said:
     return Said((key,), lambda e, t: _ann(key, URGENT, player=t.name(e.player), points=e.count))
 
 
+def _counted(key: str) -> Said:
+    """A Musician run: its player has ``count`` in a row."""
+    return Said((key,), lambda e, t: _ann(key, URGENT, player=t.name(e.player), count=e.count))
+
+
 def _card(key: str) -> Said:
+    """A card face up for all, said by name."""
     return Said((key,), lambda e, t: None if e.card is None else _ann(key, INFO, card=e.card.code))
 
 
@@ -420,10 +426,6 @@ def _don(e: Event, t: Telling) -> Announcement:
     if e.target is None:
         return _ann("don-called", URGENT, player=t.name(e.player))
     return _ann("don", URGENT, player=t.name(e.player), target=t.name(e.target))
-
-
-def _counted(key: str) -> Said:
-    return Said((key,), lambda e, t: _ann(key, URGENT, player=t.name(e.player), count=e.count))
 
 
 # What the referee says for each kind of event. With SILENT, every kind: a kind in neither
