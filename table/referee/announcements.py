@@ -11,11 +11,13 @@ Japanese referee speaks, in kanji and kana, with numbers as digits before their 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final
 
 from table.cards import Card, Color, parse_card
+from table.errors import TableError
+from table.rules.events import EventKind
 from table.rules.options import Options
 from table.rules.state import Event
 
@@ -305,127 +307,208 @@ def _ann(key: str, priority: int = INFO, **params: str | int) -> Announcement:
     return Announcement(key, tuple(params.items()), priority)
 
 
+class UnannouncedEvent(TableError, LookupError):
+    """An event whose kind :data:`SAID` does not say and :data:`SILENT` does not excuse."""
+
+
+@dataclass(frozen=True, slots=True)
+class Telling:
+    """What saying one event needs besides the event: the step's events, the names, the rules."""
+
+    events: Sequence[Event]
+    at: int  # the event's place in ``events``
+    players: Sequence[str]
+    options: Options | None
+
+    def name(self, seat: int | None) -> str:
+        return self.players[seat] if seat is not None else ""
+
+    def before(self, kind: EventKind) -> list[Event]:
+        """The events of ``kind`` earlier in the same step."""
+        return [e for e in self.events[: self.at] if e.kind is kind]
+
+
+@dataclass(frozen=True, slots=True)
+class Said:
+    """How one kind of event is said: every phrase it may be said with, and the function that
+    picks one (``None``: nothing to say for this event, e.g. a play that is not a wild)."""
+
+    phrases: tuple[str, ...]
+    say: Callable[[Event, Telling], Announcement | None]
+
+
+def _player(key: str, priority: int) -> Said:
+    """An event said by one phrase that names its player."""
+    return Said((key,), lambda e, t: _ann(key, priority, player=t.name(e.player)))
+
+
+def _plain(key: str, priority: int) -> Said:
+    """An event said by one phrase without parameters."""
+    return Said((key,), lambda e, t: _ann(key, priority))
+
+
+def _pays(key: str) -> Said:
+    """A Musician scoring event: its player pays ``count`` points."""
+    return Said((key,), lambda e, t: _ann(key, URGENT, player=t.name(e.player), points=e.count))
+
+
+def _counted(key: str) -> Said:
+    """A Musician run: its player has ``count`` in a row."""
+    return Said((key,), lambda e, t: _ann(key, URGENT, player=t.name(e.player), count=e.count))
+
+
+def _card(key: str) -> Said:
+    """A card face up for all, said by name."""
+    return Said((key,), lambda e, t: None if e.card is None else _ann(key, INFO, card=e.card.code))
+
+
+def _reversed(e: Event, t: Telling) -> Announcement:
+    way = "clockwise" if e.count > 0 else "counterclockwise"
+    return _ann(f"reversed-{way}", INFO)
+
+
+def _played(e: Event, t: Telling) -> Announcement | None:
+    if e.card is not None and e.card.is_wild and e.color is not None:
+        return _ann("wild", INFO, color=e.color.value)
+    return None  # the card is on the pile for all to see
+
+
+def _color_chosen(e: Event, t: Telling) -> Announcement | None:
+    return None if e.color is None else _ann("color-chosen", INFO, color=e.color.value)
+
+
+def _pending_draw(e: Event, t: Telling) -> Announcement:
+    o = t.options
+    wd4 = any(p.card is not None and p.card.rank == "W+4" for p in t.before(EventKind.PLAYED))
+    key = "pending-draw-challenge" if o is not None and o.challengeable and wd4 else "pending-draw"
+    if key == "pending-draw" and o is not None and o.stacking != "off":
+        key = "pending-draw-stack"
+    return _ann(key, URGENT, player=t.name(e.player), count=e.count)
+
+
+def _penalty(e: Event, t: Telling) -> Announcement:
+    """A penalty draw, said with what earned it (a catch, a challenge, a false Don...)."""
+    p, reason = t.name(e.player), e.reason
+    if reason == "uno-not-called":
+        catches = [c for c in t.before(EventKind.CAUGHT) if c.target is not None]
+        if catches:
+            return _ann("caught", URGENT, catcher=t.name(catches[-1].player), player=p,
+                        count=e.count)
+        return _ann("uno-missed", URGENT, player=p, count=e.count)
+    if reason == "illegal-wild-draw-four":
+        take_back = t.options is not None and t.options.challenge_success == "take-back"
+        return _ann("guilty-take-back" if take_back else "guilty", URGENT, offender=p,
+                    count=e.count)
+    if reason == "challenge-failed":
+        return _ann("innocent", URGENT, player=p, count=e.count)
+    if reason in ("false-don", "false-catch"):
+        return _ann(reason, URGENT, player=p, count=e.count)
+    return _ann("draws", URGENT, player=p, count=e.count)
+
+
+def _challenge(e: Event, t: Telling) -> Announcement | None:
+    if e.target is None:
+        return None
+    return _ann("challenge", URGENT, player=t.name(e.player), offender=t.name(e.target))
+
+
+def _round_won(e: Event, t: Telling) -> Announcement | None:
+    if e.reason == "don":
+        return None  # said by the Don itself
+    musician = t.options is not None and t.options.scoring == "musician"
+    return _ann("chin" if musician else "round-won", URGENT, player=t.name(e.player))
+
+
+def _rejected(e: Event, t: Telling) -> Announcement:
+    key = f"rejected-{e.reason}"
+    return _ann(key if key in CATALOGUE else "rejected", URGENT)
+
+
+def _don(e: Event, t: Telling) -> Announcement:
+    if e.target is None:
+        return _ann("don-called", URGENT, player=t.name(e.player))
+    return _ann("don", URGENT, player=t.name(e.player), target=t.name(e.target))
+
+
+# What the referee says for each kind of event. With SILENT, every kind: a kind in neither
+# table is an error when it is announced, and tests/test_announce.py checks both tables
+# against EventKind and the catalogue.
+SAID: Final[Mapping[EventKind, Said]] = {
+    EventKind.ROUND_START: Said(("round-start",), lambda e, t: _ann(
+        "round-start", INFO, round=e.count, player=t.name(e.player))),
+    EventKind.TURNED_UP: _card("turned-up"),
+    EventKind.BURIED: _card("buried"),
+    EventKind.TURN: _player("turn", ROUTINE),
+    EventKind.SKIPPED: _player("skipped", INFO),
+    EventKind.REVERSED: Said(("reversed-clockwise", "reversed-counterclockwise"), _reversed),
+    EventKind.PLAYED: Said(("wild",), _played),
+    EventKind.PASSED: _player("passed", ROUTINE),
+    EventKind.COLOR_CHOSEN: Said(("color-chosen",), _color_chosen),
+    EventKind.COLOR_NEEDED: _player("color-needed", URGENT),
+    EventKind.PENDING_DRAW: Said(("pending-draw", "pending-draw-challenge", "pending-draw-stack"),
+                         _pending_draw),
+    EventKind.RESHUFFLED: _plain("reshuffled", INFO),
+    EventKind.PILES_EXHAUSTED: _plain("piles-exhausted", INFO),
+    EventKind.SHUFFLE_HANDS: _plain("shuffle-hands", INFO),
+    EventKind.UNO: _player("uno", URGENT),
+    EventKind.PENALTY: Said(("caught", "uno-missed", "guilty", "guilty-take-back", "innocent",
+                     "false-don", "false-catch", "draws"), _penalty),
+    EventKind.CHALLENGE: Said(("challenge",), _challenge),
+    EventKind.SHOW_NEEDED: _player("show-needed", URGENT),
+    EventKind.REJECTED: Said(tuple(k for k in CATALOGUE if k.startswith("rejected")), _rejected),
+    EventKind.ROUND_WON: Said(("round-won", "chin"), _round_won),
+    EventKind.ROUND_SCORED: Said(("round-scored",), lambda e, t: _ann(
+        "round-scored", URGENT, player=t.name(e.player), points=e.count)),
+    EventKind.ELIMINATED: _player("eliminated", URGENT),
+    EventKind.MATCH_OVER: _player("match-over", URGENT),
+    EventKind.JUMP_IN: _player("jump-in", URGENT),
+    EventKind.SWAP_NEEDED: _player("swap-needed", URGENT),
+    EventKind.SWAPPED: Said(("swapped",), lambda e, t: _ann(
+        "swapped", URGENT, player=t.name(e.player), target=t.name(e.target))),
+    EventKind.HANDS_PASSED: _plain("hands-passed", URGENT),
+    EventKind.DON: Said(("don", "don-called"), _don),
+    EventKind.MULTI_DON: Said(("multi-don-2", "multi-don-3"), lambda e, t: _ann(
+        f"multi-don-{min(e.count, 3)}", URGENT, player=t.name(e.player))),
+    EventKind.TENHOU: _plain("tenhou", URGENT),
+    EventKind.RENCHAN: _counted("renchan"),
+    EventKind.RENDON: _counted("rendon"),
+    EventKind.PANPAKAPAN: _pays("panpakapan"),
+    EventKind.COLOR_CALL: _pays("color-call"),
+    EventKind.REVERSE_BACK: _pays("reverse-back"),
+    EventKind.SKIP_BACK: _pays("skip-back"),
+    EventKind.SAME_COLOR_DON: _pays("same-color-don"),
+    EventKind.ZERO_DON: _pays("zero-don"),
+}
+
+# The kinds the referee never says, each with the reason.
+SILENT: Final[Mapping[EventKind, str]] = {
+    EventKind.DREW: "the table sees a player draw; the next turn is called",
+    EventKind.CAUGHT: "said by the penalty that follows, which names the catcher",
+    EventKind.FALSE_CATCH: "said by the penalty that follows, when the rules give one",
+    EventKind.GUILTY: "said by the penalty that follows",
+    EventKind.INNOCENT: "said by the penalty that follows",
+    EventKind.SHOWN: "the cards of a shown hand are hidden information; the verdict is said",
+    EventKind.IDENTIFIED: "a card read from a hand is hidden information",
+    EventKind.UNVERIFIED: "taken without remark; the state counts what could not be checked",
+}
+
+
 def from_events(
     events: Sequence[Event], players: Sequence[str], options: Options | None = None
 ) -> list[Announcement]:
-    """The announcements for one step's events."""
+    """The announcements for one step's events, in order. Raises :class:`UnannouncedEvent` for
+    a kind that is neither said nor silent on purpose."""
     out: list[Announcement] = []
-    name = players.__getitem__
-    caught: int | None = None
-    challengeable = options is not None and options.challengeable
-    take_back = options is not None and options.challenge_success == "take-back"
-    for i, e in enumerate(events):
-        k = e.kind
-        p = name(e.player) if e.player is not None else ""
-        if k == "round-start":
-            out.append(_ann("round-start", INFO, round=e.count, player=p))
-        elif k == "turned-up" and e.card is not None:
-            out.append(_ann("turned-up", INFO, card=e.card.code))
-        elif k == "buried" and e.card is not None:
-            out.append(_ann("buried", INFO, card=e.card.code))
-        elif k == "turn":
-            out.append(_ann("turn", ROUTINE, player=p))
-        elif k == "skipped":
-            out.append(_ann("skipped", INFO, player=p))
-        elif k == "reversed":
-            way = "clockwise" if e.count > 0 else "counterclockwise"
-            out.append(_ann(f"reversed-{way}", INFO))
-        elif k == "played" and e.card is not None and e.card.is_wild and e.color is not None:
-            out.append(_ann("wild", INFO, color=e.color.value))
-        elif k == "color-chosen" and e.color is not None:
-            out.append(_ann("color-chosen", INFO, color=e.color.value))
-        elif k == "color-needed":
-            out.append(_ann("color-needed", URGENT, player=p))
-        elif k == "pending-draw":
-            key = "pending-draw-challenge" if challengeable and _wd4_pending(events, i) else "pending-draw"
-            if key == "pending-draw" and options is not None and options.stacking != "off":
-                key = "pending-draw-stack"
-            out.append(_ann(key, URGENT, player=p, count=e.count))
-        elif k == "uno":
-            out.append(_ann("uno", URGENT, player=p))
-        elif k == "caught" and e.target is not None:
-            caught = e.player
-            continue
-        elif k == "penalty":
-            ann = _penalty(e, p, name, caught)
-            if take_back and ann.key == "guilty":
-                ann = Announcement("guilty-take-back", ann.params, ann.priority)
+    for at, e in enumerate(events):
+        said = SAID.get(e.kind)
+        if said is None:
+            if e.kind in SILENT:
+                continue
+            raise UnannouncedEvent(
+                f"event kind {str(e.kind)!r} has no announcement: give it a phrase in "
+                f"{__name__}.SAID or a reason in SILENT"
+            )
+        ann = said.say(e, Telling(events, at, players, options))
+        if ann is not None:
             out.append(ann)
-        elif k == "challenge" and e.target is not None:
-            out.append(_ann("challenge", URGENT, player=p, offender=name(e.target)))
-        elif k in ("guilty", "innocent"):
-            continue  # said together with the penalty that follows
-        elif k == "show-needed":
-            out.append(_ann("show-needed", URGENT, player=p))
-        elif k in ("reshuffled", "piles-exhausted", "shuffle-hands"):
-            out.append(_ann(k, INFO))
-        elif k == "round-won":
-            if e.reason == "don":
-                continue  # said by the Don itself
-            if options is not None and options.scoring == "musician":
-                out.append(_ann("chin", URGENT, player=p))
-            else:
-                out.append(_ann("round-won", URGENT, player=p))
-        elif k in _VARIANT_EVENTS:
-            out.append(_variant(e, p, name))
-        elif k == "round-scored":
-            out.append(_ann("round-scored", URGENT, player=p, points=e.count))
-        elif k == "eliminated":
-            out.append(_ann("eliminated", URGENT, player=p))
-        elif k == "match-over":
-            out.append(_ann("match-over", URGENT, player=p))
-        elif k == "passed":
-            out.append(_ann("passed", ROUTINE, player=p))
-        elif k == "rejected":
-            out.append(_ann(f"rejected-{e.reason}" if f"rejected-{e.reason}" in CATALOGUE else "rejected", URGENT))
     return out
-
-
-_VARIANT_EVENTS: Final = frozenset({
-    "jump-in", "swap-needed", "swapped", "hands-passed", "don", "multi-don",
-    "tenhou", "renchan", "rendon", "panpakapan", "color-call", "reverse-back", "skip-back",
-    "same-color-don", "zero-don",
-})
-
-
-def _variant(e: Event, p: str, name: object) -> Announcement:
-    """The phrase for an event of the competition, local or Musician rules."""
-    assert callable(name)
-    k = e.kind
-    if k == "swapped":
-        return _ann(k, URGENT, player=p, target=name(e.target))
-    if k == "don":
-        if e.target is None:
-            return _ann("don-called", URGENT, player=p)
-        return _ann("don", URGENT, player=p, target=name(e.target))
-    if k == "multi-don":
-        return _ann(f"multi-don-{min(e.count, 3)}", URGENT, player=p)
-    if k in ("renchan", "rendon"):
-        return _ann(k, URGENT, player=p, count=e.count)
-    if k in ("panpakapan", "color-call", "reverse-back", "skip-back", "same-color-don", "zero-don"):
-        return _ann(k, URGENT, player=p, points=e.count)
-    if k in ("jump-in", "swap-needed"):
-        return _ann(k, URGENT, player=p)
-    return _ann(k, URGENT)
-
-
-def _wd4_pending(events: Sequence[Event], upto: int) -> bool:
-    return any(e.kind == "played" and e.card is not None and e.card.rank == "W+4" for e in events[:upto])
-
-
-def _penalty(e: Event, p: str, name: object, caught: int | None) -> Announcement:
-    assert callable(name)
-    reason = e.reason
-    if reason == "uno-not-called":
-        if caught is not None:
-            return _ann("caught", URGENT, catcher=name(caught), player=p, count=e.count)
-        return _ann("uno-missed", URGENT, player=p, count=e.count)
-    if reason == "illegal-wild-draw-four":
-        return _ann("guilty", URGENT, offender=p, count=e.count)
-    if reason == "challenge-failed":
-        return _ann("innocent", URGENT, player=p, count=e.count)
-    if reason == "false-don":
-        return _ann("false-don", URGENT, player=p, count=e.count)
-    if reason == "false-catch":
-        return _ann("false-catch", URGENT, player=p, count=e.count)
-    return _ann("draws", URGENT, player=p, count=e.count)
