@@ -174,6 +174,7 @@ CATALOGUE: Final[dict[str, dict[str, str]]] = {
                       "ja": "とちゅうから つづけます。だい{round}ラウンド。"},
     "journal-full": {"en": "The journal cannot be saved: the disk is full. Refereeing goes on.",
                      "ja": "きろくが ほぞん できません。ディスクが いっぱい です。しんぱんは つづけます。"},
+    "table-assignment": {"en": "Table {table}: {players}.", "ja": "テーブル {table}: {players}。"},
     "journal-back": {"en": "The journal is saved again.", "ja": "きろくを また ほぞん できます。"},
     "journal-repaired": {"en": "The journal was damaged. The match goes on from the last saved play.",
                          "ja": "きろくが こわれて いました。さいごに ほぞんした ところから つづけます。"},
@@ -249,6 +250,9 @@ def render(
     for name, value in ann.params:
         if name in ("player", "catcher", "offender", "turn", "target") and pronounce:
             values[name] = pronounce.get(str(value), str(value))
+        elif name == "players":  # names, one a line: "Aki, Ken and Mio" / "Aki、Ken、Mio"
+            names = [pronounce.get(n, n) if pronounce else n for n in str(value).split("\n")]
+            values[name] = "、".join(names) if lang == "ja" else _and(names)
         elif name == "card":
             values[name] = card_words(parse_card(str(value)), lang)
         elif name == "color":
@@ -259,6 +263,9 @@ def render(
             values[name] = str(value)
     return template.format(**values)
 
+
+def _and(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
 def _ann(key: str, priority: int = INFO, **params: str | int) -> Announcement:
