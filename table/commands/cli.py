@@ -304,8 +304,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(run=_deck_check)
 
     from table.commands.daemon import add_commands
+    from table.commands.hub import add_commands as add_hub_commands
 
     add_commands(sub)
+    add_hub_commands(sub)
     return parser
 
 

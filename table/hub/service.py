@@ -1,0 +1,168 @@
+"""The running hub: hears every table's results and availability on the broker, keeps each
+result once, checks it, publishes the standings (``PREFIX/hub/standings``, retained) and seats
+each round (``PREFIX/hub/assign``, retained), the next as soon as every table of the current
+one has finished its match.
+
+Messages arrive in paho's thread; the store has its own lock. Whoever shows the standings (the
+web page, a test) waits on :meth:`Hub.wait_for` or adds a listener, never polls.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from table.hub.config import HubPlan
+from table.hub.scores import round_problem, totals_problem
+from table.hub.seating import seat
+from table.hub.standings import ranking, table_rows
+from table.hub.store import HubStore
+from table.mqtt.publisher import Message, Publisher, encode
+from table.mqtt.settings import MqttSettings
+
+log = logging.getLogger(__name__)
+
+RESULT_KEYS = ("id", "table", "match", "round", "players", "winner", "points", "totals")
+
+
+class Hub:
+    def __init__(self, settings: MqttSettings, store: HubStore, plan: HubPlan) -> None:
+        self.settings = settings
+        self.store = store
+        self.plan = plan
+        self.lowest = plan.scoring == "lowest"
+        self.online: dict[str, str] = {}
+        self.heard = 0  # results kept
+        self.listeners: list[Callable[[dict[str, Any]], None]] = []
+        self._changed = threading.Condition()
+        self._lock = threading.Lock()  # one result (and one seating) at a time
+        prefix = settings.prefix
+        self.publisher = Publisher(
+            settings, f"{prefix}-hub", availability=settings.topic("availability", "hub"),
+            subscriptions=(f"{prefix}/+/result", f"{prefix}/+/availability"),
+            on_message=self._heard,
+        )
+
+    def start(self) -> None:
+        known = set(self.store.players(active_only=False))
+        for name in self.plan.players:
+            if name not in known:
+                self.store.enter(name, 1)
+        self.publisher.start()
+        with self._lock:
+            number, tables, _ = self.store.current_round()
+            if number == 0 and self.plan.rounds and self.plan.tables:
+                self.seat_next()
+            elif number:
+                self._publish_assign(number, tables, self.store.current_round()[2])
+            self._publish_standings()
+
+    def close(self) -> None:
+        self.publisher.close()
+
+    # --- what the hub shows -------------------------------------------------------------------
+
+    def standings(self) -> dict[str, Any]:
+        results = self.store.results()
+        number, tables, ends_at = self.store.current_round()
+        return {
+            "round": number,
+            "tables": tables,
+            "ends_at": ends_at,
+            "ranking": ranking(results, self.lowest, self.store.players()),
+            "rows": table_rows(results),
+            "flags": [{"id": r["id"], "table": r["table"], "problem": r["flag"]}
+                      for r in results if r.get("flag")],
+            "online": dict(self.online),
+            "results": len(results),
+        }
+
+    def wait_for(self, predicate: Callable[[], bool], timeout: float) -> bool:
+        with self._changed:
+            return self._changed.wait_for(predicate, timeout)
+
+    # --- seating ------------------------------------------------------------------------------
+
+    def seat_next(self) -> int:
+        """Seat the next round and publish it; its number."""
+        number = self.store.current_round()[0] + 1
+        players = self.store.players()
+        met = {frozenset((a, b)) for tables in self.store.seatings()
+               for seats in tables.values() for a in seats for b in seats if a != b}
+        ranked = [row["player"] for row in ranking(self.store.results(), self.lowest, players)]
+        groups = seat(self.plan.format_of(number), players, number, self.plan.table_size, met,
+                      ranked, self.plan.seed)
+        ids = list(self.plan.tables) + [str(i + 1) for i in range(len(self.plan.tables),
+                                                                   len(groups))]
+        tables = {ids[i]: group for i, group in enumerate(groups)}
+        ends_at = time.time() + self.plan.round_minutes * 60 if self.plan.round_minutes else None
+        self.store.seat(number, tables, ends_at)
+        self._publish_assign(number, tables, ends_at)
+        log.info("hub: round %d seated: %s", number, tables)
+        return number
+
+    def _publish_assign(self, number: int, tables: dict[str, list[str]],
+                        ends_at: float | None) -> None:
+        payload = {"round": number, "tables": tables, "ends_at": ends_at}
+        self.publisher.remember(Message(self.settings.topic("assign", "hub"), encode(payload),
+                                        1, True))
+
+    def _advance(self) -> None:
+        number, tables, _ = self.store.current_round()
+        if not number or number >= self.plan.rounds or not tables:
+            return
+        done = {str(r["table"]) for r in self.store.results()
+                if r["hub_round"] == number and r.get("match_over")}
+        if set(tables) <= done:
+            self.seat_next()
+
+    # --- paho's thread ------------------------------------------------------------------------
+
+    def _heard(self, topic: str, payload: bytes) -> None:
+        parts = topic.split("/")
+        table, leaf = parts[-2], parts[-1]
+        if leaf == "availability":
+            self.online[table] = payload.decode(errors="replace")
+            self._notify()
+            return
+        try:
+            result = json.loads(payload)
+            missing = [k for k in RESULT_KEYS if k not in result]
+            if missing or str(result["table"]) != table:
+                raise ValueError(f"missing {missing}" if missing else "another table's id")
+        except ValueError as exc:
+            log.warning("hub: a result on %s that cannot be read (%s): %.80r", topic, exc,
+                        payload)
+            return
+        with self._lock:
+            current = self.store.current_round()[0]
+            hub_round = result.get("hub_round") or current
+            earlier = [r for r in self.store.match_rounds(table, str(result["match"]))
+                       if r["id"] != result["id"] and r["round"] < result["round"]]
+            flag = round_problem(result) or totals_problem(result, earlier)
+            if flag:
+                log.warning("hub: table %s, result %s does not add up: %s", table,
+                            result["id"], flag)
+            if not self.store.add_result(result, int(hub_round), flag):
+                return
+            self.heard += 1
+            if self.plan.rounds:
+                self._advance()
+            self._publish_standings()
+        self._notify()
+
+    def _publish_standings(self) -> None:
+        self.publisher.remember(Message(self.settings.topic("standings", "hub"),
+                                        encode(self.standings()), 0, True))
+
+    def _notify(self) -> None:
+        with self._changed:
+            self._changed.notify_all()
+        if self.listeners:
+            view = self.standings()
+            for listener in list(self.listeners):
+                listener(view)
