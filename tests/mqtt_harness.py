@@ -7,6 +7,8 @@ listener has it.
 from __future__ import annotations
 
 import json
+import os
+import pwd
 import queue
 import shutil
 import socket
@@ -29,14 +31,16 @@ def free_port() -> int:
 
 class Broker:
     """``mosquitto -c FILE``; ``extra`` lines go into its configuration (an ACL, a password
-    file). Stop and start it again on the same port as often as a test likes."""
+    file). Stop and start it again on the same port as often as a test likes: as the broker of
+    an evening should, it keeps sessions and retained messages across a restart."""
 
     def __init__(self, folder: Path, extra: str = "") -> None:
         self.port = free_port()
         self.config = folder / "mosquitto.conf"
         anonymous = "false" if "password_file" in extra else "true"
         self.config.write_text(
-            f"listener {self.port} 127.0.0.1\nallow_anonymous {anonymous}\npersistence false\n"
+            f"listener {self.port} 127.0.0.1\nallow_anonymous {anonymous}\npersistence true\n"
+            f"persistence_location {folder}/\nuser {pwd.getpwuid(os.getuid()).pw_name}\n"
             f"log_dest stderr\nlog_type all\n{extra}\n", encoding="utf-8")
         self.proc: subprocess.Popen[str] | None = None
         self.log: list[str] = []

@@ -44,7 +44,7 @@ class Hub:
         self.publisher = Publisher(
             settings, f"{prefix}-hub", availability=settings.topic("availability", "hub"),
             subscriptions=(f"{prefix}/+/result", f"{prefix}/+/availability"),
-            on_message=self._heard,
+            on_message=self._heard, persistent=True,
         )
 
     def start(self) -> None:

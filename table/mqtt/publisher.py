@@ -65,7 +65,10 @@ def _paho() -> Any:
 class Publisher:
     """One client to the broker. ``availability`` is the topic of the last will (None: no
     will, as for a command that only reads). ``subscriptions`` are handed to ``on_message``
-    from paho's thread."""
+    from paho's thread. ``persistent``: the broker keeps this client's subscriptions and
+    queues its QoS 1 messages while it is away (a session that is not clean, under a fixed
+    client id): what the hub needs so that a result sent while it reconnects still reaches it.
+    """
 
     def __init__(
         self,
@@ -77,6 +80,7 @@ class Publisher:
         subscriptions: Iterable[str] = (),
         on_message: Handler | None = None,
         capacity: int = CAPACITY,
+        persistent: bool = False,
     ) -> None:
         mqtt = _paho()
         self.settings = settings
@@ -99,7 +103,7 @@ class Publisher:
         self._sending: set[str] = set()  # result ids sent on this connection (this thread's)
         self._acked = threading.Condition()
         client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=client_id,
-                             protocol=mqtt.MQTTv311, clean_session=True)
+                             protocol=mqtt.MQTTv311, clean_session=not persistent)
         if settings.username:
             client.username_pw_set(settings.username, settings.password)
         if settings.tls:
