@@ -143,11 +143,12 @@ class Publisher:
         return True
 
     def remember(self, message: Message) -> None:
-        """A retained message published now and again on every connection."""
+        """A retained message published now (when connected) and again on every connection."""
         with self._cond:
             self._retained[message.topic] = message
-            self._items.append(message)
-            self._cond.notify()
+            if self.connected.is_set() and len(self._items) < self.capacity:
+                self._items.append(message)
+                self._cond.notify()
 
     def republish(self) -> None:
         """Publish every remembered retained message again (Home Assistant came back)."""
