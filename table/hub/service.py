@@ -3,8 +3,12 @@ result once, checks it, publishes the standings (``PREFIX/hub/standings``, retai
 each round (``PREFIX/hub/assign``, retained), the next as soon as every table of the current
 one has finished its match.
 
-Messages arrive in paho's thread; the store has its own lock. Whoever shows the standings (the
-web page, a test) waits on :meth:`Hub.wait_for` or adds a listener, never polls.
+Messages arrive in paho's thread, which checks each result and writes it into the store before
+paho acknowledges it to the broker (so a hub that dies loses nothing the broker let go of);
+the hub's own thread then publishes the standings once for every result kept since it last
+did: a burst of results costs one standings update, not one each. Whoever shows the
+standings (the web page, a test) waits on :meth:`Hub.wait_for` or adds a listener, never
+polls.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ from table.hub.scores import round_problem, totals_problem
 from table.hub.seating import seat
 from table.hub.standings import ranking, table_rows
 from table.hub.store import HubStore
-from table.mqtt.publisher import Message, Publisher, encode
+from table.mqtt.publisher import Message, Publisher
 from table.mqtt.settings import MqttSettings
 
 log = logging.getLogger(__name__)
@@ -39,7 +43,13 @@ class Hub:
         self.heard = 0  # results kept
         self.listeners: list[Callable[[dict[str, Any]], None]] = []
         self._changed = threading.Condition()
-        self._lock = threading.Lock()  # one result (and one seating) at a time
+        self._lock = threading.RLock()  # the results and the seating, one change at a time
+        self._results = store.results()  # what the store holds, in the order heard
+        self._dirty = False  # results kept since the standings were last published
+        self._wake = threading.Condition()
+        self._stopping = False
+        self._thread = threading.Thread(target=self._run, name="hub", daemon=True)
+        self._thread.start()
         prefix = settings.prefix
         self.publisher = Publisher(
             settings, f"{prefix}-hub", availability=settings.topic("availability", "hub"),
@@ -62,12 +72,17 @@ class Hub:
             self._publish_standings()
 
     def close(self) -> None:
+        with self._wake:
+            self._stopping = True
+            self._wake.notify()
+        self._thread.join(10)
         self.publisher.close()
 
     # --- what the hub shows -------------------------------------------------------------------
 
     def standings(self) -> dict[str, Any]:
-        results = self.store.results()
+        with self._lock:
+            results = list(self._results)
         number, tables, ends_at = self.store.current_round()
         return {
             "round": number,
@@ -93,7 +108,7 @@ class Hub:
         players = self.store.players()
         met = {frozenset((a, b)) for tables in self.store.seatings()
                for seats in tables.values() for a in seats for b in seats if a != b}
-        ranked = [row["player"] for row in ranking(self.store.results(), self.lowest, players)]
+        ranked = [row["player"] for row in ranking(self._results, self.lowest, players)]
         groups = seat(self.plan.format_of(number), players, number, self.plan.table_size, met,
                       ranked, self.plan.seed)
         ids = list(self.plan.tables) + [str(i + 1) for i in range(len(self.plan.tables),
@@ -108,14 +123,14 @@ class Hub:
     def _publish_assign(self, number: int, tables: dict[str, list[str]],
                         ends_at: float | None) -> None:
         payload = {"round": number, "tables": tables, "ends_at": ends_at}
-        self.publisher.remember(Message(self.settings.topic("assign", "hub"), encode(payload),
+        self.publisher.remember(Message(self.settings.topic("assign", "hub"), payload,
                                         1, True))
 
     def _advance(self) -> None:
         number, tables, _ = self.store.current_round()
         if not number or number >= self.plan.rounds or not tables:
             return
-        done = {str(r["table"]) for r in self.store.results()
+        done = {str(r["table"]) for r in self._results
                 if r["hub_round"] == number and r.get("match_over")}
         if set(tables) <= done:
             self.seat_next()
@@ -139,25 +154,45 @@ class Hub:
                         payload)
             return
         with self._lock:
-            current = self.store.current_round()[0]
-            hub_round = result.get("hub_round") or current
-            earlier = [r for r in self.store.match_rounds(table, str(result["match"]))
-                       if r["id"] != result["id"] and r["round"] < result["round"]]
-            flag = round_problem(result) or totals_problem(result, earlier)
-            if flag:
-                log.warning("hub: table %s, result %s does not add up: %s", table,
-                            result["id"], flag)
-            if not self.store.add_result(result, int(hub_round), flag):
-                return
-            self.heard += 1
-            if self.plan.rounds:
-                self._advance()
-            self._publish_standings()
-        self._notify()
+            kept = self._keep(table, result)
+        if kept:
+            with self._wake:
+                self._dirty = True
+                self._wake.notify()
+
+    # --- the hub's thread ---------------------------------------------------------------------
+
+    def _run(self) -> None:
+        while True:
+            with self._wake:
+                self._wake.wait_for(lambda: self._dirty or self._stopping)
+                dirty, self._dirty = self._dirty, False
+                if not dirty:
+                    return
+            with self._lock:
+                if self.plan.rounds:
+                    self._advance()
+                self._publish_standings()
+            self._notify()
+
+    def _keep(self, table: str, result: dict[str, Any]) -> bool:
+        """Check ``result`` and keep it once; whether it was new."""
+        hub_round = int(result.get("hub_round") or self.store.current_round()[0])
+        earlier = [r for r in self._results if str(r["table"]) == table
+                   and str(r["match"]) == str(result["match"]) and r["round"] < result["round"]]
+        flag = round_problem(result) or totals_problem(result, earlier)
+        if not self.store.add_result(result, hub_round, flag):
+            return False
+        if flag:
+            log.warning("hub: table %s, result %s does not add up: %s", table, result["id"],
+                        flag)
+        self._results.append({**result, "hub_round": hub_round, "flag": flag})
+        self.heard += 1
+        return True
 
     def _publish_standings(self) -> None:
         self.publisher.remember(Message(self.settings.topic("standings", "hub"),
-                                        encode(self.standings()), 0, True))
+                                        self.standings(), 0, True))
 
     def _notify(self) -> None:
         with self._changed:

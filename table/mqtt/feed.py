@@ -16,7 +16,7 @@ from typing import Any
 from table.journal.outbox import Outbox
 from table.mqtt.discovery import STATUS_TOPIC, discovery_configs
 from table.mqtt.payloads import PUBLIC_EVENTS, round_results
-from table.mqtt.publisher import Message, Publisher, encode
+from table.mqtt.publisher import Message, Publisher
 from table.mqtt.settings import MqttSettings
 from table.rules import State
 
@@ -55,7 +55,7 @@ class TableFeed:
             on_message=self._heard,
         )
         for topic, config in discovery_configs(settings, self.players, list(readers)).items():
-            self.publisher.remember(Message(topic, encode(config), 1, True))
+            self.publisher.remember(Message(topic, config, 1, True))
 
     def start(self) -> None:
         self.publisher.start()
@@ -78,19 +78,18 @@ class TableFeed:
                 self._state["leader"] = _leader(obj, self.lowest)
             if kind in ("state", "resumed", "reader") and self._state is not None:
                 state = {**self._state, "readers": dict(self.readers), "table": self.settings.table}
-                self.publisher.remember(Message(self.settings.topic("state"), encode(state), 0,
-                                                True))
+                self.publisher.remember(Message(self.settings.topic("state"), state, 0, True))
         self.publisher.offer(self.settings.topic("event"), obj)
 
     def after(self, s: State) -> None:
-        """After a verdict: each round newly finished goes into the outbox, then is sent."""
+        """After a verdict: each round newly finished goes into the outbox, then is sent (the
+        publisher's thread writes it there; the journal already holds the round, and a start
+        keeps the results of the match it resumes again)."""
         if len(s.results) <= self._done:
             return
-        for result in round_results(self.settings.table, self.match, s, self.hub_round,
-                                    start=self._done):
-            self.outbox.add(result)
+        self.publisher.kick(round_results(self.settings.table, self.match, s, self.hub_round,
+                                          start=self._done))
         self._done = len(s.results)
-        self.publisher.kick()
 
     def new_match(self, match: str | int, s: State | None = None) -> None:
         """A match begins (or is resumed: ``s``, whose finished rounds are kept again, which

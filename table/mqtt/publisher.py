@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from table.errors import TableError
-from table.journal.outbox import Outbox
+from table.journal.outbox import Outbox, OutboxError
 from table.mqtt.settings import MqttSettings
 
 log = logging.getLogger(__name__)
@@ -40,8 +40,11 @@ class MqttError(TableError, RuntimeError):
 
 @dataclass(frozen=True, slots=True)
 class Message:
+    """A message to publish. ``payload``: bytes, text, or anything JSON can write, encoded in
+    the publisher's thread (never in the referee's)."""
+
     topic: str
-    payload: bytes
+    payload: Any
     qos: int = 0
     retain: bool = False
 
@@ -97,6 +100,7 @@ class Publisher:
         self._retained: dict[str, Message] = {}
         self._reconnected = False
         self._kicked = False
+        self._keep: list[dict[str, Any]] = []  # results for the outbox
         self._stopping = False
         self._inflight: dict[int, str] = {}  # paho message id -> result id (this thread's)
         self._acks: deque[int] = deque()  # message ids the broker acknowledged
@@ -133,7 +137,7 @@ class Publisher:
 
     def offer(self, topic: str, payload: Any, qos: int = 0, retain: bool = False) -> bool:
         """Queue a message; False (and counted) when the queue is full. Never waits."""
-        message = Message(topic, encode(payload), qos, retain)
+        message = Message(topic, payload, qos, retain)
         with self._cond:
             if len(self._items) >= self.capacity:
                 self.dropped += 1
@@ -156,9 +160,11 @@ class Publisher:
             self._reconnected = True
             self._cond.notify()
 
-    def kick(self) -> None:
-        """The outbox has something new."""
+    def kick(self, results: Iterable[dict[str, Any]] = ()) -> None:
+        """Results to keep in the outbox (written there in the publisher's thread, so the
+        referee never waits for that commit) and to send."""
         with self._cond:
+            self._keep.extend(results)
             self._kicked = True
             self._cond.notify()
 
@@ -168,7 +174,7 @@ class Publisher:
             return True
         deadline = time.monotonic() + timeout
         with self._acked:
-            while self.outbox.counts()[1]:
+            while self._keep or self.outbox.counts()[1]:
                 left = deadline - time.monotonic()
                 if left <= 0:
                     return False
@@ -246,6 +252,7 @@ class Publisher:
                 again = self._reconnected
                 kicked = self._kicked
                 self._reconnected = self._kicked = False
+                keep, self._keep = self._keep, []
                 stopping = self._stopping
                 retained = list(self._retained.values()) if again else []
             if acks:
@@ -254,6 +261,11 @@ class Publisher:
                 self._publish(message)
             for message in items:
                 self._publish(message)
+            for result in keep:
+                self._store(result)
+            if keep:
+                with self._acked:
+                    self._acked.notify_all()
             if again or kicked:
                 self._send_outbox(again)
             if stopping:
@@ -263,7 +275,16 @@ class Publisher:
         if message.retain:
             with self._cond:
                 self._retained[message.topic] = message
-        self.client.publish(message.topic, message.payload, message.qos, message.retain)
+        self.client.publish(message.topic, encode(message.payload), message.qos,
+                            message.retain)
+
+    def _store(self, result: dict[str, Any]) -> None:
+        assert self.outbox is not None
+        try:
+            self.outbox.add(result)
+        except OutboxError as exc:  # a full disk: the journal has the round all the same, and
+            # the next start keeps its result again from there
+            log.error("mqtt: %s", exc)
 
     def _send_outbox(self, again: bool) -> None:
         """Send the unsent results: all of them on a new connection (``again``), else only
