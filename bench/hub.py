@@ -132,8 +132,8 @@ def flood_bench(root: Path, count: int) -> dict[str, float]:
         broker.stop()
 
 
-def taps_bench(root: Path, taps: int, with_mqtt: bool) -> dict[str, float]:
-    folder = root / f"taps-{'mqtt' if with_mqtt else 'plain'}"
+def taps_bench(root: Path, taps: int, with_mqtt: bool, run_no: int) -> dict[str, float]:
+    folder = root / f"taps-{'mqtt' if with_mqtt else 'plain'}-{run_no}"
     folder.mkdir()
     broker = Broker(folder)
     broker.start()
@@ -177,8 +177,8 @@ def main() -> int:
         f = flood_bench(root, args.flood)
         print(f"flood: {f['results']} results in {f['seconds']:.2f} s: "
               f"{f['per_second']:.0f} results/s")
-        for with_mqtt in (False, True, False, True):
-            d = taps_bench(root, args.taps, with_mqtt)
+        for run_no, with_mqtt in enumerate((False, True, False, True)):
+            d = taps_bench(root, args.taps, with_mqtt, run_no)
             print(f"tap to verdict, MQTT {'on ' if with_mqtt else 'off'}: p50 {d['p50']:.2f} "
                   f"ms, p99 {d['p99']:.2f} ms, max {d['max']:.2f} ms "
                   f"({d['events_published']} events published)")

@@ -196,3 +196,39 @@ def test_drops_and_late_entries_change_who_is_seated_next(tmp_path: Path, name: 
     hub.seat_next()
     number, tables, _ = store.current_round()
     assert number == 2 and sorted(tables["1"]) == sorted(["Aki", "Mio", "Sam", name])
+
+
+def test_the_next_round_is_seated_when_every_table_has_finished_its_match(
+        tmp_path: Path) -> None:
+    from table.hub.config import HubPlan
+    from table.hub.service import Hub
+    from table.hub.store import HubStore
+    from table.mqtt.settings import MqttSettings
+
+    players = ("Aki", "Ken", "Mio", "Rin", "Sou", "Yui", "Emi", "Jun", "Kai")
+    plan = HubPlan(players=players, tables=("1", "2", "3"), table_size=3, rounds=3,
+                   swiss_from=3,
+                   round_minutes=40, seed=4)
+    hub = Hub(MqttSettings("127.0.0.1", free_port()), HubStore(tmp_path / "hub.sqlite3"), plan)
+    hub.start()
+    try:
+        for round_no in (1, 2):
+            number, tables, ends_at = hub.store.current_round()
+            assert number == round_no and ends_at is not None
+            assert sorted(p for seats in tables.values() for p in seats) == sorted(players)
+            for i, (table, seats) in enumerate(sorted(tables.items())):
+                points = {p: (10 * (i + 1) if p == seats[0] else 0) for p in seats}
+                finished = {**result(table, 1, points, seats[0], points, over=True),
+                            "id": f"{table}/r{round_no}/1", "match": f"r{round_no}",
+                            "hub_round": round_no}
+                hub._heard(f"uno-table/{table}/result", json.dumps(finished).encode())
+            assert hub.wait_for(lambda n=round_no: hub.store.current_round()[0] == n + 1, 30)
+        seatings = hub.store.seatings()
+        first, second = ({frozenset((a, b)) for s in t.values() for a in s for b in s if a != b}
+                         for t in seatings[:2])
+        assert not first & second  # random groups: no one meets an opponent again
+        # Round 3 is Swiss: the three best by match wins, then points, at the first table.
+        ranked = [r["player"] for r in hub.standings()["ranking"]]
+        assert sorted(seatings[2]["1"]) == sorted(ranked[:3])
+    finally:
+        hub.close()
