@@ -167,17 +167,22 @@ def main() -> int:
     parser.add_argument("--tables", type=int, default=20)
     parser.add_argument("--flood", type=int, default=2000)
     parser.add_argument("--taps", type=int, default=1000)
+    parser.add_argument("--only", choices=("tables", "flood", "taps"), help="one part only")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        t = tables_bench(root, args.tables)
-        print(f"{t['tables']} tables, {t['results']} results in {t['seconds']:.1f} s: "
-              f"{t['per_second']:.1f} results/s handled; result to standings p50 "
-              f"{t['p50']:.1f} ms, p95 {t['p95']:.1f} ms")
-        f = flood_bench(root, args.flood)
-        print(f"flood: {f['results']} results in {f['seconds']:.2f} s: "
-              f"{f['per_second']:.0f} results/s")
+        if args.only in (None, "tables"):
+            t = tables_bench(root, args.tables)
+            print(f"{t['tables']} tables, {t['results']} results in {t['seconds']:.1f} s: "
+                  f"{t['per_second']:.1f} results/s handled; result to standings p50 "
+                  f"{t['p50']:.1f} ms, p95 {t['p95']:.1f} ms")
+        if args.only in (None, "flood"):
+            f = flood_bench(root, args.flood)
+            print(f"flood: {f['results']} results in {f['seconds']:.2f} s: "
+                  f"{f['per_second']:.0f} results/s")
         for run_no, with_mqtt in enumerate((False, True, False, True)):
+            if args.only not in (None, "taps"):
+                break
             d = taps_bench(root, args.taps, with_mqtt, run_no)
             print(f"tap to verdict, MQTT {'on ' if with_mqtt else 'off'}: p50 {d['p50']:.2f} "
                   f"ms, p99 {d['p99']:.2f} ms, max {d['max']:.2f} ms "

@@ -169,10 +169,11 @@ class Hub:
                 dirty, self._dirty = self._dirty, False
                 if not dirty:
                     return
-            with self._lock:
-                if self.plan.rounds:
+            if self.plan.rounds:
+                with self._lock:
                     self._advance()
-                self._publish_standings()
+            # Made from a copy of the results: results go on being kept meanwhile.
+            self._publish_standings()
             self._notify()
 
     def _keep(self, table: str, result: dict[str, Any]) -> bool:
