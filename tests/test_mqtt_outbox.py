@@ -23,16 +23,25 @@ PLAYERS = ("Aki", "Ken", "Mio")
 CLI = [sys.executable, "-m", "table.commands.cli"]
 
 
+def table_one(broker: Broker, tmp_path: Path) -> tuple[Path, Listener, PtyReader]:  # noqa: F811
+    """Table 1 on ``broker`` (its configuration), a listener to everything, its play pad."""
+    mqtt = f'\n[mqtt]\nhost = "127.0.0.1"\nport = {broker.port}\ntable = "1"\n'
+    config = write_config(tmp_path, PLAYERS, extra=mqtt)
+    return config, Listener(broker.port, ("uno-table/#",)), PtyReader(tmp_path / "pad")
+
+
+def hub_on(broker: Broker, store: Path) -> subprocess.Popen[str]:  # noqa: F811
+    return subprocess.Popen([*CLI, "hub", "--mqtt", f"127.0.0.1:{broker.port}", "--store",
+                             str(store)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+
+
 def test_broker_restart_and_sigkill_lose_no_result_and_count_none_twice(
         broker: Broker, tmp_path: Path) -> None:  # noqa: F811
     taps = scripted_taps(PLAYERS, 320, seed=7)
-    mqtt = f'\n[mqtt]\nhost = "127.0.0.1"\nport = {broker.port}\ntable = "1"\n'
-    config = write_config(tmp_path, PLAYERS, extra=mqtt)
     store = tmp_path / "hub.sqlite3"
-    listener = Listener(broker.port, ("uno-table/#",))
-    hub = subprocess.Popen([*CLI, "hub", "--mqtt", f"127.0.0.1:{broker.port}", "--store",
-                            str(store)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    pad = PtyReader(tmp_path / "pad")
+    config, listener, pad = table_one(broker, tmp_path)
+    hub = hub_on(broker, store)
     try:
         listener.wait_for(lambda h: h.topic == "uno-table/hub/standings")
         daemon, _ = start(config, pad)
@@ -80,3 +89,28 @@ def test_broker_restart_and_sigkill_lose_no_result_and_count_none_twice(
         assert r["flag"] is None
     assert Outbox(tmp_path / "journal.sqlite3").counts() == (len(rounds), 0)
     listener.close()
+
+
+def test_a_hub_that_comes_late_gets_the_results_of_the_match_in_play(
+        broker: Broker, tmp_path: Path) -> None:  # noqa: F811
+    taps = scripted_taps(PLAYERS, 100, seed=7)
+    store = tmp_path / "hub.sqlite3"
+    config, listener, pad = table_one(broker, tmp_path)
+    hub = None
+    try:
+        daemon, _ = start(config, pad)
+        tap_all(daemon, pad, taps)
+        listener.wait_for(lambda h: h.topic == "uno-table/1/result"
+                          and h.json()["round"] == 2)  # sent to a broker with no hub on it
+        hub = hub_on(broker, store)
+        listener.wait_for(lambda h: h.topic == "uno-table/hub/standings"
+                          and h.json()["results"] == 2)
+        assert daemon.stop() == 0
+    finally:
+        if hub is not None:
+            hub.terminate()
+            hub.wait(30)
+        reap()
+        pad.close()
+        listener.close()
+    assert [r["id"] for r in HubStore(store).results()] == ["1/1/1", "1/1/2"]

@@ -74,6 +74,15 @@ class Outbox:
         with self._lock:
             self.db.execute("UPDATE outbox SET sent = 1 WHERE id = ?", (result_id,))
 
+    def send_again(self, prefix: str) -> int:
+        """Mark the results whose id starts with ``prefix`` unsent (a hub that came late asks
+        for them); how many."""
+        pattern = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+        with self._lock:
+            cur = self.db.execute("UPDATE outbox SET sent = 0 WHERE id LIKE ? ESCAPE '\\'",
+                                  (pattern,))
+        return cur.rowcount
+
     def counts(self) -> tuple[int, int]:
         """(sent, waiting)."""
         with self._lock:

@@ -23,6 +23,7 @@ from table.rules import State
 log = logging.getLogger(__name__)
 
 HUB_ASSIGN = "hub/assign"
+HUB_AVAILABILITY = "hub/availability"
 Assigned = Callable[[int, list[str]], None]  # the hub's round, the players of this table
 
 
@@ -51,7 +52,8 @@ class TableFeed:
         self.publisher = Publisher(
             settings, f"{settings.prefix}-{settings.table}",
             availability=settings.topic("availability"), outbox=outbox,
-            subscriptions=(STATUS_TOPIC, f"{settings.prefix}/{HUB_ASSIGN}"),
+            subscriptions=(STATUS_TOPIC, f"{settings.prefix}/{HUB_ASSIGN}",
+                           f"{settings.prefix}/{HUB_AVAILABILITY}"),
             on_message=self._heard,
         )
         for topic, config in discovery_configs(settings, self.players, list(readers)).items():
@@ -105,6 +107,12 @@ class TableFeed:
         if topic == STATUS_TOPIC:
             if payload.strip() == b"online":
                 self.publisher.republish()
+            return
+        if topic.endswith(HUB_AVAILABILITY):
+            # A hub that (re)starts may have missed results sent before it first connected:
+            # this match's results go again (it counts each id once).
+            if payload.strip() == b"online":
+                self.publisher.send_again(f"{self.settings.table}/{self.match}/")
             return
         try:
             assign = json.loads(payload)

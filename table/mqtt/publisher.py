@@ -101,6 +101,7 @@ class Publisher:
         self._reconnected = False
         self._kicked = False
         self._keep: list[dict[str, Any]] = []  # results for the outbox
+        self._again: list[str] = []  # id prefixes of results to send again
         self._stopping = False
         self._inflight: dict[int, str] = {}  # paho message id -> result id (this thread's)
         self._acks: deque[int] = deque()  # message ids the broker acknowledged
@@ -165,6 +166,13 @@ class Publisher:
         referee never waits for that commit) and to send."""
         with self._cond:
             self._keep.extend(results)
+            self._kicked = True
+            self._cond.notify()
+
+    def send_again(self, prefix: str) -> None:
+        """Send the outbox's results whose id starts with ``prefix`` again, sent or not."""
+        with self._cond:
+            self._again.append(prefix)
             self._kicked = True
             self._cond.notify()
 
@@ -253,6 +261,7 @@ class Publisher:
                 kicked = self._kicked
                 self._reconnected = self._kicked = False
                 keep, self._keep = self._keep, []
+                resend, self._again = self._again, []
                 stopping = self._stopping
                 retained = list(self._retained.values()) if again else []
             if acks:
@@ -266,6 +275,10 @@ class Publisher:
             if keep:
                 with self._acked:
                     self._acked.notify_all()
+            if resend and self.outbox is not None:
+                for prefix in resend:
+                    self.outbox.send_again(prefix)
+                again = True
             if again or kicked:
                 self._send_outbox(again)
             if stopping:
