@@ -66,6 +66,9 @@ def test_a_daemon_says_its_table_of_the_hubs_seating(broker: Broker,  # noqa: F8
         event = listener.wait_for(lambda h: h.topic == "uno-table/3/event"
                                   and h.json()["type"] == "assignment")
         assert event.json()["players"] == ["Aki", "Ken", "Mio", "Sam"]
+        # The table's state is there from the start, before anyone taps.
+        state = listener.wait_for(lambda h: h.topic == "uno-table/3/state").json()
+        assert state["state"]["round"] == 1 and state["scores"] == {"Aki": 0, "Ken": 0, "Mio": 0}
         assert daemon.stop() == 0
     finally:
         reap()

@@ -61,6 +61,7 @@ class DemoFeed:
             self.feed.after(referee.state)
         for ann in out.announcements:
             self.stream.emit("announcement", key=ann.key, text=render(ann, self.lang))
+        self.feed.flush()
 
     def delivered(self) -> tuple[int, int]:
         """Results (acknowledged by the broker, still waiting)."""

@@ -80,8 +80,14 @@ class TableFeed:
                 self._state["leader"] = _leader(obj, self.lowest)
             if kind in ("state", "resumed", "reader") and self._state is not None:
                 state = {**self._state, "readers": dict(self.readers), "table": self.settings.table}
-                self.publisher.remember(Message(self.settings.topic("state"), state, 0, True))
-        self.publisher.offer(self.settings.topic("event"), obj)
+                self.publisher.remember(Message(self.settings.topic("state"), state, 0, True),
+                                        wake=False)
+        self.publisher.offer(self.settings.topic("event"), obj, wake=False)
+
+    def flush(self) -> None:
+        """Publish the events queued so far (the referee calls it when a tap's verdict, state
+        and announcements are out; every other caller of :meth:`event` too)."""
+        self.publisher.wake()
 
     def after(self, s: State) -> None:
         """After a verdict: each round newly finished goes into the outbox, then is sent (the

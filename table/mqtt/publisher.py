@@ -136,24 +136,36 @@ class Publisher:
         self.client.loop_start()
         self._thread.start()
 
-    def offer(self, topic: str, payload: Any, qos: int = 0, retain: bool = False) -> bool:
-        """Queue a message; False (and counted) when the queue is full. Never waits."""
+    def offer(self, topic: str, payload: Any, qos: int = 0, retain: bool = False,
+              wake: bool = True) -> bool:
+        """Queue a message; False (and counted) when the queue is full. Never waits.
+        ``wake=False``: the caller will :meth:`wake` the publisher when it is done (the
+        referee does, after its verdict is out, so that the publisher's thread does not take
+        the interpreter from it in the middle of a tap)."""
         message = Message(topic, payload, qos, retain)
         with self._cond:
             if len(self._items) >= self.capacity:
                 self.dropped += 1
                 return False
             self._items.append(message)
-            self._cond.notify()
+            if wake:
+                self._cond.notify()
         return True
 
-    def remember(self, message: Message) -> None:
+    def wake(self) -> None:
+        """Publish what was queued with ``wake=False``."""
+        with self._cond:
+            if self._items:
+                self._cond.notify()
+
+    def remember(self, message: Message, wake: bool = True) -> None:
         """A retained message published now (when connected) and again on every connection."""
         with self._cond:
             self._retained[message.topic] = message
             if self.connected.is_set() and len(self._items) < self.capacity:
                 self._items.append(message)
-                self._cond.notify()
+                if wake:
+                    self._cond.notify()
 
     def republish(self) -> None:
         """Publish every remembered retained message again (Home Assistant came back)."""

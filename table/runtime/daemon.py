@@ -187,6 +187,9 @@ class Daemon:
             feed.new_match(*self._finished)
         feed.new_match(self._match_id(), self.referee.state)
         self.stream.tap = feed.event
+        # The retained state from the start, before the first tap (a resumed match's too).
+        feed.event({"t": round(time.time(), 6), "type": "state", "n": self.inputs,
+                    **state_event_json(self.referee.state)})
         return feed
 
     def _match_id(self) -> int | str:
@@ -199,6 +202,8 @@ class Daemon:
         self.stream.emit("assignment", round=hub_round, players=players)
         self._say(Announcement("table-assignment", (("table", self.config.mqtt.table),
                                                     ("players", "\n".join(players))), 2))
+        if self.feed is not None:
+            self.feed.flush()
 
     def start(self) -> None:
         if self.feed is not None:
@@ -207,6 +212,8 @@ class Daemon:
         for ann in self._opening:
             self._say(ann)
         self._show_turn()
+        if self.feed is not None:
+            self.feed.flush()
         for reader in self.readers:
             reader.start()
 
@@ -355,6 +362,8 @@ class Daemon:
             self._snapshot()
         if self.journal.unchecked >= CHECKPOINT_EVERY:
             self.journal.checkpoint()  # after the verdict is out, not inside a tap's commit
+        if self.feed is not None:
+            self.feed.flush()  # publishing starts once the tap is done with
 
     def _snapshot(self) -> None:
         """Save the referee so that a resume replays only the inputs after this point."""
