@@ -29,7 +29,8 @@ ROOT = Path(__file__).resolve().parent.parent
 NAMES = {"player": "山田", "catcher": "陽菜", "offender": "翔太", "turn": "佐藤",
          "reader": "パッド", "target": "大翔", "token": "ドロー"}
 VALUES: dict[str, str | int] = {"card": "R7", "color": "blue", "count": 4, "points": 34,
-                                "round": 2, "scores": "山田さん10点"}
+                                "round": 2, "scores": "山田さん10点", "table": "3",
+                                "players": "山田\n陽菜\n翔太"}
 
 
 def sample(key: str) -> str:

@@ -20,7 +20,8 @@ TABLE = ROOT / "table"
 # Who may import whom inside table/: a room uses itself, the package root (``__version__``) and
 # the rooms listed here. cards/errors/files <- rules <- referee <- journal <- runtime <- commands;
 # readers sit beside rules (the hardware side), voice above the referee (it says its
-# announcements), analysis on the bare rules.
+# announcements), analysis on the bare rules, mqtt (publishing a table) beside the runtime,
+# the hub on mqtt.
 ALLOWED: dict[str, frozenset[str]] = {
     "errors": frozenset(),
     "cards": frozenset({"errors"}),
@@ -31,10 +32,13 @@ ALLOWED: dict[str, frozenset[str]] = {
     "voice": frozenset({"cards", "errors", "referee"}),
     "journal": frozenset({"cards", "errors", "files", "rules", "readers", "referee"}),
     "analysis": frozenset({"cards", "errors", "rules"}),
+    "mqtt": frozenset({"cards", "errors", "files", "rules", "readers", "referee", "journal"}),
     "runtime": frozenset({"cards", "errors", "files", "rules", "readers", "referee", "voice",
-                          "journal"}),
+                          "journal", "mqtt"}),
+    "hub": frozenset({"cards", "errors", "files", "rules", "readers", "referee", "journal",
+                      "mqtt"}),
     "commands": frozenset({"cards", "errors", "files", "rules", "readers", "referee", "voice",
-                           "journal", "analysis", "runtime"}),
+                           "journal", "analysis", "runtime", "mqtt", "hub"}),
 }
 FLAT = {"__init__.py", "cards.py", "errors.py"}  # the only modules directly in table/
 

@@ -13,15 +13,15 @@ from table.voice.espeak import phonemes, render_wav
 
 SAMPLE: dict[str, dict[str, str | int]] = {
     "en": {"player": "Aki", "catcher": "Ken", "offender": "Mio", "turn": "Ken", "reader": "pad",
-           "target": "Mio", "token": "draw"},
+           "target": "Mio", "token": "draw", "players": "Aki\nKen\nMio"},
     # Names as a Japanese table would write them in the config's pronunciations.
     "ja": {
         "player": "あき", "catcher": "けん", "offender": "みお", "turn": "けん", "reader": "パッド",
-        "target": "みお", "token": "ドロー",
+        "target": "みお", "token": "ドロー", "players": "あき\nけん\nみお",
     },
 }
 COMMON: dict[str, str | int] = {"card": "R7", "color": "blue", "count": 4, "points": 34,
-                                "round": 2, "scores": "10"}
+                                "round": 2, "scores": "10", "table": "3"}
 
 
 def sample(key: str, lang: str) -> str:

@@ -8,6 +8,7 @@ and every announcement; the voice says them where audio works.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import logging
 import math
@@ -20,9 +21,11 @@ from typing import TextIO, cast
 from sim.hardware.faults import Faults
 from sim.players.bots import make_bot, seat_rng
 from sim.table.match import Seat, play_match
+from sim.table.publish import DemoFeed
 from sim.table.virtual import SimError, SimTable
 from sim.terminal.view import table_lines
 from table.errors import TableError
+from table.mqtt.settings import MqttSettings
 from table.rules import Options, Phase, make_options, standings
 from table.voice.announcer import Announcer, Backend
 from table.voice.backends import BACKENDS, audio_player, make_backend
@@ -43,6 +46,7 @@ class DemoResult:
     leader: str  # first in the standings
     actions: int  # accepted actions replayed on the pure engine
     faults: dict[str, int] = field(default_factory=dict)
+    results: tuple[int, int] | None = None  # with --mqtt: results delivered, still waiting
 
 
 def parse_overrides(pairs: list[str] | None) -> dict[str, str]:
@@ -110,6 +114,8 @@ class TableConfig:
 @dataclass
 class DemoConfig(TableConfig):
     faults: Faults = field(default_factory=Faults)
+    names: list[str] = field(default_factory=list)  # the players' names (default: NAMES)
+    mqtt: MqttSettings | None = None  # publish as a daemon with this [mqtt] would
 
 
 def run_demo(cfg: DemoConfig, out: TextIO | None = None, live: bool | None = None) -> DemoResult:
@@ -123,6 +129,11 @@ def run_demo(cfg: DemoConfig, out: TextIO | None = None, live: bool | None = Non
         raise TableError(f"--pace {cfg.pace}: use seconds from 0 up")
     options = table_options(cfg.preset, cfg.overrides)
     names = list(NAMES[: cfg.players])
+    if cfg.names:
+        if len(cfg.names) != cfg.players or len(set(cfg.names)) != len(cfg.names):
+            raise TableError(f"--names {','.join(cfg.names)}: name each of the "
+                             f"{cfg.players} players once")
+        names = list(cfg.names)
     voice = choose_voice(cfg.voice, cfg.fast)
     announcer = make_announcer(voice, cfg.lang, names)
     live = (not cfg.fast and out is not None and out.isatty()) if live is None else live
@@ -137,9 +148,11 @@ def run_demo(cfg: DemoConfig, out: TextIO | None = None, live: bool | None = Non
     if cfg.faults.any:
         screen.header += f" | faults: {cfg.faults.describe()}"
     screen.write(screen.header)
+    publish = DemoFeed(cfg.mqtt, names, options.scoring, cfg.lang) if cfg.mqtt else None
     table = SimTable(
         options, names, cfg.seed, cfg.lang, cfg.faults,
         say=announcer.announce if announcer else None, show=screen.line, hands=cfg.hands,
+        watch=publish.watch if publish else None,
     )
 
     def after_move(t: SimTable) -> None:
@@ -153,9 +166,12 @@ def run_demo(cfg: DemoConfig, out: TextIO | None = None, live: bool | None = Non
         screen.view(table_lines(t.state, lang=cfg.lang), force=True)
 
     try:
-        with table:
-            play_match(table, seats, cfg.rounds, after_move, after_round)
-            replay = table.replayed()
+        with contextlib.ExitStack() as stack:
+            if publish is not None:
+                stack.enter_context(publish)
+            with table:
+                play_match(table, seats, cfg.rounds, after_move, after_round)
+                replay = table.replayed()
     finally:
         if announcer is not None:
             announcer.close(timeout=30 if not cfg.fast else 0.1)
@@ -179,6 +195,7 @@ def run_demo(cfg: DemoConfig, out: TextIO | None = None, live: bool | None = Non
             "noise_lines": table.pty_noise,
             "unplugs": table.unplugs,
         },
+        results=publish.delivered() if publish else None,
     )
 
 
@@ -239,6 +256,10 @@ def main_demo(cfg: DemoConfig, transcript: str | None, out: TextIO = sys.stdout)
             f"{f['reads_doubled']} doubled (ignored), {f['noise_lines']} noise lines, "
             f"{f['unplugs']} unplugs\n"
         )
+    if cfg.mqtt is not None and result.results is not None:
+        sent, waiting = result.results
+        out.write(f"mqtt: table {cfg.mqtt.table} on {cfg.mqtt.host}:{cfg.mqtt.port}: {sent} "
+                  f"results delivered" + (f", {waiting} NOT delivered" if waiting else "") + "\n")
     if transcript:
         _write(transcript, result.transcript)
         out.write(f"transcript written to {transcript}\n")

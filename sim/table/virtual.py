@@ -114,6 +114,9 @@ class SimTable:
     say: Callable[[Announcement], None] | None = None  # the voice, when there is one
     show: Callable[[str], None] | None = None  # each transcript line as it is made
     hands: str = "full"  # full: seat pads and a draw shoe; counts: only the play pad
+    # Told of every input and its outcome in the referee's thread, before the table moves on
+    # (what a daemon publishes, see sim.table.demo).
+    watch: Callable[[Input, Outcome, Referee], None] | None = None
 
     def __post_init__(self) -> None:
         if self.hands not in HAND_TRACKING:
@@ -133,7 +136,7 @@ class SimTable:
         self._outcomes: queue.Queue[Heard] = queue.Queue()
         self.loop = TableLoop(
             self.referee,
-            lambda item, out: self._outcomes.put(Heard(item, out)),
+            self._answered,
             tick_every=3600.0,
             clock=self.clock,
         )
@@ -158,6 +161,11 @@ class SimTable:
             ReaderRole(SHOE, "draw"),
             *(ReaderRole(name, "seat", i) for i, name in enumerate(self.players)),
         ]
+
+    def _answered(self, item: Input, out: Outcome) -> None:
+        if self.watch is not None:
+            self.watch(item, out, self.loop.referee)
+        self._outcomes.put(Heard(item, out))
 
     def _draw_dealer(self) -> int:
         """The dealer draw with a shuffled deck (docs/rules.md §2)."""

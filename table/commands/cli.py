@@ -6,10 +6,14 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from table import __version__
 from table.cards import EDITIONS
 from table.errors import TableError
+
+if TYPE_CHECKING:
+    from table.mqtt.settings import MqttSettings
 
 EXIT_USAGE = 2
 
@@ -216,8 +220,23 @@ def _demo(args: argparse.Namespace) -> int:
         seed=args.seed, fast=args.fast, voice=args.voice, rounds=args.rounds, lang=args.lang,
         bots=parse_bots(args.bots), faults=faults,
         pace=args.pace, hands=args.hands,
+        names=[n.strip() for n in args.names.split(",")] if args.names else [],
+        mqtt=_demo_mqtt(args),
     )
     return main_demo(cfg, args.transcript)
+
+
+def _demo_mqtt(args: argparse.Namespace) -> MqttSettings | None:
+    from table.mqtt.settings import MqttSettings, check_table_id, parse_address
+
+    if args.mqtt is None:
+        if args.table is not None:
+            raise TableError("--table needs --mqtt HOST:PORT")
+        return None
+    if args.table is None:
+        raise TableError("--mqtt needs --table ID (this table's id on the broker)")
+    host, port = parse_address(args.mqtt)
+    return MqttSettings(host, port, table=check_table_id(args.table))
 
 
 def _sim(args: argparse.Namespace) -> int:
@@ -304,6 +323,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="read the play pad through a real serial reader on a pty, with noise")
     p.add_argument("--unplug", type=float, default=0.0, metavar="P",
                    help="unplug and replug the play pad before a tap with probability P")
+    p.add_argument("--names", metavar="NAME,NAME,...", help="the players' names, by seat")
+    p.add_argument("--mqtt", metavar="HOST:PORT",
+                   help="publish to this MQTT broker as a daemon with [mqtt] would")
+    p.add_argument("--table", metavar="ID", help="this table's id on the broker (with --mqtt)")
     p.set_defaults(run=_demo)
 
     p = sub.add_parser("sim", help="play one seat at the terminal against bots")
@@ -326,8 +349,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(run=_deck_check)
 
     from table.commands.daemon import add_commands
+    from table.commands.hub import add_commands as add_hub_commands
 
     add_commands(sub)
+    add_hub_commands(sub)
     return parser
 
 

@@ -78,6 +78,7 @@ OWN_TABLES: Final = {
     "entries": ("id", "t", "kind", "body", "crc"),
     "snapshots": ("match", "after", "version", "data", "crc"),
     "room": ("b",),
+    "outbox": ("id", "body", "sent"),  # results waiting for the broker (table.journal.outbox)
 }
 COMPANIONS: Final = ("-wal", "-shm", ".lock")  # the files SQLite and the lock keep beside it
 INPUT_ROWS: Final = frozenset({*INPUT_KINDS, "press"})  # the kinds of row that hold an input

@@ -180,6 +180,7 @@ CATALOGUE: Final[dict[str, dict[str, str]]] = {
                       "ja": "途中から続けます。第{round}ラウンドです。"},
     "journal-full": {"en": "The journal cannot be saved: the disk is full. Refereeing goes on.",
                      "ja": "ディスクがいっぱいで、記録を保存できません。審判は続けます。"},
+    "table-assignment": {"en": "Table {table}: {players}.", "ja": "テーブル{table}、{players}。"},
     "journal-back": {"en": "The journal is saved again.", "ja": "記録をまた保存できるようになりました。"},
     "journal-repaired": {"en": "The journal was damaged. The match goes on from the last saved play.",
                          "ja": "記録が壊れていました。最後に保存したところから続けます。"},
@@ -290,6 +291,9 @@ def render(
     for name, value in ann.params:
         if name in PERSON_PARAMS:
             values[name] = (pronounce or {}).get(str(value), str(value))
+        elif name == "players":  # names, one a line: "Aki, Ken and Mio" / "Aki、Ken、Mio"
+            names = [(pronounce or {}).get(n, n) for n in str(value).split("\n")]
+            values[name] = "、".join(names) if lang == "ja" else _and(names)
         elif name == "card":
             values[name] = card_words(parse_card(str(value)), lang)
         elif name == "color":
@@ -301,6 +305,10 @@ def render(
     if lang == "ja":
         template = _without_title(template, {k: v for k, v in values.items() if k in PERSON_PARAMS})
     return template.format(**values)
+
+
+def _and(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
 def _ann(key: str, priority: int = INFO, **params: str | int) -> Announcement:

@@ -18,6 +18,7 @@ from typing import Any, Final
 
 from table.errors import TableError
 from table.files.text import read_toml
+from table.mqtt.settings import MqttConfigError, MqttSettings, parse_mqtt
 from table.readers import factory
 from table.readers.factory import ROLES, ReaderSpec
 from table.referee.referee import BUTTONS, ReaderRole
@@ -30,7 +31,7 @@ class ConfigError(TableError, ValueError):
     """A configuration that cannot run. ``str()`` is ``FILE: key: what; allowed: ...``."""
 
 
-SECTIONS: Final = ("table", "rules", "deck", "voice", "journal", "readers", "controls")
+SECTIONS: Final = ("table", "rules", "deck", "voice", "journal", "readers", "controls", "mqtt")
 TABLE_KEYS: Final = ("players", "language", "dealer", "pronunciations", "readings",
                      "color_reminder")
 VOICE_KEYS: Final = ("backend", "folder", "cache", "cache_folder", "prewarm")
@@ -76,6 +77,7 @@ class Config:
     controls: tuple[SeatControls, ...] = ()
     buzzer: int | None = None
     pin_factory: str | None = None
+    mqtt: MqttSettings | None = None  # [mqtt]: publish to a broker (table/mqtt/)
 
     def roles(self) -> list[ReaderRole]:
         """The readers as the referee sees them (a seat reader names its seat by number)."""
@@ -197,7 +199,7 @@ def load_config(path: str | Path, need_deck: bool = True) -> Config:
 def parse_config(data: Mapping[str, Any], path: Path, need_deck: bool = True) -> Config:
     c = _Checker(path)
     c.keys("", data, SECTIONS)
-    for section in ("table", "rules", "deck", "voice", "journal", "controls"):
+    for section in ("table", "rules", "deck", "voice", "journal", "controls", "mqtt"):
         if section in data:
             c.table(section, data[section])
     table = data.get("table")
@@ -233,6 +235,11 @@ def parse_config(data: Mapping[str, Any], path: Path, need_deck: bool = True) ->
     values.update(_journal(c, data.get("journal", {})))
     readers = _readers(c, data.get("readers"), players)
     values.update(_controls(c, data.get("controls", {}), players, _reader_pins(readers)))
+    if "mqtt" in data:
+        try:
+            values["mqtt"] = parse_mqtt(data["mqtt"], path)
+        except MqttConfigError as exc:
+            raise ConfigError(str(exc)) from None
     return Config(path=path, options=options, deck=deck, readers=readers, **values)
 
 

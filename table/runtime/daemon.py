@@ -149,9 +149,11 @@ class Daemon:
         self._live: set[str] = set()
         self._ready = False
         self._started = time.monotonic()
+        self._finished: tuple[int, Any] | None = None  # a resumed match found over
         self.referee, said = self._resume_or_begin()
         self.announcer = Announcer(self.backend, config.language, config.pronunciations,
                                    spoken_names=said_as(config))
+        self.feed: Any = self._make_feed()
         self.loop = TableLoop(self.referee, self._on_outcome, tick_every=1.0)
         self._opening = said
 
@@ -171,6 +173,7 @@ class Daemon:
         record = None if self.new_match else self.journal.last_match()
         if record is not None and record.setup.digest() == setup.digest():
             ref = resume(setup, record.inputs, self.journal.snapshot(record))
+            self._finished = (record.id, ref.state)  # its results go out (again) if unsent
             if ref.state.phase is not Phase.MATCH_OVER:
                 self.journal.carry_on(record)
                 self.inputs = len(record.inputs)
@@ -199,11 +202,50 @@ class Daemon:
             return False
         return self.referee.deck.lookup(item.uid) == Token("next-round")
 
+    def _make_feed(self) -> Any:
+        """With ``[mqtt]``: what the table publishes, its results kept in the journal's outbox.
+        The results of the match found in the journal are kept again (once per id), so one
+        the daemon was killed before keeping is sent now."""
+        settings = self.config.mqtt
+        if settings is None:
+            return None
+        from table.journal.outbox import Outbox
+        from table.mqtt.feed import TableFeed
+
+        feed = TableFeed(settings, self.config.players, [r.name for r in self.config.readers],
+                         Outbox(self.config.journal_path), self._match_id(),
+                         on_assign=self._assigned, scoring=self.config.options.scoring)
+        if self._finished is not None:
+            feed.new_match(*self._finished)
+        feed.new_match(self._match_id(), self.referee.state)
+        self.stream.tap = feed.event
+        # The retained state from the start, before the first tap (a resumed match's too).
+        feed.event({"t": round(time.time(), 6), "type": "state", "n": self.inputs,
+                    **state_event_json(self.referee.state)})
+        return feed
+
+    def _match_id(self) -> int | str:
+        return self.journal.match_id if self.journal.match_id is not None else \
+            f"t{int(self._started * 1000)}"
+
+    def _assigned(self, hub_round: int, players: list[str]) -> None:
+        """The hub seated players at this table (paho's thread: the announcer is a queue)."""
+        assert self.config.mqtt is not None
+        self.stream.emit(StreamType.ASSIGNMENT, round=hub_round, players=players)
+        self._say(Announcement("table-assignment", (("table", self.config.mqtt.table),
+                                                    ("players", "\n".join(players))), 2))
+        if self.feed is not None:
+            self.feed.flush()
+
     def start(self) -> None:
+        if self.feed is not None:
+            self.feed.start()
         self.loop.start()
         for ann in self._opening:
             self._say(ann)
         self._show_turn()
+        if self.feed is not None:
+            self.feed.flush()
         for reader in self.readers:
             reader.start()
 
@@ -251,6 +293,8 @@ class Daemon:
         code = 0 if self.journal.flush() else self._keep_unsaved()
         self.journal.close()
         self.stream.emit(StreamType.STOPPED, inputs=self.inputs)
+        if self.feed is not None:
+            self.feed.close()
         return code
 
     def _keep_unsaved(self) -> int:
@@ -328,10 +372,14 @@ class Daemon:
             if word != "rejected":
                 self.stream.emit(StreamType.STATE, n=self.inputs,
                                  **state_event_json(self.referee.state))
+                if self.feed is not None:
+                    self.feed.after(self.referee.state)
             elif new_match:
                 self.referee, opening = self._new_match(self._setup)
                 self.loop.referee = self.referee  # this thread is the loop's: a safe swap
                 said = opening
+                if self.feed is not None:
+                    self.feed.new_match(self._match_id())
         elif isinstance(item, ReaderStatus):
             self.stream.emit(StreamType.READER, reader=item.reader, state=item.state,
                              detail=item.detail)
@@ -351,6 +399,8 @@ class Daemon:
             self._snapshot()
         if self.journal.unchecked >= CHECKPOINT_EVERY:
             self.journal.checkpoint()  # after the verdict is out, not inside a tap's commit
+        if self.feed is not None:
+            self.feed.flush()  # publishing starts once the tap is done with
 
     def _snapshot(self) -> None:
         """Save the referee so that a resume replays only the inputs after this point."""

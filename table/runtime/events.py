@@ -6,6 +6,7 @@ import json
 import logging
 import threading
 import time
+from collections.abc import Callable
 from enum import StrEnum, unique
 from typing import Any, TextIO
 
@@ -29,6 +30,7 @@ class StreamType(StrEnum):
     STATE = "state"
     ANNOUNCEMENT = "announcement"
     JOURNAL = "journal"
+    ASSIGNMENT = "assignment"
     STOPPED = "stopped"
 
 
@@ -36,15 +38,21 @@ class EventStream:
     """docs/design.md §3's JSON-lines stream: one object a line, flushed at once. A reader of the
     stream that goes away never stops the referee."""
 
-    def __init__(self, out: TextIO | None) -> None:
+    def __init__(self, out: TextIO | None,
+                 tap: Callable[[dict[str, Any]], None] | None = None) -> None:
         self.out = out
+        self.tap = tap  # also handed every event (the MQTT feed); it must not wait
         self._lock = threading.Lock()
 
     def emit(self, kind: StreamType, **fields: Any) -> None:
+        if self.out is None and self.tap is None:
+            return
+        event = {"t": round(time.time(), 6), "type": kind, **fields}
+        if self.tap is not None:
+            self.tap(event)
         if self.out is None:
             return
-        line = json.dumps({"t": round(time.time(), 6), "type": kind, **fields},
-                          ensure_ascii=False, separators=(",", ":"))
+        line = json.dumps(event, ensure_ascii=False, separators=(",", ":"))
         with self._lock:
             try:
                 self.out.write(line + "\n")

@@ -1,0 +1,194 @@
+"""Many tables into one hub, through a real Mosquitto (Debian's), and the referee with MQTT on.
+
+    python bench/hub.py [--tables 20] [--flood 2000] [--taps 1000]
+
+- tables: ``--tables`` simulated tables (``uno-table demo --fast --rules japanese``, five rounds
+  each, every table its own process) publish at full speed into one hub
+  (``uno-table hub``, its own process): results handled a second, and result to standings:
+  from a result seen on the broker to the hub's standings that count it, seen on the broker,
+  p50 and p95.
+- flood: ``--flood`` results published as fast as one client can (QoS 1), what the hub keeps up
+  with: results a second from the first sent to the standings counting the last.
+- taps: tap-to-verdict of a daemon with ``[mqtt]`` on (bench/daemon.py's method: a UID line on
+  the play pad's pty to the verdict on the event stream), p50 and p99 over ``--taps`` taps,
+  twice, each after the same daemon with MQTT off (the machine's load at that moment).
+  Target: p99 <= 5 ms.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+
+from daemon import PLAYERS, Run, percentile  # bench/daemon.py
+from mqtt_harness import Broker, Listener  # tests/mqtt_harness.py
+
+from sim.hardware.ptys import PtyReader, sim_config
+from sim.players.scripted import scripted_taps
+
+CLI = [sys.executable, "-m", "table.commands.cli"]
+NAMES = ("Aki", "Ken", "Mio", "Rin")
+
+
+class Watch:
+    """Arrival times of results and of the standings that count them, on the broker."""
+
+    def __init__(self, listener: Listener) -> None:
+        self.listener = listener
+        self.results: dict[str, float] = {}
+        self.standings: list[tuple[float, int]] = []
+
+    def until(self, count: int, timeout: float = 600.0) -> None:
+        def seen(heard: Any) -> bool:
+            now = time.perf_counter()
+            if heard.topic.endswith("/result"):
+                self.results.setdefault(heard.json()["id"], now)
+            elif heard.topic.endswith("hub/standings"):
+                n = heard.json()["results"]
+                self.standings.append((now, n))
+                return bool(n >= count)
+            return False
+
+        self.listener.wait_for(seen, timeout)
+
+    def latencies(self) -> list[float]:
+        """ms from the k-th result seen to the first standings counting k results."""
+        out = []
+        for k, at in enumerate(sorted(self.results.values()), start=1):
+            counted = next(t for t, n in self.standings if n >= k and t >= at)
+            out.append((counted - at) * 1000)
+        return out
+
+
+def hub(port: int, store: Path) -> subprocess.Popen[str]:
+    return subprocess.Popen([*CLI, "hub", "--mqtt", f"127.0.0.1:{port}", "--store", str(store),
+                             "--log-level", "warning"], stdout=subprocess.PIPE, text=True)
+
+
+def tables_bench(root: Path, tables: int) -> dict[str, float]:
+    broker = Broker(root, "max_queued_messages 100000")
+    broker.start()
+    listener = Listener(broker.port, ("uno-table/+/result", "uno-table/hub/standings"))
+    proc = hub(broker.port, root / "hub.sqlite3")
+    try:
+        listener.wait_for(lambda h: h.topic.endswith("hub/standings"))
+        watch = Watch(listener)
+        started = time.perf_counter()
+        demos = [subprocess.Popen(
+            [*CLI, "demo", "--fast", "--rules", "japanese", "--players", "4", "--seed", str(t),
+             "--names", ",".join(f"{n}{t}" for n in NAMES), "--mqtt",
+             f"127.0.0.1:{broker.port}", "--table", str(t)],
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            for t in range(1, tables + 1)]
+        watch.until(tables * 5)
+        for demo in demos:
+            demo.wait(600)
+        last = max(t for t, _ in watch.standings)
+        first = min(watch.results.values())
+        lat = watch.latencies()
+        return {"tables": tables, "results": len(watch.results),
+                "seconds": last - started, "per_second": len(lat) / (last - first),
+                "p50": statistics.median(lat), "p95": percentile(lat, 95)}
+    finally:
+        proc.terminate()
+        proc.wait(30)
+        listener.close()
+        broker.stop()
+
+
+def flood_bench(root: Path, count: int) -> dict[str, float]:
+    folder = root / "flood"
+    folder.mkdir()
+    broker = Broker(folder, "max_queued_messages 100000")
+    broker.start()
+    listener = Listener(broker.port, ("uno-table/hub/standings",))
+    proc = hub(broker.port, folder / "hub.sqlite3")
+    try:
+        listener.wait_for(lambda h: True)
+        started = time.perf_counter()
+        for i in range(count):
+            table = str(i % 20 + 1)
+            points = {"A" + table: 10, "B" + table: 0}
+            result = {"id": f"{table}/1/{i + 1}", "table": table, "match": "1", "round": i + 1,
+                      "players": list(points), "winner": "A" + table, "points": points,
+                      "totals": points, "scoring": "international"}
+            listener.client.publish(f"uno-table/{table}/result", json.dumps(result), qos=1)
+        listener.wait_for(lambda h: h.json()["results"] >= count, 600)
+        seconds = time.perf_counter() - started
+        return {"results": count, "seconds": seconds, "per_second": count / seconds}
+    finally:
+        proc.terminate()
+        proc.wait(30)
+        listener.close()
+        broker.stop()
+
+
+def taps_bench(root: Path, taps: int, with_mqtt: bool, run_no: int) -> dict[str, float]:
+    folder = root / f"taps-{'mqtt' if with_mqtt else 'plain'}-{run_no}"
+    folder.mkdir()
+    broker = Broker(folder)
+    broker.start()
+    listener = Listener(broker.port, ("uno-table/#",))
+    pad = PtyReader(folder / "pad")
+    mqtt = f'\n[mqtt]\nhost = "127.0.0.1"\nport = {broker.port}\ntable = "1"\n'
+    (folder / "table.toml").write_text(
+        sim_config(PLAYERS, "target = 0", "", mqtt if with_mqtt else ""), encoding="utf-8")
+    run = Run(folder)
+    try:
+        run.wait("ready")
+        if with_mqtt:
+            listener.wait_for(lambda h: h.topic == "uno-table/1/availability")
+        latencies = []
+        for _, uid in scripted_taps(PLAYERS, taps, seed=1):
+            sent = time.perf_counter()
+            pad.send_uid(uid)
+            latencies.append((run.wait("verdict") - sent) * 1000)
+        published = sum(1 for h in listener.drain() if h.topic == "uno-table/1/event")
+        return {"p50": statistics.median(latencies), "p99": percentile(latencies, 99),
+                "max": max(latencies), "events_published": published}
+    finally:
+        run.stop()
+        pad.close()
+        listener.close()
+        broker.stop()
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--tables", type=int, default=20)
+    parser.add_argument("--flood", type=int, default=2000)
+    parser.add_argument("--taps", type=int, default=1000)
+    parser.add_argument("--only", choices=("tables", "flood", "taps"), help="one part only")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        if args.only in (None, "tables"):
+            t = tables_bench(root, args.tables)
+            print(f"{t['tables']} tables, {t['results']} results in {t['seconds']:.1f} s: "
+                  f"{t['per_second']:.1f} results/s handled; result to standings p50 "
+                  f"{t['p50']:.1f} ms, p95 {t['p95']:.1f} ms")
+        if args.only in (None, "flood"):
+            f = flood_bench(root, args.flood)
+            print(f"flood: {f['results']} results in {f['seconds']:.2f} s: "
+                  f"{f['per_second']:.0f} results/s")
+        for run_no, with_mqtt in enumerate((False, True, False, True)):
+            if args.only not in (None, "taps"):
+                break
+            d = taps_bench(root, args.taps, with_mqtt, run_no)
+            print(f"tap to verdict, MQTT {'on ' if with_mqtt else 'off'}: p50 {d['p50']:.2f} "
+                  f"ms, p99 {d['p99']:.2f} ms, max {d['max']:.2f} ms "
+                  f"({d['events_published']} events published)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

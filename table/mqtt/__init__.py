@@ -1,0 +1,2 @@
+"""The table on an MQTT broker: the ``[mqtt]`` settings, the topics and their public payloads,
+the publisher's own thread, Home Assistant discovery, and what a table publishes as it plays."""
