@@ -114,6 +114,9 @@ class SimTable:
     say: Callable[[Announcement], None] | None = None  # the voice, when there is one
     show: Callable[[str], None] | None = None  # each transcript line as it is made
     hands: str = "full"  # full: seat pads and a draw shoe; counts: only the play pad
+    # Told of every input and its outcome in the referee's own thread, as the daemon's event
+    # stream is (the web view's events come from here).
+    listen: Callable[[Input, Outcome, Referee], None] | None = None
 
     def __post_init__(self) -> None:
         if self.hands not in HAND_TRACKING:
@@ -133,7 +136,7 @@ class SimTable:
         self._outcomes: queue.Queue[Heard] = queue.Queue()
         self.loop = TableLoop(
             self.referee,
-            lambda item, out: self._outcomes.put(Heard(item, out)),
+            self._refereed,
             tick_every=3600.0,
             clock=self.clock,
         )
@@ -147,6 +150,12 @@ class SimTable:
         self.serial: SerialReader | None = None
         self.unplugs = 0
         self._announce(said)
+
+    def _refereed(self, item: Input, out: Outcome) -> None:
+        """In the referee's thread: tell the listener, then the thread that waits for it."""
+        if self.listen is not None:
+            self.listen(item, out, self.referee)
+        self._outcomes.put(Heard(item, out))
 
     # --- set-up -------------------------------------------------------------------------------
 
@@ -455,15 +464,20 @@ class SimTable:
     def view(self, seat: int) -> SeatView:
         """What ``seat`` knows: the table, and its own hand (which with only a play pad the
         referee does not know, but the player does)."""
+        return seat_view(self.own_state(seat), seat)
+
+    def own_state(self, seat: int) -> State:
+        """The game as ``seat`` knows it: the referee's state, with the seat's own hand as the
+        player holds it."""
         s = self.state
         if not s.hands[seat].unknown:
-            return seat_view(s, seat)
+            return s
         own = s.copy()
         own.hidden -= own.hands[seat].unknown  # the engine's count of cards nobody has named
         own.hands[seat] = Hand([c.card for c in self.world.hands[seat]], 0)
         if own.has_drawn and own.drawn_unknown and own.turn == seat and self.drawn is not None:
             own.drawn, own.drawn_unknown = self.drawn, False
-        return seat_view(own, seat)
+        return own
 
     def deal(self) -> None:
         """Deal a round: cards to every seat pad, then turn up the first card on the play pad."""

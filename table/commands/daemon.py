@@ -11,8 +11,14 @@ import json
 import logging
 import math
 import sys
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from table.cards import EDITIONS
+
+if TYPE_CHECKING:
+    from table.runtime.config import Config
+    from table.runtime.daemon import Daemon
 
 DEFAULT_CONFIG = "/etc/uno-table/config.toml"
 
@@ -31,10 +37,11 @@ def _run(args: argparse.Namespace) -> int:
 
     config = load_config(args.config)
     _logging(args.log_level)
+    attach = _web(config) if config.web_enabled else None
     if args.events is None:
-        return run(config, None, args.new_match)
+        return run(config, None, args.new_match, attach)
     if args.events == "-":
-        return run(config, sys.stdout, args.new_match)
+        return run(config, sys.stdout, args.new_match, attach)
     from table.errors import TableError
 
     try:
@@ -42,7 +49,32 @@ def _run(args: argparse.Namespace) -> int:
     except OSError as exc:
         raise TableError(f"{args.events}: cannot write the event stream: {exc.strerror}") from None
     with out:
-        return run(config, out, args.new_match)
+        return run(config, out, args.new_match, attach)
+
+
+def _web(config: Config) -> Callable[[Daemon], Callable[[], None]]:
+    """The web view of ``[web]``: its address taken now (a port in use stops the daemon before
+    it touches anything), served once the daemon is made. The seat links go to the terminal
+    when there is one, else they are on the admin page only (never in a log)."""
+    from table.runtime.remote import DaemonRemote
+    from table.web.app import WebTable
+    from table.web.feed import Feed
+    from table.web.server import WebServer
+
+    server = WebServer(*config.web_listen)
+    server.bind()
+
+    def attach(daemon: Daemon) -> Callable[[], None]:
+        feed = Feed()
+        daemon.stream.listeners.append(feed.publish)
+        web = WebTable(DaemonRemote(daemon), feed, api_key=config.web_api_key,
+                       local_admin=config.web_local_admin, language=config.web_language)
+        server.serve(web)
+        if sys.stderr.isatty():
+            server.print_seats(sys.stderr)
+        return server.stop
+
+    return attach
 
 
 def _status(args: argparse.Namespace) -> int:

@@ -169,6 +169,9 @@ CATALOGUE: Final[dict[str, dict[str, str]]] = {
                                 "ja": "さきに せきの トークンを タッチして から ドン して ください。"},
     "rejected-not-in-these-rules": {"en": "Sorry, that is not part of these rules.",
                                     "ja": "ごめんなさい、この ルールでは できません。"},
+    # The web view's admin page: a test of the table's voice.
+    "voice-test": {"en": "This is the table's voice. Can everyone hear me?",
+                   "ja": "テーブルの こえの テスト です。きこえますか?"},
     # The daemon: resuming, the journal, enrolment.
     "match-resumed": {"en": "The match goes on where it stopped: round {round}.",
                       "ja": "とちゅうから つづけます。だい{round}ラウンド。"},

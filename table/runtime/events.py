@@ -6,6 +6,7 @@ import json
 import logging
 import threading
 import time
+from collections.abc import Callable
 from typing import Any, TextIO
 
 log = logging.getLogger(__name__)
@@ -18,13 +19,23 @@ class EventStream:
     def __init__(self, out: TextIO | None) -> None:
         self.out = out
         self._lock = threading.Lock()
+        # Told of every event in the thread that emits it (the web view's feed): each must
+        # return at once.
+        self.listeners: list[Callable[[dict[str, Any]], None]] = []
 
     def emit(self, kind: str, **fields: Any) -> None:
-        if self.out is None:
+        if self.out is None and not self.listeners:
             return
-        line = json.dumps({"t": round(time.time(), 6), "type": kind, **fields},
-                          ensure_ascii=False, separators=(",", ":"))
+        event = {"t": round(time.time(), 6), "type": kind, **fields}
+        if self.out is not None:
+            self._write(json.dumps(event, ensure_ascii=False, separators=(",", ":")))
+        for listener in self.listeners:
+            listener(event)
+
+    def _write(self, line: str) -> None:
         with self._lock:
+            if self.out is None:
+                return
             try:
                 self.out.write(line + "\n")
                 self.out.flush()

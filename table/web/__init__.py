@@ -1,0 +1,6 @@
+"""The table on every screen: a live web view, phone seat remotes, a stream overlay and an
+admin page, served from the table itself (docs/web.md).
+
+Beside the runtime: the daemon, the demo and the simulator each start it for their table
+through :class:`table.web.side.TableSide`, which they offer without importing this room.
+"""

@@ -1,0 +1,142 @@
+// A seat's remote: this seat's situation, its buttons and (where the table knows it) its own
+// hand. Its private view comes from /api/seat/TOKEN, fetched again whenever the table moves.
+"use strict";
+
+const token = decodeURIComponent(location.pathname.split("/").pop());
+const $ = (id) => document.getElementById(id);
+const ACTING = new Set(["your-turn", "your-turn-uno", "must-draw", "draw-or-challenge", "draw-or-stack",
+  "choose-color", "show-hand", "catch", "call-uno-late"]);
+let view = null;
+let table = null; // the public state, for the top card and colour
+let gone = false;
+let wild = null; // a wild picked from the hand, waiting for its colour
+let last = { key: "", id: "", at: 0 };
+let mine = null; // the latest verdict of this seat's own input
+let playing = false; // a card of ours went to the play pad: the next card verdict is ours
+let lastButton = ""; // the button of this seat's latest press event
+let fetching = null;
+let again = false;
+
+async function refresh() {
+  if (gone) return;
+  if (fetching) { again = true; return; }
+  fetching = getJSON("/api/seat/" + encodeURIComponent(token));
+  try {
+    const { status, body } = await fetching;
+    if (status === 403) { gone = true; renderGone(); return; }
+    if (status === 200) { view = body; render(); }
+  } finally {
+    fetching = null;
+    if (again) { again = false; refresh(); }
+  }
+}
+
+function renderGone() {
+  $("situation").textContent = t("gone");
+  for (const id of ["buttons", "colors", "handbox"]) $(id).classList.add("hidden");
+}
+
+function render() {
+  if (!view || gone) return;
+  $("seatname").textContent = view.seat;
+  document.title = view.seat + " · uno-table";
+  const sit = view.situation;
+  $("situation").textContent = t("s-" + sit.key, { n: sit.count, p: sit.target || sit.turn || sit.winner || "" });
+  $("situation").classList.toggle("act", ACTING.has(sit.key));
+  $("situation").dataset.key = sit.key;
+  if (table) {
+    $("top").replaceChildren(cardEl(table.top, { extra: "small" }));
+    $("facts").replaceChildren(table.color
+      ? el("span", { class: "fact" }, el("span", { class: "swatch " + table.color }), t(table.color)) : "");
+  }
+  const ready = new Set(view.ready);
+  const buttons = view.buttons.map((b) => el("button", {
+    class: ready.has(b) ? "ready" : "", "data-button": b, onclick: () => press(b),
+  }, buttonWord(b)));
+  if (view.catch) {
+    buttons.unshift(el("button", { class: "catch ready", "data-button": "catch", onclick: () => press("catch") },
+      t("catch", { p: view.catch })));
+  }
+  $("buttons").replaceChildren(...buttons);
+  $("colors").classList.toggle("hidden", !(ready.has("color") || wild));
+  renderHand();
+  $("mine").replaceChildren(mine ? verdictLine(mine) : "");
+}
+
+function renderHand() {
+  const box = $("handbox");
+  if (!view.hand) { box.classList.add("hidden"); return; }
+  box.classList.remove("hidden");
+  const cards = view.hand.map((c) => cardEl(c.code, {
+    code: true, button: view.plays_cards,
+    extra: (c.playable ? "playable" : "") + (wild === c.code ? " picked" : ""),
+    onclick: view.plays_cards ? () => pick(c) : null,
+  }));
+  if (view.unknown) cards.push(el("span", { class: "unknown" }, t("unknown-cards", { n: view.unknown })));
+  $("hand").replaceChildren(...cards);
+}
+
+function pick(card) {
+  if (card.code.startsWith("W")) {
+    wild = card.code;
+    render();
+    return;
+  }
+  wild = null;
+  press("play", { card: card.code });
+}
+
+function chooseColor(color) {
+  if (wild) {
+    const card = wild;
+    wild = null;
+    press("play", { card, color });
+  } else {
+    press("color", { color });
+  }
+}
+
+async function press(button, extra) {
+  const key = button + JSON.stringify(extra || {});
+  const now = Date.now();
+  // A second tap of the same thing in quick succession is the same press.
+  const id = key === last.key && now - last.at < 600 ? last.id : pressId();
+  last = { key, id, at: now };
+  if (button === "play") playing = true;
+  $("mine").textContent = t("press-sent", { b: button === "play" ? extra.card : buttonWord(button) });
+  for (let attempt = 0; attempt < 3; attempt++) {
+    let answer;
+    try {
+      answer = await postJSON("/api/press", { token, button, id, ...(extra || {}) });
+    } catch (e) {
+      await new Promise((r) => setTimeout(r, 500));
+      continue; // the network failed: the same id again, so it counts once
+    }
+    if (answer.status === 403) { gone = true; renderGone(); }
+    else if (answer.status === 429) $("mine").textContent = t("too-fast");
+    else if (answer.status >= 400) $("mine").textContent = t("refused", { m: answer.body.error || answer.status });
+    return;
+  }
+}
+
+function onFrame(frame) {
+  if (frame.type === "snapshot") table = frame.state;
+  else if (frame.type === "state") table = frame.state;
+  else if (frame.type === "verdict") {
+    const ours = (frame.input === "press" && view && frame.seat === view.seat) || (frame.input === "tag" && playing);
+    if (ours) {
+      if (frame.input === "tag") playing = false;
+      mine = { ...frame, button: frame.input === "press" ? lastButton : undefined };
+    }
+  } else if (frame.type === "press") {
+    if (view && frame.seat === view.seat) lastButton = frame.button;
+    return;
+  } else if (!["new-match", "resumed"].includes(frame.type)) return;
+  refresh();
+}
+
+for (const button of document.querySelectorAll("#colors button")) {
+  button.addEventListener("click", () => chooseColor(button.dataset.color));
+}
+
+boot(onFrame, render, refresh);
