@@ -37,7 +37,7 @@ def _run(args: argparse.Namespace) -> int:
 
     config = load_config(args.config)
     _logging(args.log_level)
-    attach = _web(config) if config.web_enabled else None
+    attach = WebAttachment(config) if config.web_enabled else None
     if args.events is None:
         return run(config, None, args.new_match, attach)
     if args.events == "-":
@@ -52,29 +52,33 @@ def _run(args: argparse.Namespace) -> int:
         return run(config, out, args.new_match, attach)
 
 
-def _web(config: Config) -> Callable[[Daemon], Callable[[], None]]:
-    """The web view of ``[web]``: its address taken now (a port in use stops the daemon before
-    it touches anything), served once the daemon is made. The seat links go to the terminal
-    when there is one, else they are on the admin page only (never in a log)."""
-    from table.runtime.remote import DaemonRemote
-    from table.web.app import WebTable
-    from table.web.feed import Feed
-    from table.web.server import WebServer
+class WebAttachment:
+    """The web view of ``[web]``: its address taken when made (a port in use stops the daemon
+    before it touches anything), served once the daemon is made (:meth:`__call__`, the
+    ``attach`` of :func:`table.runtime.daemon.run`). The seat links go to the terminal when
+    there is one, else they are on the admin page only (never in a log)."""
 
-    server = WebServer(*config.web_listen)
-    server.bind()
+    def __init__(self, config: Config) -> None:
+        from table.web.server import WebServer
 
-    def attach(daemon: Daemon) -> Callable[[], None]:
+        self.config = config
+        self.server = WebServer(*config.web_listen)
+        self.server.bind()
+
+    def __call__(self, daemon: Daemon) -> Callable[[], None]:
+        from table.runtime.remote import DaemonRemote
+        from table.web.app import WebTable
+        from table.web.feed import Feed
+
+        config = self.config
         feed = Feed()
         daemon.stream.listeners.append(feed.publish)
         web = WebTable(DaemonRemote(daemon), feed, api_key=config.web_api_key,
                        local_admin=config.web_local_admin, language=config.web_language)
-        server.serve(web)
+        self.server.serve(web)
         if sys.stderr.isatty():
-            server.print_seats(sys.stderr)
-        return server.stop
-
-    return attach
+            self.server.print_seats(sys.stderr)
+        return self.server.stop
 
 
 def _status(args: argparse.Namespace) -> int:

@@ -452,11 +452,12 @@ def _web(c: _Checker, web: Mapping[str, Any]) -> dict[str, Any]:
     if "enabled" in web:
         out["web_enabled"] = c.flag("web.enabled", web["enabled"])
     if "listen" in web:
-        allowed = 'HOST:PORT, e.g. "0.0.0.0:8080" (every address) or "127.0.0.1:8080"'
+        allowed = ('HOST:PORT, e.g. "0.0.0.0:8080" (every address) or "127.0.0.1:8080" (port 0: '
+                   "any free one)")
         text = c.string("web.listen", web["listen"], allowed)
         host, sep, port = text.rpartition(":")
         host = host.strip("[]")
-        if not sep or not host or not port.isdigit() or not 1 <= int(port) <= 65535:
+        if not sep or not host or not port.isdigit() or not 0 <= int(port) <= 65535:
             raise c.fail("web.listen", f"{_show(text)} is not an address", allowed)
         out["web_listen"] = (host, int(port))
     if "api_key" in web:

@@ -40,11 +40,20 @@ Listener = Callable[[Mapping[str, Any]], None]
 
 @dataclass(eq=False)
 class Subscriber:
-    """One connected page: where it is in the ring, and how to wake it."""
+    """One connected page: where it is in the ring, how to wake it, and the write to it in
+    flight (cancelled when the page is dropped)."""
 
     cursor: int
     wake: asyncio.Event = field(default_factory=asyncio.Event)
     dropped: bool = False
+    sending: asyncio.Future[None] | None = None
+
+    def drop(self) -> None:
+        """End this page's stream (in the server's loop)."""
+        self.dropped = True
+        if self.sending is not None:
+            self.sending.cancel()
+        self.wake.set()
 
 
 class Feed:
@@ -105,8 +114,15 @@ class Feed:
     def _wake(self) -> None:
         with self._lock:
             self._wake_pending = False
+            newest, kept = self._seq, len(self._ring)
         for sub in self._subscribers:
-            sub.wake.set()
+            if newest - sub.cursor > kept and not sub.dropped:
+                # Still writing what it took long ago, and what followed has left the ring:
+                # whatever it does next, it cannot have every event.
+                log.warning("a page fell too far behind the table's events: dropped")
+                sub.drop()
+            else:
+                sub.wake.set()
 
     def subscribe(self, last_id: str | None) -> tuple[Subscriber, bool]:
         """A new page, resumed after ``last_id`` when the ring still holds every event since;
@@ -161,8 +177,7 @@ class Feed:
     def drop_all(self) -> None:
         """End every page's stream (from the server's loop); browsers reconnect and resume."""
         for sub in self._subscribers:
-            sub.dropped = True
-            sub.wake.set()
+            sub.drop()
 
     def close(self) -> None:
         """The server stops: every stream ends (from any thread)."""

@@ -62,7 +62,7 @@ class EventsEndpoint:
             first += self._snapshot_frame()
         watcher = asyncio.ensure_future(_until_disconnect(receive, sub))
         try:
-            if not await _write(send, first):
+            if not await _write(send, first, sub):
                 return
             await self._follow(sub, send)
         finally:
@@ -81,7 +81,7 @@ class EventsEndpoint:
                 log.warning("a page fell too far behind the table's events: dropped")
                 return
             if frames:
-                if not await _write(send, b"".join(frames)):
+                if not await _write(send, b"".join(frames), sub):
                     return
                 continue
             sub.wake.clear()
@@ -90,22 +90,27 @@ class EventsEndpoint:
             try:
                 await asyncio.wait_for(sub.wake.wait(), KEEPALIVE)
             except TimeoutError:
-                if not await _write(send, b": keep-alive\n\n"):
+                if not await _write(send, b": keep-alive\n\n", sub):
                     return
-        await _write(send, b"", more=False)
+        await _write(send, b"", sub, more=False)  # the end of a stream the server closes
 
 
-async def _write(send: Send, body: bytes, more: bool = True) -> bool:
-    """Write to a page; ``False`` when it did not take it in time (it is then dropped)."""
+async def _write(send: Send, body: bytes, sub: Subscriber, more: bool = True) -> bool:
+    """Write to a page; ``False`` when it did not take it in time, or was dropped meanwhile
+    (its write is then abandoned, and so is the page)."""
     message: Message = {"type": "http.response.body", "body": body, "more_body": more}
+    sending = asyncio.ensure_future(send(message))
+    sub.sending = sending
     try:
-        await asyncio.wait_for(send(message), WRITE_TIMEOUT)
-    except TimeoutError:
+        done, _ = await asyncio.wait({sending}, timeout=WRITE_TIMEOUT)
+    finally:
+        sub.sending = None
+    if not done:
+        sending.cancel()
         log.warning("a page did not take the table's events for %.0f s: dropped", WRITE_TIMEOUT)
         return False
-    except OSError:  # the connection went away while writing
-        return False
-    return True
+    # Cancelled: the page was dropped while this waited; an error: the connection went away.
+    return not sending.cancelled() and sending.exception() is None
 
 
 async def _until_disconnect(receive: Receive, sub: Subscriber) -> None:
