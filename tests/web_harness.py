@@ -167,9 +167,10 @@ class WebDaemon:
         self.config = load_config(path)
         self.attachment = WebAttachment(self.config)
         self.daemon = Daemon(self.config, None)
+        self.detach = self.attachment(self.daemon)
+        # Told after the web's feed: an event seen here has reached the web already.
         self.events: queue.Queue[Event] = queue.Queue()
         self.daemon.stream.listeners.append(self.events.put)
-        self.detach = self.attachment(self.daemon)
         self.daemon.start()
         self.wait("ready")
         self.port = self.attachment.server.port
