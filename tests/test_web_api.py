@@ -8,6 +8,7 @@ import json
 import logging
 import secrets
 import socket
+import time
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +18,6 @@ from web_harness import API_KEY, Client, Sse, WebDaemon, codes_outside_top, uid,
 
 from sim.hardware.ptys import PtyReader
 from table.journal.records import rebuild
-from table.journal.store import read_journal
 from table.referee.referee import Press
 from table.referee.views import standing_json
 
@@ -53,8 +53,7 @@ def test_a_press_from_a_phone_is_journaled_and_replayed_like_a_button(table: Web
     assert table.wait("verdict", input="press")["verdict"] == "accepted"
     live = standing_json(table.daemon.referee.state)
     assert live["state"]["turn"] == "Mio"
-    table.daemon.journal.flush()
-    record = read_journal(table.config.journal_path)[-1]
+    record = table.journaled()[-1]
     assert [i for i in record.inputs if isinstance(i, Press)] == [Press(1, "draw"),
                                                                    Press(1, "pass")]
     assert standing_json(rebuild(record.setup, record.inputs).state) == live
@@ -72,8 +71,7 @@ def test_the_colour_of_a_wild_is_named_on_the_phone_of_its_player(table: WebDaem
     assert table.wait("verdict", input="press", seat="Ken")["verdict"] == "accepted"
     state = table.client.get("/api/state")[1]["state"]
     assert (state["color"], state["awaiting_color"], state["turn"]) == ("green", None, "Mio")
-    table.daemon.journal.flush()
-    record = read_journal(table.config.journal_path)[-1]
+    record = table.journaled()[-1]
     assert Press(1, "color:green") in record.inputs
     assert rebuild(record.setup, record.inputs).state.color.value == "green"
 
@@ -227,8 +225,7 @@ def test_undo_and_next_round_from_the_admin_are_taps_of_their_tokens(table: WebD
     assert table.client.post("/api/admin/next-round", {}, key)[0] == 202
     refused = table.wait("verdict", input="tag")
     assert (refused["verdict"], refused["reason"]) == ("rejected", "round-not-over")
-    table.daemon.journal.flush()
-    inputs = read_journal(table.config.journal_path)[-1].inputs
+    inputs = table.journaled()[-1].inputs
     assert [getattr(i, "uid", None) for i in inputs[-4:]] == [
         uid("token:undo"), uid("token:undo"), uid("token:next-round"), uid("token:next-round")]
     assert table.client.post("/api/admin/fly", {}, key)[0] == 404
@@ -367,3 +364,14 @@ def test_a_port_in_use_stops_run_with_one_line(tmp_path: Path) -> None:
     line = refusal(done.returncode, done.stderr)
     assert line == f"uno-table: web: cannot listen on 127.0.0.1:{port}: Address already in use"
     assert not (tmp_path / "journal.sqlite3").exists()  # refused before touching anything
+
+
+def test_a_browsers_kept_connection_is_answered_without_a_delayed_ack(table: WebDaemon) -> None:
+    """Nagle's algorithm off on every connection: 20 requests on one connection take far less
+    than the 20 delayed ACKs (40 ms each) they would wait for with it on."""
+    client = Client(table.port, keep=True)
+    client.get("/api/state")
+    started = time.perf_counter()
+    for _ in range(20):
+        assert client.get("/api/state")[0] == 200
+    assert time.perf_counter() - started < 0.6

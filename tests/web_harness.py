@@ -18,6 +18,7 @@ from sim.hardware.ptys import PtyReader, sim_config
 from table.cards import parse_card
 from table.commands.daemon import WebAttachment
 from table.errors import TableError
+from table.journal.store import read_journal
 from table.referee.registry import Token, virtual_deck
 from table.runtime.config import load_config
 from table.runtime.daemon import Daemon
@@ -40,21 +41,24 @@ def uid(code: str) -> str:
 
 
 class Client:
-    """Plain HTTP to the server, one request a connection (as a phone on and off Wi-Fi)."""
+    """Plain HTTP to the server: one request a connection (as a phone on and off Wi-Fi), or
+    with ``keep`` one connection for all (as a browser)."""
 
-    def __init__(self, port: int) -> None:
+    def __init__(self, port: int, keep: bool = False) -> None:
         self.port = port
+        self.kept = http.client.HTTPConnection("127.0.0.1", port, timeout=30) if keep else None
 
     def request(self, method: str, path: str, body: bytes | None = None,
                 headers: Mapping[str, str] | None = None) -> tuple[int, dict[str, str], bytes]:
-        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
+        conn = self.kept or http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
         try:
             conn.request(method, path, body=body, headers=dict(headers or {}))
             response = conn.getresponse()
             data = response.read()
             return response.status, {k.lower(): v for k, v in response.getheaders()}, data
         finally:
-            conn.close()
+            if self.kept is None:
+                conn.close()
 
     def get(self, path: str, headers: Mapping[str, str] | None = None) -> tuple[int, Any]:
         status, _, data = self.request("GET", path, headers=headers)
@@ -204,6 +208,19 @@ class WebDaemon:
 
     def inputs(self) -> int:
         return int(self.daemon.inputs)
+
+    def journaled(self) -> list[Any]:
+        """The journal's matches once every input queued so far is written: the flush runs in
+        the referee's thread, in turn with the inputs (the journal is that thread's alone)."""
+        done = threading.Event()
+
+        def flush() -> None:
+            self.daemon.journal.flush()
+            done.set()
+
+        self.daemon.loop.call(flush)
+        assert done.wait(20), "the referee did not get to the flush within 20 s"
+        return read_journal(self.config.journal_path)
 
     def close(self) -> None:
         self.detach()

@@ -179,11 +179,15 @@ class Feed:
         for sub in self._subscribers:
             sub.drop()
 
-    def close(self) -> None:
-        """The server stops: every stream ends (from any thread)."""
-        self.closed = True
+    def drop_pages(self) -> None:
+        """End every page's stream from any thread (the pages reconnect and resume)."""
         with self._lock:
             loop = self._loop
         if loop is not None:
-            with contextlib.suppress(RuntimeError):
+            with contextlib.suppress(RuntimeError):  # the server's loop has ended already
                 loop.call_soon_threadsafe(self.drop_all)
+
+    def close(self) -> None:
+        """The server stops: every stream ends (from any thread)."""
+        self.closed = True
+        self.drop_pages()

@@ -59,6 +59,8 @@ def situation(s: State, seat: int, actions: list[Action]) -> dict[str, Any]:
         return {"key": "dealing"}
     if s.awaiting_show == seat:
         return {"key": "show-hand"}
+    if s.awaiting_show is not None:
+        return {"key": "wait-show", "turn": names[s.awaiting_show]}
     if s.awaiting_color == seat:
         return {"key": "choose-color"}
     catch = next((a for a in actions if isinstance(a, Catch)), None)

@@ -91,7 +91,9 @@ class WebServer:
     def bind(self) -> None:
         """Take the address (the port chosen when it is 0). Raises :class:`WebError`."""
         family = socket.AF_INET6 if ":" in self.host else socket.AF_INET
-        sock = socket.socket(family, socket.SOCK_STREAM)
+        # IPPROTO_TCP said, not left 0: asyncio then turns Nagle's algorithm off on each
+        # connection, and an event or a response is not held back 40 ms for a delayed ACK.
+        sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
         try:
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
             sock.bind((self.host, self.port))

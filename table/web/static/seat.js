@@ -10,21 +10,28 @@ let view = null;
 let table = null; // the public state, for the top card and colour
 let gone = false;
 let wild = null; // a wild picked from the hand, waiting for its colour
-let last = { key: "", id: "", at: 0 };
+let last = { key: "", id: "", at: 0, shown: "" };
 let mine = null; // the latest verdict of this seat's own input
 let playing = false; // a card of ours went to the play pad: the next card verdict is ours
 let lastButton = ""; // the button of this seat's latest press event
 let fetching = null;
 let again = false;
+let shown = ""; // the view on the page, as fetched
 
 async function refresh() {
   if (gone) return;
   if (fetching) { again = true; return; }
+  const stream = window.unoTable.stream;
+  const after = stream ? stream.lastId : null; // the view is as new as this event, or newer
   fetching = getJSON("/api/seat/" + encodeURIComponent(token));
   try {
     const { status, body } = await fetching;
     if (status === 403) { gone = true; renderGone(); return; }
-    if (status === 200) { view = body; render(); }
+    if (status === 200) {
+      const text = JSON.stringify(body);
+      if (text !== shown) { shown = text; view = body; render(); } // unchanged: left as it is
+      window.unoTable.viewAfter = after;
+    }
   } finally {
     fetching = null;
     if (again) { again = false; refresh(); }
@@ -74,6 +81,7 @@ function renderHand() {
   }));
   if (view.unknown) cards.push(el("span", { class: "unknown" }, t("unknown-cards", { n: view.unknown })));
   $("hand").replaceChildren(...cards);
+  $("hand").classList.toggle("myturn", view.mine); // on this seat's turn, what it can play
 }
 
 function pick(card) {
@@ -99,9 +107,10 @@ function chooseColor(color) {
 async function press(button, extra) {
   const key = button + JSON.stringify(extra || {});
   const now = Date.now();
-  // A second tap of the same thing in quick succession is the same press.
-  const id = key === last.key && now - last.at < 600 ? last.id : pressId();
-  last = { key, id, at: now };
+  // A second tap of the same thing before the table has moved is the same press.
+  const same = key === last.key && shown === last.shown && now - last.at < 1500;
+  const id = same ? last.id : pressId();
+  last = { key, id, at: now, shown };
   if (button === "play") playing = true;
   $("mine").textContent = t("press-sent", { b: button === "play" ? extra.card : buttonWord(button) });
   for (let attempt = 0; attempt < 3; attempt++) {
