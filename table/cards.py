@@ -1,4 +1,4 @@
-"""Cards, card codes, physical copies, deck editions and card points (RULES.md §1).
+"""Cards, card codes, physical copies, deck editions and card points (docs/rules.md §1).
 
 Cards are canonical values: ``parse_card("r5") is parse_card("R5")``. Comparing and hashing by
 identity keeps the rules engine fast; pickling round-trips through the code.

@@ -1,4 +1,4 @@
-"""Card codes, copies, editions and points (RULES.md §1)."""
+"""Card codes, copies, editions and points (docs/rules.md §1)."""
 
 from __future__ import annotations
 

@@ -72,7 +72,7 @@ def test_a_pi_5_with_the_original_rpi_gpio_is_told_what_to_do(tmp_path: Path) ->
         f"FIX  RPi.GPIO: RPi.GPIO's is installed; a {PI5} needs rpi-lgpio's\n"
         "       -> pip uninstall -y RPi.GPIO rpi-lgpio; then, in the checkout, "
         "pip install -e '.[pi5]' && pip install --no-deps mfrc522==0.0.7 "
-        "(README: Setting up the Pi)"]
+        "(docs/hardware.md: Setting up the Pi)"]
 
 
 def test_both_installed_is_found_whichever_came_last(tmp_path: Path) -> None:

@@ -149,7 +149,7 @@ def run_demo(
     screen.write(screen.header)
     table = SimTable(
         options, names, cfg.seed, cfg.lang, cfg.faults,
-        say=announcer.announce if announcer else None, show=screen.line, hands=cfg.hands,
+        say=announcer.announce if announcer else None, hands=cfg.hands,
     )
     server = remote = None
     if cfg.web is not None:
@@ -157,6 +157,9 @@ def run_demo(
         if out is not None:
             server.print_seats(out)
         screen.header += "".join(f"\n{line}" for line in server.seat_lines())
+    table.show = screen.line  # the table's first words after the seat links
+    for text in table.transcript:
+        screen.line(text)
 
     def after_move(t: SimTable) -> None:
         screen.view(table_lines(t.state, lang=cfg.lang))

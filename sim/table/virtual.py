@@ -169,7 +169,7 @@ class SimTable:
         ]
 
     def _draw_dealer(self) -> int:
-        """The dealer draw with a shuffled deck (RULES.md §2)."""
+        """The dealer draw with a shuffled deck (docs/rules.md §2)."""
         cards = [c.card for c in self.world.pile]
         return choose_dealer(len(self.players), lambda _seat: cards.pop(), self.options)
 

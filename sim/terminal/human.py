@@ -198,7 +198,7 @@ def main_sim(cfg: SimConfig, inp: TextIO = sys.stdin, out: TextIO = sys.stdout) 
              "plays from a phone: open your seat's link below.")
     table = SimTable(
         options, names, cfg.seed, cfg.lang,
-        say=announcer.announce if announcer else None, show=show, hands=cfg.hands,
+        say=announcer.announce if announcer else None, hands=cfg.hands,
     )
     server = remote = None
     person: list[Seat]
@@ -208,6 +208,9 @@ def main_sim(cfg: SimConfig, inp: TextIO = sys.stdin, out: TextIO = sys.stdout) 
         person = [WebSeat(remote, seat) for seat in range(cfg.people)]
     else:
         person = [Person(table, inp, out)]
+    table.show = show  # the table's first words after the seat links
+    for text in table.transcript:
+        show(text)
     seats: list[Seat] = person + [
         make_bot(cfg.bots[(i - cfg.people) % len(cfg.bots)], seat_rng(cfg.seed, i))
         for i in range(cfg.people, cfg.players)

@@ -163,7 +163,7 @@ def check_gpio_library(model_file: Path | None = None,
     fix = (f"pip uninstall -y {' '.join(pi_board.PACKAGES)}; then, in the checkout, "
            f"pip install -e '.[{pi_board.extra(want)}]'"
            + (" && pip install --no-deps mfrc522==0.0.7" if want == "rpi-lgpio" else "")
-           + " (README: Setting up the Pi)")
+           + " (docs/hardware.md: Setting up the Pi)")
     if have is None:
         return [Finding(False, f"RPi.GPIO: not installed; a {model} needs {want}'s", fix)]
     if have != want:

@@ -230,7 +230,7 @@ def resume(setup: MatchSetup, inputs: Sequence[Input],
 
 
 def verdict(out: Outcome) -> str:
-    """The verdict word of DESIGN.md §3 (an ignored input reads as rejected, as in replay)."""
+    """The verdict word of docs/design.md §3 (an ignored input reads as rejected, as in replay)."""
     return "rejected" if out.verdict == "ignored" else out.verdict
 
 

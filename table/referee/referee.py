@@ -248,7 +248,7 @@ class Referee:
         """"UNO" from ``seat`` (a button, or a seat token then the uno token): while another
         player who went down to one card uncalled is catchable, a catch of that player; else
         the seat's own call when UNO is due to it; else, while another player holds one card,
-        a catch attempt (a false catch when that player had called, RULES.md §2)."""
+        a catch attempt (a false catch when that player had called, docs/rules.md §2)."""
         s = self.state
         window = s.uno_window
         if window is not None and window != seat and not s.called[window]:

@@ -1,6 +1,6 @@
 """The tag registry: which RFID tag UID is which physical card or control token.
 
-A deck file (DESIGN.md §3) is TOML with one table, ``uids``, mapping an upper-case hex UID to a
+A deck file (docs/design.md §3) is TOML with one table, ``uids``, mapping an upper-case hex UID to a
 card copy (``"R5#2"``) or a token (``"token:color:red"``). :func:`load_deck` checks it and says
 exactly what is wrong; :func:`virtual_deck` makes the deck the simulator uses.
 """
@@ -28,7 +28,7 @@ MAX_SEATS: Final = 10
 
 
 def all_tokens() -> list[str]:
-    """Every control token of DESIGN.md §1, as written after ``token:``."""
+    """Every control token of docs/design.md §1, as written after ``token:``."""
     return (
         [f"color:{c.value}" for c in COLORS]
         + list(ACTION_TOKENS)

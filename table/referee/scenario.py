@@ -1,4 +1,4 @@
-"""The scenario language (DESIGN.md §3): parse ``.scn`` files and replay them on the engine.
+"""The scenario language (docs/design.md §3): parse ``.scn`` files and replay them on the engine.
 
 Parsing and replaying are separate: :func:`parse` turns text into :class:`Line` values (raising
 :class:`ScenarioError` with ``file:line`` for anything it cannot read), and :func:`replay` runs
@@ -397,7 +397,7 @@ class Replay:
     # --- output ---------------------------------------------------------------------------
 
     def result(self) -> dict[str, Any]:
-        """The replay JSON of DESIGN.md §3."""
+        """The replay JSON of docs/design.md §3."""
         s = self.state
         if s is None:
             return {"steps": [], "state": None, "rounds": [], "scores": {}, "match_over": False}

@@ -1,4 +1,4 @@
-"""The daemon's configuration file (DESIGN.md §3), read and checked in full before anything
+"""The daemon's configuration file (docs/design.md §3), read and checked in full before anything
 starts.
 
 Every problem is one line, ``FILE: key: what is wrong; allowed: ...``, raised as

@@ -1,4 +1,4 @@
-"""The event stream of ``uno-table run --events``: DESIGN.md §3's JSON lines."""
+"""The event stream of ``uno-table run --events``: docs/design.md §3's JSON lines."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ log = logging.getLogger(__name__)
 
 
 class EventStream:
-    """DESIGN.md §3's JSON-lines stream: one object a line, flushed at once. A reader of the
+    """docs/design.md §3's JSON-lines stream: one object a line, flushed at once. A reader of the
     stream that goes away never stops the referee."""
 
     def __init__(self, out: TextIO | None) -> None:

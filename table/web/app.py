@@ -21,23 +21,20 @@ import secrets
 import time
 from collections import deque
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any, Final
 
 import segno
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
-from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
-from starlette.routing import Mount, Route
-from starlette.staticfiles import StaticFiles
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.routing import Route
 
 from table import __version__
 from table.cards import COLORS, Color, parse_card
 from table.errors import TableError
 from table.referee.views import standing_json
+from table.web.base import PRIVATE, STATIC, json_error, web_app
 from table.web.feed import Feed
 from table.web.seats import BURST, PRESS_ID_SHAPE, RATE, Seats
 from table.web.seatview import rule_buttons, seat_json
@@ -46,25 +43,11 @@ from table.web.stream import EventsEndpoint
 
 log = logging.getLogger(__name__)
 
-STATIC: Final = Path(__file__).parent / "static"
 MAX_BODY: Final = 4096  # bytes of a request body: a press is a few dozen
 COOKIE: Final = "uno_admin"
 SESSION_SECONDS: Final = 12 * 3600
 SESSIONS: Final = 16  # admin logins remembered at once
 LOGINS_PER_MINUTE: Final = 10
-SECURITY_HEADERS: Final = [
-    (b"referrer-policy", b"no-referrer"),
-    (b"x-content-type-options", b"nosniff"),
-    (b"content-security-policy",
-     b"default-src 'self'; img-src 'self' data:; media-src 'self' blob:; style-src 'self'; "
-     b"script-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'self'; "
-     b"frame-ancestors 'self'"),
-]
-PRIVATE: Final = {"cache-control": "no-store"}
-
-
-def _error(status: int, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
-    return JSONResponse({"error": message}, status, headers={**PRIVATE, **(headers or {})})
 
 
 def _loopback(host: str | None) -> bool:
@@ -72,28 +55,6 @@ def _loopback(host: str | None) -> bool:
         return host is not None and ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
-
-
-class SecurityHeaders:
-    """Adds :data:`SECURITY_HEADERS` to every response (a raw ASGI middleware, so that the
-    event stream stays a stream)."""
-
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-
-        async def send_with_headers(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                have = {name.lower() for name, _ in message.get("headers", [])}
-                extra = [(k, v) for k, v in SECURITY_HEADERS if k not in have]
-                message = {**message, "headers": [*message.get("headers", []), *extra]}
-            await send(message)
-
-        await self.app(scope, receive, send_with_headers)
 
 
 class BadRequest(TableError, ValueError):
@@ -317,7 +278,7 @@ def make_app(web: WebTable) -> Starlette:
     async def seat_state(request: Request) -> Response:
         seat = web.seats.seat_of(request.path_params["token"])
         if seat is None:
-            return _error(403, "that token is not a seat of this match")
+            return json_error(403, "that token is not a seat of this match")
         return JSONResponse(web.seat_view(seat), headers=PRIVATE)
 
     async def press(request: Request) -> Response:
@@ -325,28 +286,28 @@ def make_app(web: WebTable) -> Starlette:
             data = await web.body(request)
             seat_press, press_id = web.seat_press(data)
         except BadRequest as exc:
-            return _error(exc.status, str(exc))
+            return json_error(exc.status, str(exc))
         admission = web.seats.admit(seat_press.seat, press_id)
         if admission == "repeat":
             return JSONResponse({"ok": True, "id": press_id, "repeat": True}, 202, PRIVATE)
         if admission == "too-fast":
-            return _error(429, "too many presses from this seat: wait a moment",
+            return json_error(429, "too many presses from this seat: wait a moment",
                           {"retry-after": "1"})
         try:
             web.side.press(seat_press)
         except TableError as exc:  # what the table cannot do (Refused, or the table's own)
             web.seats.forget(seat_press.seat, press_id)
-            return _error(409, str(exc))
+            return json_error(409, str(exc))
         return JSONResponse({"ok": True, "id": press_id}, 202, PRIVATE)
 
     async def speech(request: Request) -> Response:
         text = web.feed.announcement(request.path_params["event_id"])
         if text is None:
-            return _error(404, "no such announcement among the latest ones")
+            return json_error(404, "no such announcement among the latest ones")
         try:
             wav = await run_in_threadpool(web.speech, text)
         except TableError as exc:  # no espeak-ng here: the page uses the browser's voice
-            return _error(503, f"the table cannot render speech: {exc}")
+            return json_error(503, f"the table cannot render speech: {exc}")
         return Response(wav, media_type="audio/wav", headers={"cache-control": "max-age=3600"})
 
     async def login(request: Request) -> Response:
@@ -354,7 +315,7 @@ def make_app(web: WebTable) -> Starlette:
             data = await web.body(request)
             token = web._login(data.get("key"))
         except BadRequest as exc:
-            return _error(exc.status, str(exc))
+            return json_error(exc.status, str(exc))
         response = JSONResponse({"ok": True}, headers=PRIVATE)
         response.set_cookie(COOKIE, token, max_age=SESSION_SECONDS, httponly=True,
                             samesite="strict", path="/")
@@ -363,7 +324,7 @@ def make_app(web: WebTable) -> Starlette:
     def admin_only(request: Request) -> Response | None:
         if web.is_admin(request):
             return None
-        return _error(401 if not request.headers.get("x-api-key") else 403,
+        return json_error(401 if not request.headers.get("x-api-key") else 403,
                       "the admin needs the table's api_key: X-Api-Key, or log in at /admin")
 
     async def admin_status(request: Request) -> Response:
@@ -384,7 +345,7 @@ def make_app(web: WebTable) -> Starlette:
         seat = request.path_params["seat"]
         urls = web.seat_urls()
         if not 0 <= seat < len(urls):
-            return _error(404, f"no seat {seat}: seats are 0 to {len(urls) - 1}")
+            return json_error(404, f"no seat {seat}: seats are 0 to {len(urls) - 1}")
         svg = io.BytesIO()
         segno.make(urls[seat][1], error="m").save(svg, kind="svg", scale=6, border=2,
                                                    xmldecl=False)
@@ -395,22 +356,15 @@ def make_app(web: WebTable) -> Starlette:
             return denied
         action = request.path_params["action"]
         if action not in ADMIN_ACTIONS:
-            return _error(404, f"no admin action {_short(action)}: {', '.join(ADMIN_ACTIONS)}")
+            return json_error(404, f"no admin action {_short(action)}: {', '.join(ADMIN_ACTIONS)}")
         try:
             await web.body(request)
             web.side.admin(action)
         except BadRequest as exc:
-            return _error(exc.status, str(exc))
+            return json_error(exc.status, str(exc))
         except TableError as exc:  # what the table cannot do (Refused, or the table's own)
-            return _error(409, str(exc))
+            return json_error(409, str(exc))
         return JSONResponse({"ok": True, "action": action}, 202, PRIVATE)
-
-    async def http_error(request: Request, exc: Exception) -> Response:
-        assert isinstance(exc, HTTPException)
-        messages = {404: f"no such page: {request.url.path}",
-                    405: f"{request.method} is not allowed on {request.url.path}"}
-        return _error(exc.status_code, messages.get(exc.status_code, str(exc.detail)),
-                      dict(exc.headers or {}))
 
     routes = [
         Route("/", table_view),
@@ -427,8 +381,5 @@ def make_app(web: WebTable) -> Starlette:
         Route("/api/admin/status", admin_status),
         Route("/api/admin/qr/{seat:int}", admin_qr),
         Route("/api/admin/{action}", admin_action, methods=["POST"]),
-        Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
-    app = Starlette(routes=routes, exception_handlers={HTTPException: http_error})
-    app.add_middleware(SecurityHeaders)
-    return app
+    return web_app(routes)

@@ -8,6 +8,8 @@ not take what is written to it in time, is dropped; its browser reconnects and r
 last event id, or starts again from a snapshot.
 
 Only the kinds of :data:`PUBLIC` cross: they carry what anyone at the table sees or hears.
+Nothing here knows the table beyond that set: another face (a hub's standings) uses a feed of
+its own kinds with :class:`table.web.stream.EventsEndpoint` the same way.
 """
 
 from __future__ import annotations
@@ -57,7 +59,11 @@ class Subscriber:
 
 
 class Feed:
-    def __init__(self, ring: int = RING) -> None:
+    """``kinds``: the event types that cross (the table's :data:`PUBLIC`; another face, such
+    as a hub, names its own)."""
+
+    def __init__(self, ring: int = RING, kinds: frozenset[str] = PUBLIC) -> None:
+        self.kinds = kinds
         # Event ids are ``EPOCH-SEQ``: a page that resumes with an id of another run of the
         # server (whose numbers mean other events) starts again from a snapshot.
         self.epoch = secrets.token_hex(3)
@@ -76,7 +82,7 @@ class Feed:
     def publish(self, event: Mapping[str, Any]) -> None:
         """One event of the stream; kinds that are not public are left out."""
         kind = event.get("type")
-        if kind not in PUBLIC:
+        if kind not in self.kinds:
             return
         text = json.dumps(event, ensure_ascii=False, separators=(",", ":"))
         with self._lock:

@@ -12,13 +12,16 @@ import contextlib
 import logging
 import socket
 import threading
+from collections.abc import Sequence
 from typing import Final, TextIO
 
 import segno
 import uvicorn
+from starlette.types import ASGIApp
 
 from table.errors import TableError
 from table.web.app import WebTable, make_app
+from table.web.feed import Feed
 
 log = logging.getLogger(__name__)
 
@@ -74,6 +77,7 @@ class WebServer:
         self._socket: socket.socket | None = None
         self._server: uvicorn.Server | None = None
         self._thread: threading.Thread | None = None
+        self._feeds: list[Feed] = []
 
     @property
     def web(self) -> WebTable:
@@ -106,41 +110,51 @@ class WebServer:
         self._socket = sock
 
     def serve(self, web: WebTable) -> None:
-        """Serve ``web`` in a thread of its own (binding first if :meth:`bind` was not called)."""
+        """Serve the table of ``web`` in a thread of its own (binding first if :meth:`bind`
+        was not called)."""
+        self._web = web
+        web.base_url = self.base_url
+        self.serve_app(make_app(web), [web.feed])
+        log.info("web view on %s (admin: %s/admin)", self.base_url(), self.base_url())
+
+    def serve_app(self, app: ASGIApp, feeds: Sequence[Feed] = ()) -> None:
+        """Serve any application (one of :func:`table.web.base.web_app`) in a thread of its
+        own; ``feeds`` are the live feeds its pages follow, woken in its loop and ended by
+        :meth:`stop`."""
         if self._socket is None:
             self.bind()
         sock = self._socket
         assert sock is not None
-        self._web = web
-        web.base_url = self.base_url
+        self._feeds = list(feeds)
         for name in ("uvicorn", "uvicorn.error", "uvicorn.access"):
             logging.getLogger(name).setLevel(logging.WARNING)
         logging.getLogger("uvicorn.error").addFilter(_QUIET_DROPS)  # (once: a set of filters)
         config = uvicorn.Config(
-            make_app(web), log_config=None, access_log=False, lifespan="off",
+            app, log_config=None, access_log=False, lifespan="off",
             loop="asyncio", http="h11", ws="none", timeout_graceful_shutdown=2,
             timeout_keep_alive=30,
         )
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(target=self._run, args=(sock,), name="web", daemon=True)
         self._thread.start()
-        log.info("web view on %s (admin: %s/admin)", self.base_url(), self.base_url())
 
     def _run(self, sock: socket.socket) -> None:
         assert self._server is not None
         server = self._server
 
         async def serve() -> None:
-            self.web.feed.attach(asyncio.get_running_loop())
+            loop = asyncio.get_running_loop()
+            for feed in self._feeds:
+                feed.attach(loop)
             await server.serve(sockets=[sock])
 
         asyncio.run(serve())
 
     def stop(self) -> None:
         """End every page's stream and stop serving."""
-        if self._web is not None:
-            self._web.feed.close()
-        elif self._socket is not None:
+        for feed in self._feeds:
+            feed.close()
+        if self._server is None and self._socket is not None:
             self._socket.close()
         if self._server is not None:
             self._server.should_exit = True
