@@ -36,25 +36,26 @@ PUBLIC: Final = frozenset(
 RING: Final = 1024  # events kept for pages that resume
 CAPTIONS: Final = 6  # latest announcements a new page starts with
 RETRY_MS: Final = 1000  # how soon a browser reconnects after losing the stream
+GATHER: Final = 0.002  # seconds the pages wait after an event for the rest of its input's
 
 Listener = Callable[[Mapping[str, Any]], None]
 
 
 @dataclass(eq=False)
 class Subscriber:
-    """One connected page: where it is in the ring, how to wake it, and the write to it in
-    flight (cancelled when the page is dropped)."""
+    """One connected page: where it is in the ring, how to wake it, and the deadline of the
+    write to it in flight (brought forward to now when the page is dropped)."""
 
     cursor: int
     wake: asyncio.Event = field(default_factory=asyncio.Event)
     dropped: bool = False
-    sending: asyncio.Future[None] | None = None
+    deadline: asyncio.Timeout | None = None
 
     def drop(self) -> None:
         """End this page's stream (in the server's loop)."""
         self.dropped = True
-        if self.sending is not None:
-            self.sending.cancel()
+        if self.deadline is not None and not self.deadline.expired():
+            self.deadline.reschedule(asyncio.get_running_loop().time())
         self.wake.set()
 
 
@@ -99,7 +100,7 @@ class Feed:
         if wake:
             assert loop is not None
             with contextlib.suppress(RuntimeError):  # the server's loop has ended: nobody to wake
-                loop.call_soon_threadsafe(self._wake)
+                loop.call_soon_threadsafe(self._soon)
         for listener in self.listeners:
             listener(event)
 
@@ -116,6 +117,12 @@ class Feed:
     def attach(self, loop: asyncio.AbstractEventLoop) -> None:
         with self._lock:
             self._loop = loop
+
+    def _soon(self) -> None:
+        # The events of one input come out together: wait for the rest of them, so that the
+        # pages are written to once per input, and not while the referee is still at it.
+        assert self._loop is not None
+        self._loop.call_later(GATHER, self._wake)
 
     def _wake(self) -> None:
         with self._lock:
