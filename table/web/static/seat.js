@@ -30,7 +30,9 @@ async function refresh() {
     if (status === 200) {
       const text = JSON.stringify(body);
       if (text !== shown) { shown = text; view = body; render(); } // unchanged: left as it is
-      window.unoTable.viewAfter = after;
+      // Events that came meanwhile and change the view asked for another fetch (again);
+      // without one, those that came meanwhile left the view as it is.
+      window.unoTable.viewAfter = again || !stream ? after : stream.lastId;
     }
   } finally {
     fetching = null;
@@ -128,19 +130,22 @@ async function press(button, extra) {
   }
 }
 
-function onFrame(frame) {
-  if (frame.type === "snapshot") table = frame.state;
-  else if (frame.type === "state") table = frame.state;
-  else if (frame.type === "verdict") {
-    const ours = (frame.input === "press" && view && frame.seat === view.seat) || (frame.input === "tag" && playing);
-    if (ours) {
-      if (frame.input === "tag") playing = false;
-      mine = { ...frame, button: frame.input === "press" ? lastButton : undefined };
-    }
-  } else if (frame.type === "press") {
-    if (view && frame.seat === view.seat) lastButton = frame.button;
+// Only a state event (and a new match, a resumed table) changes what a seat may do: the
+// view is fetched again then, and not for the other events.
+function onFrame(frame, id) {
+  if (frame.type === "snapshot" || frame.type === "state") table = frame.state;
+  else if (!["new-match", "resumed"].includes(frame.type)) {
+    if (frame.type === "verdict") {
+      const ours = (frame.input === "press" && view && frame.seat === view.seat) || (frame.input === "tag" && playing);
+      if (ours) {
+        if (frame.input === "tag") playing = false;
+        mine = { ...frame, button: frame.input === "press" ? lastButton : undefined };
+        render();
+      }
+    } else if (frame.type === "press" && view && frame.seat === view.seat) lastButton = frame.button;
+    if (!fetching && window.unoTable.viewAfter) window.unoTable.viewAfter = id; // still as new
     return;
-  } else if (!["new-match", "resumed"].includes(frame.type)) return;
+  }
   refresh();
 }
 
