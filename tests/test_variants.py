@@ -13,7 +13,7 @@ from test_cli import run
 from table.analysis.selfplay import RandomTable, play_round, selfplay
 from table.rules import Phase, Play, apply, legal_actions, make_options, new_game
 from table.rules.legal import out_of_turn_actions
-from table.rules.musician import loss_points
+from table.rules.variants.musician import loss_points
 
 SETTINGS = {"deadline": None, "derandomize": True, "database": None}
 

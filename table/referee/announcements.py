@@ -148,6 +148,8 @@ CATALOGUE: Final[dict[str, dict[str, str]]] = {
                  "ja": "ゼロドン! {player}は {points}てん ましです。"},
     "rejected-no-action-finish": {"en": "Sorry, you cannot go out on an action card. Please draw.",
                                   "ja": "ごめんなさい、きごう カードでは あがれません。いちまい ひいて ください。"},
+    "rejected-no-draw-finish": {"en": "Sorry, you cannot go out on a draw card. Please draw.",
+                                "ja": "ごめんなさい、ドローカードでは あがれません。いちまい ひいて ください。"},
     "rejected-no-wild-finish": {"en": "Sorry, you cannot go out on a wild card.",
                                 "ja": "ごめんなさい、ワイルドでは あがれません。"},
     "rejected-no-wild-to-uno": {"en": "Sorry, with three players or fewer a wild cannot take you down to one card.",

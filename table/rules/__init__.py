@@ -33,8 +33,8 @@ from table.rules.engine import (
     new_game,
     next_round,
     same_names,
-    uno_due,
 )
+from table.rules.flow import uno_due
 from table.rules.legal import legal_actions
 from table.rules.options import PRESETS, SPECS, Options, make_options, register_preset
 from table.rules.scoring import standings

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from table.rules import musician
 from table.rules.state import Event, Phase, RoundResult, State
-from table.rules.variant_state import replace
 
 
 def hand_value(s: State, seat: int) -> int:
@@ -58,13 +56,7 @@ def match_over(s: State) -> bool:
 def score_round(s: State, events: list[Event]) -> None:
     """Score the round just won, record it and end the match when it is over."""
     assert s.winner is not None
-    if s.extra.on:  # what a Double Don that comes after the scoring starts again from
-        s.extra = replace(s.extra, base_scores=tuple(s.scores), base_streak=s.extra.don_streak)
-    if s.options.scoring == "musician":
-        points, why = musician.score(s)
-        events += why
-    else:
-        points = round_points(s)
+    points = s.rules.round_points(s, events)
     for i, p in enumerate(points):
         s.scores[i] += p
     s.results = (*s.results, RoundResult(s.winner, points))  # a new tuple: copies share it
