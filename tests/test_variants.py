@@ -105,7 +105,7 @@ def test_cli_selfplay_under_musician() -> None:
 def test_cli_replay_of_a_musician_game_in_japanese() -> None:
     out = run("replay", "tests/scenarios/musician_double_don.scn", "--lang", "ja")
     assert out.returncode == 0, out.stderr
-    assert "ダブルドン! つぎの おやは Mio。" in out.stdout
+    assert "ダブルドン!次の親はMioさん。" in out.stdout
     data = json.loads(run("replay", "tests/scenarios/musician_double_don.scn", "--json").stdout)
     assert data["rounds"][0]["points"] == {"Aki": -10, "Ken": -2, "Mio": 7, "Rei": 5}
 

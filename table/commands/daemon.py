@@ -33,9 +33,10 @@ def _logging(level: str) -> None:
 
 def _run(args: argparse.Namespace) -> int:
     from table.runtime.config import load_config
-    from table.runtime.daemon import run
+    from table.runtime.daemon import check_names_said, run
 
     config = load_config(args.config)
+    check_names_said(config)  # a name the voice cannot say: one line, exit 2, before any start
     _logging(args.log_level)
     attach = WebAttachment(config) if config.web_enabled else None
     if args.events is None:

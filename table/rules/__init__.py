@@ -34,6 +34,7 @@ from table.rules.engine import (
     next_round,
     same_names,
 )
+from table.rules.events import EventKind
 from table.rules.flow import uno_due
 from table.rules.legal import legal_actions
 from table.rules.options import PRESETS, SPECS, Options, make_options, register_preset
@@ -52,6 +53,7 @@ __all__ = [
     "Don",
     "Draw",
     "Event",
+    "EventKind",
     "Hand",
     "Identify",
     "Options",

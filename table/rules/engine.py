@@ -42,6 +42,7 @@ from table.rules.actions import (
     TurnUp,
     actor,
 )
+from table.rules.events import EventKind
 from table.rules.flow import (
     DREW_ONE,
     PASSED,
@@ -209,7 +210,7 @@ def _deal_round(s: State, deal: Deal) -> tuple[State, list[Event]]:
     if used > total:
         raise SetupError(f"the set-up uses {used} cards; the {opts.deck} deck has {total}")
     s.pile_unknown = total - used + len(deal.start)
-    events: list[Event] = [Event("round-start", player=s.dealer, count=s.round)]
+    events: list[Event] = [Event(EventKind.ROUND_START, player=s.dealer, count=s.round)]
     for card in deal.start:
         if s.phase is not Phase.START:
             raise SetupError("cards after the first card that stays turned up")
@@ -249,14 +250,14 @@ def apply(state: State, action: Action) -> Step:
     try:
         events = apply_in_place(new, action)
     except IllegalPlay as exc:
-        rejected = Event("rejected", actor(action), reason=exc.reason)
+        rejected = Event(EventKind.REJECTED, actor(action), reason=exc.reason)
         return Step(state, "rejected", exc.reason, [rejected])
     return _step(new, events)
 
 
 def _step(state: State, events: list[Event]) -> Step:
     for event in events:
-        if event.kind == "penalty" and event.reason in PENALTY_REASONS:
+        if event.kind is EventKind.PENALTY and event.reason in PENALTY_REASONS:
             return Step(state, "penalty", event.reason, events)
     return Step(state, "accepted", None, events)
 
@@ -306,7 +307,7 @@ def _turn_up(s: State, card: Card, events: list[Event]) -> None:
     """The dealer turns up ``card`` to start the discard pile [000][001][M]."""
     opts = s.options
     s.discard.append(card)
-    events.append(Event("turned-up", card=card))
+    events.append(Event(EventKind.TURNED_UP, card=card))
     bury = (
         card.rank == WILD_DRAW_FOUR
         or (card.rank == WILD and opts.first_wild == "redraw")
@@ -317,7 +318,7 @@ def _turn_up(s: State, card: Card, events: list[Event]) -> None:
         # reshuffled, so a known top of the pile stays known [003][004].
         s.discard.pop()
         s.pile_unknown += 1
-        events.append(Event("buried", card=card))
+        events.append(Event(EventKind.BURIED, card=card))
         if s.pile:
             _turn_up(s, s.pile.pop(), events)
         return
@@ -340,7 +341,7 @@ def _turn_up(s: State, card: Card, events: list[Event]) -> None:
             s.turn = s.dealer
         else:
             s.direction = -1
-            events.append(Event("reversed", count=-1))
+            events.append(Event(EventKind.REVERSED, count=-1))
             s.turn = s.dealer if opts.first_reverse == "dealer-first" else s.next_seat(s.dealer)
     elif card.rank == DRAW_TWO:
         draw_cards(s, left, 2, events, "draw-two")
@@ -349,7 +350,7 @@ def _turn_up(s: State, card: Card, events: list[Event]) -> None:
     else:  # a wild the player left of the dealer names
         s.turn = left
         s.awaiting_color = left
-        events.append(Event("color-needed", player=left))
+        events.append(Event(EventKind.COLOR_NEEDED, player=left))
         return
     events.append(TURN[s.turn])
 
@@ -410,7 +411,7 @@ def _on_draw(s: State, a: Draw, events: list[Event]) -> None:
         rules.turn_action(s, p)
     if not s.has_drawn and not opts.draw_by_choice and hand.unknown:
         s.unverified += 1
-        events.append(Event("unverified", player=p))
+        events.append(Event(EventKind.UNVERIFIED, player=p))
     if s.uno_window is not None:
         begin_turn(s, events)
     drawn: Card | None
@@ -421,7 +422,7 @@ def _on_draw(s: State, a: Draw, events: list[Event]) -> None:
     else:
         source = next_draw_source(s)
         if source == "none":
-            events.append(Event("piles-exhausted", player=p, count=1))
+            events.append(Event(EventKind.PILES_EXHAUSTED, player=p, count=1))
             end_turn(s, p, events)
             return
         if a.card is not None:
@@ -464,7 +465,7 @@ def _on_pass(s: State, a: Pass, events: list[Event]) -> None:
         raise IllegalPlay("keep-drawing", "keep drawing until a playable card comes")
     if s.drawn_unknown and s.options.draw == "until-playable":
         s.unverified += 1
-        events.append(Event("unverified", player=p))
+        events.append(Event(EventKind.UNVERIFIED, player=p))
     s.rules.turn_action(s, p)
     events.append(PASSED[p])
     end_turn(s, p, events)
@@ -480,7 +481,7 @@ def _on_choose_color(s: State, a: ChooseColor, events: list[Event]) -> None:
     s.awaiting_color = None
     s.color = a.color
     s.rules.color_named(s, a.player, a.color)
-    events.append(Event("color-chosen", player=a.player, color=a.color))
+    events.append(Event(EventKind.COLOR_CHOSEN, player=a.player, color=a.color))
     announce_turn(s, events)
 
 
@@ -497,7 +498,7 @@ def _on_call_uno(s: State, a: CallUno, events: list[Event]) -> None:
     if s.uno_window == p:
         s.uno_window = None
         s.uno_next = None
-    events.append(Event("uno", player=p))
+    events.append(Event(EventKind.UNO, player=p))
 
 
 def _on_catch(s: State, a: Catch, events: list[Event]) -> None:
@@ -513,13 +514,13 @@ def _on_catch(s: State, a: Catch, events: list[Event]) -> None:
             raise IllegalPlay("only-next-player-catches", "only the next player may catch")
         s.uno_window = None
         s.uno_next = None
-        events.append(Event("caught", player=c, target=t))
+        events.append(Event(EventKind.CAUGHT, player=c, target=t))
         draw_cards(s, t, opts.uno_penalty, events, "uno-not-called")
         return
     if len(s.hands[t]) == 1 and not s.called[t]:
         raise IllegalPlay("catch-too-late", "the next player has already begun their turn")
     if opts.false_catch_penalty:
-        events.append(Event("false-catch", player=c, target=t))
+        events.append(Event(EventKind.FALSE_CATCH, player=c, target=t))
         draw_cards(s, c, opts.false_catch_penalty, events, "false-catch")
         return
     raise IllegalPlay("false-catch", "that player called UNO or holds more than one card")
@@ -539,10 +540,10 @@ def _on_challenge(s: State, a: Challenge, events: list[Event]) -> None:
     if s.awaiting_color is not None:
         raise IllegalPlay("color-not-chosen", "the colour of the wild has not been named")
     begin_turn(s, events)
-    events.append(Event("challenge", player=p, target=window.offender))
+    events.append(Event(EventKind.CHALLENGE, player=p, target=window.offender))
     if window.hand_unknown or s.hands[window.offender].unknown:
         # The referee cannot see the hand: the offender shows it (to the challenger alone).
-        events.append(Event("show-needed", player=window.offender, reason="challenge"))
+        events.append(Event(EventKind.SHOW_NEEDED, player=window.offender, reason="challenge"))
         s.awaiting_show = window.offender
         return
     _judge_challenge(s, window, list(window.hand), events)
@@ -565,7 +566,7 @@ def _judge_challenge(
     else:
         guilty = wd4_guilty(hand, window.prior_color, window.prior_rank, opts.wild_draw_four)
     if guilty:
-        events.append(Event("guilty", player=offender, target=p))
+        events.append(Event(EventKind.GUILTY, player=offender, target=p))
         if opts.challenge_success == "take-back":
             # [000][004]: the card goes back, the offender draws 4 and plays again legally.
             s.discard.pop()
@@ -579,7 +580,7 @@ def _judge_challenge(
             draw_cards(s, offender, count, events, "illegal-wild-draw-four")
             s.turn = p
     else:
-        events.append(Event("innocent", player=offender, target=p))
+        events.append(Event(EventKind.INNOCENT, player=offender, target=p))
         draw_cards(s, p, count + opts.challenge_penalty, events, "challenge-failed")
         events.append(SKIPPED[p])
         s.turn = s.next_seat(p)
@@ -614,7 +615,7 @@ def _on_identify(s: State, a: Identify, events: list[Event]) -> None:
     hand.unknown -= 1
     s.hidden -= 1
     hand.known.append(a.card)
-    events.append(Event("identified", player=p))
+    events.append(Event(EventKind.IDENTIFIED, player=p))
     if s.drawn_unknown and p == s.turn and s.has_drawn:
         # Choice: a seat-pad read right after a blind draw names the drawn card, and the turn
         # then goes on as after a seen draw (an unplayable card ends it under one-may-play).
@@ -654,7 +655,7 @@ def _on_reshuffle(s: State, a: Reshuffle, events: list[Event]) -> None:
         raise IllegalPlay("reshuffle-mismatch", "a reshuffle uses the discard pile but its top")
     s.discard = s.discard[-1:]
     s.pile = list(reversed(a.cards))
-    events.append(Event("reshuffled", count=len(a.cards)))
+    events.append(Event(EventKind.RESHUFFLED, count=len(a.cards)))
 
 
 def _on_don(s: State, a: Don, events: list[Event]) -> None:

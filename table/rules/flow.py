@@ -12,17 +12,18 @@ from collections.abc import Sequence
 
 from table.cards import Card
 from table.errors import IllegalPlay
+from table.rules.events import EventKind
 from table.rules.matching import matches
 from table.rules.scoring import score_round
 from table.rules.state import MAX_PLAYERS, Event, Hand, Phase, State
 
 # The commonest events, made once per seat: events are immutable values.
-TURN = tuple(Event("turn", seat) for seat in range(MAX_PLAYERS))
-SKIPPED = tuple(Event("skipped", seat) for seat in range(MAX_PLAYERS))
-DREW_ONE = tuple(Event("drew", seat, count=1) for seat in range(MAX_PLAYERS))
-PASSED = tuple(Event("passed", seat) for seat in range(MAX_PLAYERS))
+TURN = tuple(Event(EventKind.TURN, seat) for seat in range(MAX_PLAYERS))
+SKIPPED = tuple(Event(EventKind.SKIPPED, seat) for seat in range(MAX_PLAYERS))
+DREW_ONE = tuple(Event(EventKind.DREW, seat, count=1) for seat in range(MAX_PLAYERS))
+PASSED = tuple(Event(EventKind.PASSED, seat) for seat in range(MAX_PLAYERS))
 # "reversed" events, by the new direction.
-REVERSED = {d: Event("reversed", count=d) for d in (1, -1)}
+REVERSED = {d: Event(EventKind.REVERSED, count=d) for d in (1, -1)}
 PLAY = Phase.PLAY  # a module global is read faster than an enum member
 
 
@@ -77,7 +78,7 @@ def reveal(s: State, player: int, cards: Sequence[Card], events: list[Event]) ->
     hand.known = list(cards)
     s.hidden -= hand.unknown
     hand.unknown = 0
-    events.append(Event("shown", player=player, count=len(cards)))
+    events.append(Event(EventKind.SHOWN, player=player, count=len(cards)))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -95,7 +96,7 @@ def reshuffle(s: State, events: list[Event]) -> None:
         return
     s.discard = s.discard[-1:]
     s.pile_unknown += moved
-    events.append(Event("reshuffled", count=moved))
+    events.append(Event(EventKind.RESHUFFLED, count=moved))
 
 
 def draw_cards(s: State, player: int, count: int, events: list[Event], reason: str) -> int:
@@ -114,13 +115,13 @@ def draw_cards(s: State, player: int, count: int, events: list[Event], reason: s
             hand.unknown += 1
             s.hidden += 1
         else:
-            events.append(Event("piles-exhausted", player=player, count=count - drawn))
+            events.append(Event(EventKind.PILES_EXHAUSTED, player=player, count=count - drawn))
             break
         drawn += 1
     if len(hand.known) + hand.unknown > 1:
         s.called[player] = False
     if reason:
-        events.append(Event("penalty", player, None, None, None, drawn, reason))
+        events.append(Event(EventKind.PENALTY, player, None, None, None, drawn, reason))
     return drawn
 
 
@@ -176,7 +177,7 @@ def shuffle_hands(s: State, p: int, events: list[Event]) -> None:
     s.hidden = sum(h.unknown for h in s.hands)
     s.called = [False] * s.n
     s.uno_window = None
-    events.append(Event("shuffle-hands", player=p, count=total))
+    events.append(Event(EventKind.SHUFFLE_HANDS, player=p, count=total))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -228,7 +229,7 @@ def uno_due(s: State, p: int) -> bool:
 def announce_turn(s: State, events: list[Event]) -> None:
     """Whose turn it is now, and what they must draw first."""
     if s.pending:
-        events.append(Event("pending-draw", player=s.turn, count=s.pending))
+        events.append(Event(EventKind.PENDING_DRAW, player=s.turn, count=s.pending))
     events.append(TURN[s.turn])
 
 
@@ -244,7 +245,7 @@ def end_turn(s: State, p: int, events: list[Event]) -> None:
     s.turn = turn
     # announce_turn, inlined
     if s.pending:
-        events.append(Event("pending-draw", player=turn, count=s.pending))
+        events.append(Event(EventKind.PENDING_DRAW, player=turn, count=s.pending))
     events.append(TURN[turn])
 
 
@@ -263,7 +264,7 @@ def win_round(s: State, p: int, events: list[Event], how: str | None = None) -> 
     s.awaiting_color = None
     s.has_drawn = s.drawn_unknown = False
     s.drawn = None
-    events.append(Event("round-won", player=p, reason=how))
+    events.append(Event(EventKind.ROUND_WON, player=p, reason=how))
     try_score(s, events)
 
 
@@ -273,6 +274,6 @@ def try_score(s: State, events: list[Event]) -> None:
     hidden = [i for i in s.active if i != s.winner and s.hands[i].unknown]
     if hidden:
         for seat in hidden:
-            events.append(Event("show-needed", player=seat, reason="scoring"))
+            events.append(Event(EventKind.SHOW_NEEDED, player=seat, reason="scoring"))
         return
     score_round(s, events)

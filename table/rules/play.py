@@ -32,6 +32,7 @@ from table.cards import (
 )
 from table.errors import IllegalPlay
 from table.rules.actions import Action, Play
+from table.rules.events import EventKind
 from table.rules.flow import (
     PLAY,
     REVERSED,
@@ -230,9 +231,9 @@ def carry_out(
         wd4 = (_rest(hand.known, card, known), unknown_rest, s.color, prior_rank, s.top)
         if not stacked and unknown_rest and restricted(s.options):
             s.unverified += 1  # the referee could not see whether the restriction held
-            events.append(Event("unverified", player=p))
+            events.append(Event(EventKind.UNVERIFIED, player=p))
     if jump:
-        events.append(Event("jump-in", player=p, target=s.turn))
+        events.append(Event(EventKind.JUMP_IN, player=p, target=s.turn))
         s.turn = p
     if s.uno_window is not None:
         begin_turn(s, events)
@@ -251,12 +252,12 @@ def carry_out(
             key = (card, id(color))  # a colour's id(): an enum member hashes in Python
             event = wilds.get(key)
             if event is None:
-                event = wilds[key] = Event("played", p, None, card, color)
+                event = wilds[key] = Event(EventKind.PLAYED, p, None, card, color)
         else:
             played = _PLAYED[p]
             event = played.get(card)
             if event is None:
-                event = played[card] = Event("played", p, None, card, None)
+                event = played[card] = Event(EventKind.PLAYED, p, None, card, None)
         events.append(event)
     else:
         for each in cards:
@@ -266,7 +267,7 @@ def carry_out(
                 hand.unknown -= 1
                 s.hidden -= 1
             s.discard.append(each)
-            events.append(Event("played", p, None, each, None))  # no wild goes in a group
+            events.append(Event(EventKind.PLAYED, p, None, each, None))  # no wild goes in a group
     if s.has_drawn:
         s.has_drawn = False
         s.drawn = None
@@ -306,11 +307,11 @@ def carry_out(
         s.uno_next = s.turn
     if last.is_wild and color is None:
         s.awaiting_color = p
-        events.append(Event("color-needed", player=p))
+        events.append(Event(EventKind.COLOR_NEEDED, player=p))
     elif not held:
         # announce_turn, inlined
         if s.pending:
-            events.append(Event("pending-draw", player=s.turn, count=s.pending))
+            events.append(Event(EventKind.PENDING_DRAW, player=s.turn, count=s.pending))
         events.append(TURN[s.turn])
 
 

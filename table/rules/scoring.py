@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from table.rules.events import EventKind
 from table.rules.state import Event, Phase, RoundResult, State
 
 
@@ -60,7 +61,7 @@ def score_round(s: State, events: list[Event]) -> None:
     for i, p in enumerate(points):
         s.scores[i] += p
     s.results = (*s.results, RoundResult(s.winner, points))  # a new tuple: copies share it
-    events.append(Event("round-scored", player=s.winner, count=points[s.winner]))
+    events.append(Event(EventKind.ROUND_SCORED, player=s.winner, count=points[s.winner]))
     opts = s.options
     if opts.scoring == "lowest" and opts.eliminate and opts.target:
         out = [i for i in s.active if s.scores[i] >= opts.target]
@@ -69,7 +70,7 @@ def score_round(s: State, events: list[Event]) -> None:
             out.remove(min(out, key=lambda i: (s.scores[i], i)))
         for seat in out:
             s.eliminated[seat] = True
-            events.append(Event("eliminated", player=seat))
+            events.append(Event(EventKind.ELIMINATED, player=seat))
     if match_over(s):
         s.phase = Phase.MATCH_OVER
-        events.append(Event("match-over", player=standings(s)[0]))
+        events.append(Event(EventKind.MATCH_OVER, player=standings(s)[0]))

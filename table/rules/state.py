@@ -18,6 +18,7 @@ from itertools import chain
 from typing import TYPE_CHECKING, NamedTuple
 
 from table.cards import Card, Color, edition_counts
+from table.rules.events import EventKind
 from table.rules.options import Options
 from table.rules.variant_state import Extra
 
@@ -79,7 +80,7 @@ class Event(NamedTuple):
     A named tuple rather than a frozen dataclass: events are made on every action, and a tuple
     is several times cheaper to build."""
 
-    kind: str
+    kind: EventKind
     player: int | None = None
     target: int | None = None
     card: Card | None = None

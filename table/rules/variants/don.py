@@ -35,6 +35,7 @@ from table.cards import Card, Color
 from table.errors import IllegalPlay
 from table.rules import flow
 from table.rules.actions import Action, Don
+from table.rules.events import EventKind
 from table.rules.state import Event, Phase, State
 from table.rules.variant_state import Finish, replace
 from table.rules.variants.base import Variant
@@ -144,10 +145,10 @@ def on_don(s: State, a: Don, events: list[Event]) -> None:
     if a.cards:
         flow.reveal(s, p, a.cards, events)
     if hand.unknown:
-        events.append(Event("don", player=p))
+        events.append(Event(EventKind.DON, player=p))
         s.awaiting_show = p
         s.extra = replace(x, don_claim=p)
-        events.append(Event("show-needed", player=p, reason="don"))
+        events.append(Event(EventKind.SHOW_NEEDED, player=p, reason="don"))
         return
     judge(s, p, events)
 
@@ -161,14 +162,14 @@ def judge(s: State, p: int, events: list[Event]) -> None:
     hand = s.hands[p].known
     if not _is_win(s, p, hand):
         if s.phase is not Phase.PLAY:  # a hidden hand joining a won round: nothing to draw
-            events.append(Event("rejected", player=p, reason="false-don"))
+            events.append(Event(EventKind.REJECTED, player=p, reason="false-don"))
             return
         flow.draw_cards(s, p, s.options.false_don_penalty, events, "false-don")
         return
     card = x.don_card
     donned = x.don_by
     assert card is not None and donned is not None
-    events.append(Event("don", player=p, target=donned))
+    events.append(Event(EventKind.DON, player=p, target=donned))
     bonuses: tuple[tuple[str, int], ...] = ()
     if len(hand) == 1 and hand[0] is card:
         bonuses += (("same_color_don", donned),)  # 同色ドン
@@ -203,7 +204,7 @@ def _rejoin(
     s.extra = replace(x, finish=finish)
     s.winner = winners[0]
     s.phase = Phase.ROUND_OVER
-    events.append(Event("multi-don", player=winners[0], count=len(winners)))
+    events.append(Event(EventKind.MULTI_DON, player=winners[0], count=len(winners)))
     flow.try_score(s, events)
 
 

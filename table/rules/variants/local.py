@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from table.cards import DRAW_TWO, WILD, WILD_DRAW_FOUR, Card, Color
 from table.errors import IllegalPlay
 from table.rules.actions import Action, Play, Swap
+from table.rules.events import EventKind
 from table.rules.flow import announce_turn, check_in_play, check_seat
 from table.rules.state import Event, Phase, State
 from table.rules.variant_state import replace
@@ -141,10 +142,10 @@ class SevenO(Variant):
                 s.hands[i] = hand
             s.called = [False] * s.n
             s.uno_window = None
-            events.append(Event("hands-passed", player=p, count=s.direction))
+            events.append(Event(EventKind.HANDS_PASSED, player=p, count=s.direction))
         held = super().after_play(s, p, cards, color, events)
         if s.extra.awaiting_swap is not None:
-            events.append(Event("swap-needed", player=p))
+            events.append(Event(EventKind.SWAP_NEEDED, player=p))
             return True
         return held
 
@@ -170,5 +171,5 @@ class SevenO(Variant):
         s.called[p] = s.called[t] = False
         s.uno_window = None
         s.extra = replace(s.extra, awaiting_swap=None)
-        events.append(Event("swapped", player=p, target=t))
+        events.append(Event(EventKind.SWAPPED, player=p, target=t))
         announce_turn(s, events)

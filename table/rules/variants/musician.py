@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Final
 
 from table.cards import REVERSE, SKIP, WILD, WILD_DRAW_FOUR, Card, Color
 from table.errors import IllegalPlay
+from table.rules.events import EventKind
 from table.rules.flow import announce_turn
 from table.rules.play import DRAWS
 from table.rules.state import Event, State
@@ -48,6 +49,13 @@ BONUS: Final = {
     "skip_back": 10,
     "same_color_don": 5,
     "zero_don": 5,
+}
+BONUS_EVENT: Final = {
+    "color_call": EventKind.COLOR_CALL,
+    "reverse_back": EventKind.REVERSE_BACK,
+    "skip_back": EventKind.SKIP_BACK,
+    "same_color_don": EventKind.SAME_COLOR_DON,
+    "zero_don": EventKind.ZERO_DON,
 }
 
 
@@ -85,7 +93,7 @@ def score(s: State) -> tuple[tuple[int, ...], list[Event]]:
         for nth in range(streak[d] + 1, streak[d] + dons + 1):
             charge += 10 if o.musician_rendon and nth >= 3 else 5
         if o.musician_rendon and streak[d] + dons >= 3:
-            events.append(Event("rendon", player=d, count=streak[d] + dons))
+            events.append(Event(EventKind.RENDON, player=d, count=streak[d] + dons))
         pay[d] = pay.get(d, 0) + charge
         streak = [streak[i] + dons if i == d else 0 for i in range(s.n)]
     else:
@@ -93,20 +101,20 @@ def score(s: State) -> tuple[tuple[int, ...], list[Event]]:
     for name, payer in f.bonuses:
         if getattr(o, f"musician_{name}") and payer in pay:
             pay[payer] += BONUS[name]
-            events.append(Event(name.replace("_", "-"), player=payer, count=BONUS[name]))
+            events.append(Event(BONUS_EVENT[name], player=payer, count=BONUS[name]))
     times, gift = 1, 0
     tenhou = o.musician_tenhou and f.tenhou
     if tenhou:
         times = 10
-        events.append(Event("tenhou", player=w))
+        events.append(Event(EventKind.TENHOU, player=w))
     run = win_run(s, w)
     if o.musician_eight_renchan and run == 8:
         times = 10
-        events.append(Event("renchan", player=w, count=run))
+        events.append(Event(EventKind.RENCHAN, player=w, count=run))
     elif o.musician_renchan and run >= 3:
         times = max(times, 2)
         gift = 10 if run == 3 else 0
-        events.append(Event("renchan", player=w, count=run))
+        events.append(Event(EventKind.RENCHAN, player=w, count=run))
     pay = {i: v * times + gift for i, v in pay.items()}
     total = sum(pay.values())
     points = [0] * s.n
@@ -118,7 +126,7 @@ def score(s: State) -> tuple[tuple[int, ...], list[Event]]:
         and len(set(pay.values())) == 1
     )
     if flip:
-        events.append(Event("panpakapan", player=w, count=total))
+        events.append(Event(EventKind.PANPAKAPAN, player=w, count=total))
         points[w] = -total
         for i, v in pay.items():
             points[i] = v
@@ -159,16 +167,16 @@ class DealerFirst(Variant):
         d = s.dealer
         s.turn = d
         if card.rank == SKIP:
-            events.append(Event("skipped", player=d))
+            events.append(Event(EventKind.SKIPPED, player=d))
             s.turn = s.next_seat(d)
         elif card.rank == REVERSE:
             s.direction = -1
-            events.append(Event("reversed", count=-1))
+            events.append(Event(EventKind.REVERSED, count=-1))
         elif card.rank in DRAWS:
             s.pending = DRAWS[card.rank]
         if card.is_wild:
             s.awaiting_color = d
-            events.append(Event("color-needed", player=d))
+            events.append(Event(EventKind.COLOR_NEEDED, player=d))
             return True
         announce_turn(s, events)
         return True
