@@ -17,6 +17,7 @@
 #                                         (pulled by mfrc522 in the test extra)
 #       socat                    pseudo-terminal pairs standing in for the serial link
 #       systemd                  systemd-analyze, to check the unit of `uno-table service`
+#       chromium                 the browser the web view's tests drive (through Playwright)
 #       open-jtalk-mecab-naist-jdic   as for demo-ja (the test extra brings pyopenjtalk-ndy;
 #                                     the tests run the real Japanese voice)
 #       mosquitto                the MQTT broker the tables publish to and the hub reads
@@ -29,7 +30,7 @@ set -eu
 DEMO_PACKAGES="python3 python3-venv espeak-ng"
 JAPANESE_PACKAGES="open-jtalk-mecab-naist-jdic"
 TEST_PACKAGES="$DEMO_PACKAGES make gcc-avr avr-libc simavr libsimavr-dev libelf-dev gcc libc6-dev
-python3-dev socat systemd mosquitto $JAPANESE_PACKAGES"
+python3-dev socat systemd mosquitto chromium $JAPANESE_PACKAGES"
 
 list=false
 if [ "${1:-}" = --list ]; then

@@ -56,6 +56,13 @@ BAD = [
      "unknown key"),
     ('[voice]', '[controls]\nbuzzer = 40\n[voice]', "controls.buzzer", "0..27"),
     ('[table]', '[tabel]\nx = 1\n[table]', "tabel", "unknown key"),
+    ('[voice]', '[web]\nlisten = "8080"\n[voice]', "web.listen", "is not an address"),
+    ('[voice]', '[web]\nlisten = "0.0.0.0:80800"\n[voice]', "web.listen", "HOST:PORT"),
+    ('[voice]', '[web]\napi_key = "secret"\n[voice]', "web.api_key",
+     "a secret of 12 characters or more"),
+    ('[voice]', '[web]\nenabled = "yes"\n[voice]', "web.enabled", "true or false"),
+    ('[voice]', '[web]\nlanguage = "de"\n[voice]', "web.language", "allowed: en, ja"),
+    ('[voice]', '[web]\nport = 8080\n[voice]', "web.port", "unknown key"),
     ('uno_penalty = 2', 'uno_penalty = ', "", "not valid TOML"),
 ]
 
@@ -88,6 +95,21 @@ def test_a_bad_config_is_one_line_and_exit_2(
     assert lines[0].startswith(f"uno-table: {path}: {key}"), lines[0]
     assert fragment in lines[0]
     assert out.out == ""
+
+
+def test_the_web_section_and_its_defaults(folder: Path) -> None:
+    path = folder / "table.toml"
+    path.write_text(GOOD, encoding="utf-8")
+    off = load_config(path)
+    assert not off.web_enabled and off.web_listen == ("0.0.0.0", 8080)
+    path.write_text(GOOD + '\n[web]\nenabled = true\napi_key = "correct-horse-battery"\n'
+                    'language = "ja"\n', encoding="utf-8")
+    on = load_config(path)
+    assert on.web_enabled and on.web_listen == ("0.0.0.0", 8080)
+    assert (on.web_api_key, on.web_language, on.web_local_admin) == (
+        "correct-horse-battery", "ja", True)
+    path.write_text(GOOD + '\n[web]\nenabled = true\nlisten = "[::1]:0"\n', encoding="utf-8")
+    assert load_config(path).web_listen == ("::1", 0)
 
 
 def test_a_missing_config_file_from_a_real_process(tmp_path: Path) -> None:

@@ -238,6 +238,17 @@ def test_network_families_follow_the_configuration(
     assert address_families(web_config(config, SimpleNamespace(enabled=False))) == ["AF_UNIX"]
 
 
+def test_a_table_serving_the_web_view_may_open_network_sockets(tmp_path: Path) -> None:
+    """``[web] enabled = true`` listens on a TCP port: the unit must let it, or the view the
+    configuration asks for would fail at start under systemd."""
+    PtyReader(tmp_path / "pad")
+    on = load_config(write_config(tmp_path, extra='[web]\nenabled = true\n'))
+    assert address_families(on) == ["AF_UNIX", "AF_INET", "AF_INET6"]
+    assert not {"PrivateNetwork=yes", "IPAddressDeny=any"} & set(sandbox(on))
+    off = load_config(write_config(tmp_path, extra='[web]\nenabled = false\n'))
+    assert address_families(off) == ["AF_UNIX"]
+
+
 def web_config(config: Config, web: object) -> Config:
     """``config`` with a ``web`` section, as a future Config would carry one."""
     copy = dataclasses.replace(config)

@@ -12,9 +12,11 @@ import contextlib
 import importlib.util
 import logging
 import math
+import signal
 import sys
+import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TextIO, cast
 
@@ -22,6 +24,7 @@ from sim.hardware.faults import Faults
 from sim.players.bots import make_bot, seat_rng
 from sim.table.match import Seat, play_match
 from sim.table.publish import DemoFeed
+from sim.table.remote import start_web
 from sim.table.virtual import SimError, SimTable
 from sim.terminal.view import table_lines
 from table.errors import TableError
@@ -30,6 +33,7 @@ from table.rules import Options, Phase, make_options, standings
 from table.voice.announcer import Announcer, Backend
 from table.voice.backends import BACKENDS, audio_player, make_backend
 from table.voice.names import spoken_names
+from table.web.server import WebServer
 
 NAMES = ("Aki", "Ken", "Mio", "Rin", "Sou", "Yui", "Emi", "Jun", "Kai", "Nao")
 
@@ -47,6 +51,7 @@ class DemoResult:
     actions: int  # accepted actions replayed on the pure engine
     faults: dict[str, int] = field(default_factory=dict)
     results: tuple[int, int] | None = None  # with --mqtt: results delivered, still waiting
+    web: WebServer | None = None  # still serving the finished match (stop it when done)
 
 
 def parse_overrides(pairs: list[str] | None) -> dict[str, str]:
@@ -109,6 +114,7 @@ class TableConfig:
     bots: list[str] = field(default_factory=lambda: ["heuristic"])
     pace: float = 0.8  # seconds between moves when not --fast
     hands: str = "full"  # full: seat pads and a draw shoe; counts: only the play pad
+    web: str | None = None  # --web PORT or HOST:PORT: the table on the web too
 
 
 @dataclass
@@ -118,9 +124,16 @@ class DemoConfig(TableConfig):
     mqtt: MqttSettings | None = None  # publish as a daemon with this [mqtt] would
 
 
-def run_demo(cfg: DemoConfig, out: TextIO | None = None, live: bool | None = None) -> DemoResult:
+def run_demo(
+    cfg: DemoConfig,
+    out: TextIO | None = None,
+    live: bool | None = None,
+    before_play: Callable[[], None] | None = None,
+) -> DemoResult:
     """Play the demo match. ``out`` receives the transcript and the table view (None: quiet);
-    ``live`` redraws the view in place (default: when ``out`` is a terminal and not fast)."""
+    ``live`` redraws the view in place (default: when ``out`` is a terminal and not fast).
+    With ``cfg.web`` the seat links are written to ``out`` before ``before_play`` and play, and
+    the result holds the web server, still serving the finished match."""
     if not 2 <= cfg.players <= len(NAMES):
         raise TableError(f"--players {cfg.players}: use 2 to {len(NAMES)}")
     if cfg.rounds < 0:
@@ -151,15 +164,26 @@ def run_demo(cfg: DemoConfig, out: TextIO | None = None, live: bool | None = Non
     publish = DemoFeed(cfg.mqtt, names, options.scoring, cfg.lang) if cfg.mqtt else None
     table = SimTable(
         options, names, cfg.seed, cfg.lang, cfg.faults,
-        say=announcer.announce if announcer else None, show=screen.line, hands=cfg.hands,
+        say=announcer.announce if announcer else None, hands=cfg.hands,
         watch=publish.watch if publish else None,
     )
+    server = remote = None
+    if cfg.web is not None:
+        server, remote = start_web(table, cfg.web, plays_cards=False)
+        if out is not None:
+            server.print_seats(out)
+        screen.header += "".join(f"\n{line}" for line in server.seat_lines())
+    table.show = screen.line  # the table's first words after the seat links
+    for text in table.transcript:
+        screen.line(text)
 
     def after_move(t: SimTable) -> None:
         screen.view(table_lines(t.state, lang=cfg.lang))
-        if not cfg.fast:
-            if announcer is not None:
-                announcer.idle(timeout=30)
+        if not cfg.fast and announcer is not None:
+            announcer.idle(timeout=30)
+        if remote is not None:  # the pages' presses, done between two moves
+            remote.serve(0.0 if cfg.fast else cfg.pace)
+        elif not cfg.fast:
             time.sleep(cfg.pace)
 
     def after_round(t: SimTable) -> None:
@@ -170,9 +194,17 @@ def run_demo(cfg: DemoConfig, out: TextIO | None = None, live: bool | None = Non
             if publish is not None:
                 stack.enter_context(publish)
             with table:
+                if before_play is not None:
+                    before_play()
                 play_match(table, seats, cfg.rounds, after_move, after_round)
                 replay = table.replayed()
+    except BaseException:
+        if server is not None:
+            server.stop()
+        raise
     finally:
+        if remote is not None:
+            remote.over = True
         if announcer is not None:
             announcer.close(timeout=30 if not cfg.fast else 0.1)
     s = table.state
@@ -196,6 +228,7 @@ def run_demo(cfg: DemoConfig, out: TextIO | None = None, live: bool | None = Non
             "unplugs": table.unplugs,
         },
         results=publish.delivered() if publish else None,
+        web=server,
     )
 
 
@@ -236,7 +269,7 @@ class _Screen:
 def main_demo(cfg: DemoConfig, transcript: str | None, out: TextIO = sys.stdout) -> int:
     """The command: play, then say how it ended and what was checked."""
     try:
-        result = run_demo(cfg, out)
+        result = run_demo(cfg, out, before_play=_ready_prompt(cfg, out))
     except KeyboardInterrupt:
         out.write("\nstopped.\n")
         return 130
@@ -263,7 +296,38 @@ def main_demo(cfg: DemoConfig, transcript: str | None, out: TextIO = sys.stdout)
     if transcript:
         _write(transcript, result.transcript)
         out.write(f"transcript written to {transcript}\n")
+    if result.web is not None:
+        hold_web(result.web, out)
     return 0
+
+
+def _ready_prompt(cfg: TableConfig, out: TextIO) -> Callable[[], None] | None:
+    """At a terminal with the web on: time to scan the codes, until Enter."""
+    if cfg.web is None or not (sys.stdin.isatty() and out.isatty()):
+        return None
+
+    def wait() -> None:
+        out.write("scan a seat's code with a phone, then press Enter to deal: ")
+        out.flush()
+        sys.stdin.readline()
+
+    return wait
+
+
+def hold_web(server: WebServer, out: TextIO) -> None:
+    """Keep the finished match on the web until Ctrl-C (or SIGTERM)."""
+    out.write(f"the web view stays up at {server.base_url()}/ : Ctrl-C to stop\n")
+    out.flush()
+    stop = threading.Event()
+    previous = signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    try:
+        while not stop.wait(0.5):
+            pass
+    except KeyboardInterrupt:
+        out.write("\nstopped.\n")
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        server.stop()
 
 
 def _write(path: str, lines: list[str]) -> None:

@@ -1,9 +1,10 @@
 """Playing a match on a :class:`SimTable`: whose move it is, the seat's choice, the table's
 hands doing it, and the out-of-turn moment after someone goes down to one card.
 
-A seat is anything with ``act(view)`` and ``react(view)`` (the bots of :mod:`sim.players.bots`, or
-the person at the terminal of :mod:`sim.terminal.human`). ``act`` may also return ``"undo"`` or
-``"quit"``.
+A seat is anything with ``act(view)`` and ``react(view)`` (the bots of :mod:`sim.players.bots`,
+the person at the terminal of :mod:`sim.terminal.human`, or at a phone: :mod:`sim.table.remote`).
+``act`` may also return ``"undo"``, ``"quit"`` or ``"again"`` (the table moved on while the seat
+was thinking: ask whoever's move it is now).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from sim.table.virtual import SimError, SimTable
 from table.rules import Action, Phase
 from table.rules.variants import don
 
-Command = Literal["undo", "quit"]
+Command = Literal["undo", "quit", "again"]
 MAX_MOVES = 20_000  # moves in one round before the simulator calls it stuck
 MAX_REFUSED = 5  # refused moves in a row from one bot before the simulator calls it stuck
 
@@ -63,6 +64,8 @@ def play_match(
             return played
         if choice == "undo":
             table.undo_move(seat)
+            continue
+        if choice == "again":
             continue
         out = table.perform(seat, choice)
         table.sync()

@@ -117,6 +117,9 @@ class SimTable:
     # Told of every input and its outcome in the referee's thread, before the table moves on
     # (what a daemon publishes, see sim.table.demo).
     watch: Callable[[Input, Outcome, Referee], None] | None = None
+    # Told of every input and its outcome in the referee's own thread, as the daemon's event
+    # stream is (the web view's events come from here).
+    listen: Callable[[Input, Outcome, Referee], None] | None = None
 
     def __post_init__(self) -> None:
         if self.hands not in HAND_TRACKING:
@@ -136,7 +139,7 @@ class SimTable:
         self._outcomes: queue.Queue[Heard] = queue.Queue()
         self.loop = TableLoop(
             self.referee,
-            self._answered,
+            self._refereed,
             tick_every=3600.0,
             clock=self.clock,
         )
@@ -151,6 +154,15 @@ class SimTable:
         self.unplugs = 0
         self._announce(said)
 
+    def _refereed(self, item: Input, out: Outcome) -> None:
+        """In the referee's thread: tell the watcher and the listener, then the thread that waits
+        for it."""
+        if self.watch is not None:
+            self.watch(item, out, self.referee)
+        if self.listen is not None:
+            self.listen(item, out, self.referee)
+        self._outcomes.put(Heard(item, out))
+
     # --- set-up -------------------------------------------------------------------------------
 
     def _roles(self) -> list[ReaderRole]:
@@ -161,11 +173,6 @@ class SimTable:
             ReaderRole(SHOE, "draw"),
             *(ReaderRole(name, "seat", i) for i, name in enumerate(self.players)),
         ]
-
-    def _answered(self, item: Input, out: Outcome) -> None:
-        if self.watch is not None:
-            self.watch(item, out, self.loop.referee)
-        self._outcomes.put(Heard(item, out))
 
     def _draw_dealer(self) -> int:
         """The dealer draw with a shuffled deck (docs/rules.md §2)."""
@@ -463,15 +470,20 @@ class SimTable:
     def view(self, seat: int) -> SeatView:
         """What ``seat`` knows: the table, and its own hand (which with only a play pad the
         referee does not know, but the player does)."""
+        return seat_view(self.own_state(seat), seat)
+
+    def own_state(self, seat: int) -> State:
+        """The game as ``seat`` knows it: the referee's state, with the seat's own hand as the
+        player holds it."""
         s = self.state
         if not s.hands[seat].unknown:
-            return seat_view(s, seat)
+            return s
         own = s.copy()
         own.hidden -= own.hands[seat].unknown  # the engine's count of cards nobody has named
         own.hands[seat] = Hand([c.card for c in self.world.hands[seat]], 0)
         if own.has_drawn and own.drawn_unknown and own.turn == seat and self.drawn is not None:
             own.drawn, own.drawn_unknown = self.drawn, False
-        return seat_view(own, seat)
+        return own
 
     def deal(self) -> None:
         """Deal a round: cards to every seat pad, then turn up the first card on the play pad."""

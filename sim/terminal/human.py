@@ -14,8 +14,16 @@ from dataclasses import dataclass
 from typing import TextIO
 
 from sim.players.bots import SeatView, make_bot, seat_rng
-from sim.table.demo import NAMES, TableConfig, choose_voice, make_announcer, table_options
+from sim.table.demo import (
+    NAMES,
+    TableConfig,
+    choose_voice,
+    hold_web,
+    make_announcer,
+    table_options,
+)
 from sim.table.match import Command, Seat, play_match
+from sim.table.remote import WebSeat, start_web
 from sim.table.virtual import SimTable
 from sim.terminal.view import hand_lines, table_lines
 from table.cards import COLORS, Color, parse_card
@@ -157,6 +165,7 @@ class Person:
 @dataclass
 class SimConfig(TableConfig):
     name: str = "Sam"  # the person's name at the table
+    people: int = 1  # people at the table, the first seats (more than one: each at a phone)
 
 
 def main_sim(cfg: SimConfig, inp: TextIO = sys.stdin, out: TextIO = sys.stdout) -> int:
@@ -165,6 +174,11 @@ def main_sim(cfg: SimConfig, inp: TextIO = sys.stdin, out: TextIO = sys.stdout) 
     name = cfg.name.strip()
     if not name or len(name.split()) != 1:
         raise TableError(f"--name {cfg.name!r}: use one word, e.g. --name Sam")
+    if not 1 <= cfg.people <= cfg.players:
+        raise TableError(f"--people {cfg.people}: use 1 to --players ({cfg.players})")
+    if cfg.people > 1 and cfg.web is None:
+        raise TableError(f"--people {cfg.people}: more than one person needs --web PORT "
+                         "(each plays from their own phone)")
     options = table_options(cfg.preset, cfg.overrides)
     others = [n for n in NAMES if n.lower() != name.lower()][: cfg.players - 1]
     names = [name, *others]
@@ -175,23 +189,42 @@ def main_sim(cfg: SimConfig, inp: TextIO = sys.stdin, out: TextIO = sys.stdout) 
         out.write(text + "\n")
         out.flush()
 
-    show(f"uno-table sim: you are {name}; against {', '.join(others)}; rules {cfg.preset}; "
-         f"voice {voice}. Type h for help.")
+    if cfg.web is None:
+        show(f"uno-table sim: you are {name}; against {', '.join(others)}; rules {cfg.preset}; "
+             f"voice {voice}. Type h for help.")
+    else:
+        show(f"uno-table sim: {', '.join(names[: cfg.people])} against "
+             f"{', '.join(names[cfg.people:])}; rules {cfg.preset}; voice {voice}. Each person "
+             "plays from a phone: open your seat's link below.")
     table = SimTable(
         options, names, cfg.seed, cfg.lang,
-        say=announcer.announce if announcer else None, show=show, hands=cfg.hands,
+        say=announcer.announce if announcer else None, hands=cfg.hands,
     )
-    person = Person(table, inp, out)
-    seats: list[Seat] = [person] + [
-        make_bot(cfg.bots[(i - 1) % len(cfg.bots)], seat_rng(cfg.seed, i))
-        for i in range(1, cfg.players)
+    server = remote = None
+    person: list[Seat]
+    if cfg.web is not None:
+        server, remote = start_web(table, cfg.web, plays_cards=True)
+        server.print_seats(out)
+        person = [WebSeat(remote, seat) for seat in range(cfg.people)]
+    else:
+        person = [Person(table, inp, out)]
+    table.show = show  # the table's first words after the seat links
+    for text in table.transcript:
+        show(text)
+    seats: list[Seat] = person + [
+        make_bot(cfg.bots[(i - cfg.people) % len(cfg.bots)], seat_rng(cfg.seed, i))
+        for i in range(cfg.people, cfg.players)
     ]
 
     def after_move(t: SimTable) -> None:
-        if not cfg.fast and t.state.current_player != 0:
-            if announcer is not None:
-                announcer.idle(timeout=30)
-            time.sleep(cfg.pace)
+        bot_next = (t.state.current_player or 0) >= cfg.people
+        if not cfg.fast and bot_next and announcer is not None:
+            announcer.idle(timeout=30)
+        pace = cfg.pace if bot_next and not cfg.fast else 0.0
+        if remote is not None:  # the pages' out-of-turn presses, between two moves
+            remote.serve(pace)
+        else:
+            time.sleep(pace)
 
     def after_round(t: SimTable) -> None:
         for text in table_lines(t.state, lang=t.lang)[1:3]:
@@ -202,10 +235,16 @@ def main_sim(cfg: SimConfig, inp: TextIO = sys.stdin, out: TextIO = sys.stdout) 
             played = play_match(table, seats, cfg.rounds, after_move, after_round)
     except KeyboardInterrupt:
         show("\nstopped.")
+        if server is not None:
+            server.stop()
         return 130
     finally:
+        if remote is not None:
+            remote.over = True
         if announcer is not None:
             announcer.close(timeout=5)
     board = ", ".join(f"{n} {p}" for n, p in zip(names, table.state.scores, strict=True))
     show(f"{played} round{'s' if played != 1 else ''} played; scores: {board}")
+    if server is not None:
+        hold_web(server, out)
     return 0

@@ -219,7 +219,7 @@ def _demo(args: argparse.Namespace) -> int:
         players=args.players, preset=args.rules, overrides=parse_overrides(args.set),
         seed=args.seed, fast=args.fast, voice=args.voice, rounds=args.rounds, lang=args.lang,
         bots=parse_bots(args.bots), faults=faults,
-        pace=args.pace, hands=args.hands,
+        pace=args.pace, hands=args.hands, web=args.web,
         names=[n.strip() for n in args.names.split(",")] if args.names else [],
         mqtt=_demo_mqtt(args),
     )
@@ -247,7 +247,8 @@ def _sim(args: argparse.Namespace) -> int:
     cfg = SimConfig(
         players=args.players, preset=args.rules, overrides=parse_overrides(args.set),
         seed=args.seed, fast=args.fast, voice=args.voice, lang=args.lang, name=args.name,
-        bots=parse_bots(args.bots), rounds=args.rounds, hands=args.hands,
+        bots=parse_bots(args.bots), rounds=args.rounds, hands=args.hands, web=args.web,
+        people=args.people,
     )
     return main_sim(cfg)
 
@@ -268,6 +269,10 @@ def _table_args(p: argparse.ArgumentParser, players: int) -> None:
     p.add_argument("--lang", choices=("en", "ja"), default="en", help="announcement language")
     p.add_argument("--hands", choices=("full", "counts"), default="full",
                    help="full: seat pads and a draw shoe (default); counts: only a play pad")
+    p.add_argument("--web", metavar="PORT",
+                   help="also serve the table on the web (PORT, or HOST:PORT; 0: any free "
+                        "port): the table view, an overlay and a page per seat, whose links "
+                        "are printed before play")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -332,6 +337,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("sim", help="play one seat at the terminal against bots")
     _table_args(p, 3)
     p.add_argument("--name", default="Sam", help="your name at the table (default Sam)")
+    p.add_argument("--people", type=int, default=1,
+                   help="people at the table, the first seats (default 1); more than one "
+                        "needs --web: each plays from their own phone")
     p.add_argument("--bots", default="heuristic",
                    help="the other seats' bots, cycled: random, heuristic (default heuristic)")
     p.set_defaults(run=_sim)

@@ -11,8 +11,14 @@ import json
 import logging
 import math
 import sys
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from table.cards import EDITIONS
+
+if TYPE_CHECKING:
+    from table.runtime.config import Config
+    from table.runtime.daemon import Daemon
 
 DEFAULT_CONFIG = "/etc/uno-table/config.toml"
 
@@ -32,10 +38,11 @@ def _run(args: argparse.Namespace) -> int:
     config = load_config(args.config)
     check_names_said(config)  # a name the voice cannot say: one line, exit 2, before any start
     _logging(args.log_level)
+    attach = WebAttachment(config) if config.web_enabled else None
     if args.events is None:
-        return run(config, None, args.new_match)
+        return run(config, None, args.new_match, attach)
     if args.events == "-":
-        return run(config, sys.stdout, args.new_match)
+        return run(config, sys.stdout, args.new_match, attach)
     from table.errors import TableError
 
     try:
@@ -43,7 +50,36 @@ def _run(args: argparse.Namespace) -> int:
     except OSError as exc:
         raise TableError(f"{args.events}: cannot write the event stream: {exc.strerror}") from None
     with out:
-        return run(config, out, args.new_match)
+        return run(config, out, args.new_match, attach)
+
+
+class WebAttachment:
+    """The web view of ``[web]``: its address taken when made (a port in use stops the daemon
+    before it touches anything), served once the daemon is made (:meth:`__call__`, the
+    ``attach`` of :func:`table.runtime.daemon.run`). The seat links go to the terminal when
+    there is one, else they are on the admin page only (never in a log)."""
+
+    def __init__(self, config: Config) -> None:
+        from table.web.server import WebServer
+
+        self.config = config
+        self.server = WebServer(*config.web_listen)
+        self.server.bind()
+
+    def __call__(self, daemon: Daemon) -> Callable[[], None]:
+        from table.runtime.remote import DaemonRemote
+        from table.web.app import WebTable
+        from table.web.feed import Feed
+
+        config = self.config
+        feed = Feed()
+        daemon.stream.listeners.append(feed.publish)
+        web = WebTable(DaemonRemote(daemon), feed, api_key=config.web_api_key,
+                       local_admin=config.web_local_admin, language=config.web_language)
+        self.server.serve(web)
+        if sys.stderr.isatty():
+            self.server.print_seats(sys.stderr)
+        return self.server.stop
 
 
 def _status(args: argparse.Namespace) -> int:

@@ -95,11 +95,12 @@ def quote(word: str, variables: bool = False) -> str:
 
 def address_families(config: Config) -> list[str]:
     """The socket families the daemon needs: AF_UNIX (journald, a sound server) always;
-    AF_INET and AF_INET6 when a section that opens network sockets is enabled. No such section
-    exists yet; a ``[web]`` or ``[mqtt]`` one, once ``Config`` has it (an object that is falsy
-    or has ``enabled = False`` when off), opens them here."""
+    AF_INET and AF_INET6 when a section that opens network sockets is enabled: ``[web]``
+    (``Config.web_enabled``), or a section held as an object of its own (falsy, or with
+    ``enabled = False``, when off)."""
     families = ["AF_UNIX"]
-    if any(_enabled(getattr(config, name, None)) for name in NETWORK_SECTIONS):
+    if any(_enabled(getattr(config, name, None)) or getattr(config, f"{name}_enabled", False)
+           for name in NETWORK_SECTIONS):
         families += ["AF_INET", "AF_INET6"]
     return families
 

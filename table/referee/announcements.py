@@ -175,6 +175,9 @@ CATALOGUE: Final[dict[str, dict[str, str]]] = {
                                 "ja": "先に席のトークンにタッチしてから、ドンしてください。"},
     "rejected-not-in-these-rules": {"en": "Sorry, that is not part of these rules.",
                                     "ja": "すみません、このルールではできません。"},
+    # The web view's admin page: a test of the table's voice.
+    "voice-test": {"en": "This is the table's voice. Can everyone hear me?",
+                   "ja": "テーブルの声のテストです。聞こえますか?"},
     # The daemon: resuming, the journal, enrolment.
     "match-resumed": {"en": "The match goes on where it stopped: round {round}.",
                       "ja": "途中から続けます。第{round}ラウンドです。"},

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from table.cards import Card, CardCopy, Color
+from table.cards import COLORS, Card, CardCopy, Color
 from table.errors import TableError
 from table.readers.base import ReaderStatus, TagLifted, TagRead
 from table.referee.announcements import Announcement, from_events
@@ -47,6 +47,9 @@ from table.rules.state import Event
 
 ROLES = ("play", "seat", "draw")
 BUTTONS = ("uno", "draw", "pass", "challenge", "don")
+# A seat that names the colour of its wild by a press (a phone's colour buttons) rather than by
+# a colour token on the play pad: journaled and replayed like any other press.
+COLOR_PRESSES = tuple(f"color:{c.value}" for c in COLORS)
 
 
 class ControllerError(TableError, ValueError):
@@ -229,10 +232,12 @@ class Referee:
 
     def _press(self, p: Press) -> Outcome:
         s = self.state
-        if p.button not in BUTTONS or not 0 <= p.seat < s.n:
+        if (p.button not in BUTTONS and p.button not in COLOR_PRESSES) or not 0 <= p.seat < s.n:
             return self._refuse("rejected", "unknown-button")
         if p.button == "uno":
             return self._uno(p.seat)
+        if p.button in COLOR_PRESSES:
+            return self._act(ChooseColor(p.seat, Color(p.button[6:])))
         actions: dict[str, Action] = {
             "draw": Draw(p.seat),
             "pass": Pass(p.seat),

@@ -22,6 +22,12 @@ def state_json(s: State) -> dict[str, Any]:
         "pending_draw": s.pending,
         "hands": {p: len(h) for p, h in zip(s.players, s.hands, strict=True)},
         "finished": s.phase in (Phase.ROUND_OVER, Phase.MATCH_OVER),
+        # Said aloud at the table, so public: who has called UNO and holds one card, and who
+        # must still name the colour of a wild.
+        "uno": [p for p, h, c in zip(s.players, s.hands, s.called, strict=True)
+                if c and len(h) == 1],
+        "awaiting_color": (s.players[s.awaiting_color]
+                           if s.awaiting_color is not None and s.phase is Phase.PLAY else None),
     }
 
 

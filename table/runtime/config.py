@@ -31,13 +31,17 @@ class ConfigError(TableError, ValueError):
     """A configuration that cannot run. ``str()`` is ``FILE: key: what; allowed: ...``."""
 
 
-SECTIONS: Final = ("table", "rules", "deck", "voice", "journal", "readers", "controls", "mqtt")
+SECTIONS: Final = ("table", "rules", "deck", "voice", "journal", "readers", "controls", "mqtt",
+                   "web")
 TABLE_KEYS: Final = ("players", "language", "dealer", "pronunciations", "readings",
                      "color_reminder")
 VOICE_KEYS: Final = ("backend", "folder", "cache", "cache_folder", "prewarm")
 JOURNAL_KEYS: Final = ("path", "sync", "snapshot_every")
 SYNC_MODES: Final = ("full", "normal")
 CONTROL_KEYS: Final = ("seats", "buzzer", "pin_factory")
+WEB_KEYS: Final = ("enabled", "listen", "api_key", "language", "local_admin")
+DEFAULT_LISTEN: Final = ("0.0.0.0", 8080)
+API_KEY_MIN: Final = 12  # characters of an api_key: the admin page is on the table's network
 PIN_FACTORIES: Final = ("lgpio", "rpigpio", "pigpio", "native", "mock")
 SEAT_CONTROL_KEYS: Final = (*BUTTONS, "led")
 LANGUAGES: Final = ("en", "ja")
@@ -78,6 +82,11 @@ class Config:
     buzzer: int | None = None
     pin_factory: str | None = None
     mqtt: MqttSettings | None = None  # [mqtt]: publish to a broker (table/mqtt/)
+    web_enabled: bool = False
+    web_listen: tuple[str, int] = DEFAULT_LISTEN
+    web_api_key: str | None = None
+    web_language: str | None = None  # None: the table's language
+    web_local_admin: bool = True  # the admin page from the Pi itself needs no key
 
     def roles(self) -> list[ReaderRole]:
         """The readers as the referee sees them (a seat reader names its seat by number)."""
@@ -199,7 +208,7 @@ def load_config(path: str | Path, need_deck: bool = True) -> Config:
 def parse_config(data: Mapping[str, Any], path: Path, need_deck: bool = True) -> Config:
     c = _Checker(path)
     c.keys("", data, SECTIONS)
-    for section in ("table", "rules", "deck", "voice", "journal", "controls", "mqtt"):
+    for section in ("table", "rules", "deck", "voice", "journal", "controls", "mqtt", "web"):
         if section in data:
             c.table(section, data[section])
     table = data.get("table")
@@ -240,6 +249,7 @@ def parse_config(data: Mapping[str, Any], path: Path, need_deck: bool = True) ->
             values["mqtt"] = parse_mqtt(data["mqtt"], path)
         except MqttConfigError as exc:
             raise ConfigError(str(exc)) from None
+    values.update(_web(c, data.get("web", {})))
     return Config(path=path, options=options, deck=deck, readers=readers, **values)
 
 
@@ -462,4 +472,31 @@ def _controls(c: _Checker, controls: Mapping[str, Any], players: tuple[str, ...]
         led = pin(f"{where}.led", entry["led"]) if "led" in entry else None
         found.append(SeatControls(players.index(name), buttons, led))
     out["controls"] = tuple(sorted(found, key=lambda s: s.seat))
+    return out
+
+
+def _web(c: _Checker, web: Mapping[str, Any]) -> dict[str, Any]:
+    c.keys("web", web, WEB_KEYS)
+    out: dict[str, Any] = {}
+    if "enabled" in web:
+        out["web_enabled"] = c.flag("web.enabled", web["enabled"])
+    if "listen" in web:
+        allowed = ('HOST:PORT, e.g. "0.0.0.0:8080" (every address) or "127.0.0.1:8080" (port 0: '
+                   "any free one)")
+        text = c.string("web.listen", web["listen"], allowed)
+        host, sep, port = text.rpartition(":")
+        host = host.strip("[]")
+        if not sep or not host or not port.isdigit() or not 0 <= int(port) <= 65535:
+            raise c.fail("web.listen", f"{_show(text)} is not an address", allowed)
+        out["web_listen"] = (host, int(port))
+    if "api_key" in web:
+        key = c.string("web.api_key", web["api_key"], "a secret of 12 characters or more")
+        if len(key) < API_KEY_MIN or key != key.strip():
+            raise c.fail("web.api_key", f"a key of {len(key)} characters (or with spaces at an "
+                         "end) is too easy to guess", "a secret of 12 characters or more")
+        out["web_api_key"] = key
+    if "language" in web:
+        out["web_language"] = c.choice("web.language", web["language"], LANGUAGES)
+    if "local_admin" in web:
+        out["web_local_admin"] = c.flag("web.local_admin", web["local_admin"])
     return out

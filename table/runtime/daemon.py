@@ -196,6 +196,19 @@ class Daemon:
                          preset=setup.options.preset)
         return ref, opening
 
+    def begin_new_match(self) -> None:
+        """Leave the match in progress where it is in the journal and begin a new one (a
+        remote control's "new match"; from the referee's thread, :meth:`TableLoop.call`)."""
+        self.referee, opening = self._new_match(self._setup)
+        self.loop.referee = self.referee
+        for ann in opening:
+            self._say(ann)
+        self._show_turn()
+
+    def announce(self, ann: Announcement) -> None:
+        """Say ``ann`` (from the referee's thread)."""
+        self._say(ann)
+
     def _match_over_next_round(self, item: TagRead | Press, out: Outcome) -> bool:
         """The next-round token after the match is over starts a new match."""
         if not isinstance(item, TagRead) or out.reason != "match-over":
@@ -444,8 +457,10 @@ def _where_we_are(ref: Referee) -> list[Announcement]:
     return [Announcement("turn", (("player", s.players[s.turn]),), 0)]
 
 
-def run(config: Config, events: TextIO | None, new_match: bool = False) -> int:
-    """Run until SIGTERM or SIGINT."""
+def run(config: Config, events: TextIO | None, new_match: bool = False,
+        attach: Callable[[Daemon], Callable[[], None]] | None = None) -> int:
+    """Run until SIGTERM or SIGINT. ``attach`` starts what else serves the table (the web
+    view) once the daemon is made, before it starts; it returns how to stop it."""
     stop = threading.Event()
 
     def on_signal(signum: int, frame: object) -> None:
@@ -455,7 +470,10 @@ def run(config: Config, events: TextIO | None, new_match: bool = False) -> int:
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
     daemon = Daemon(config, events, new_match=new_match)
+    detach = attach(daemon) if attach is not None else None
     daemon.start()
     while not stop.wait(0.5):
         pass
+    if detach is not None:
+        detach()
     return daemon.stop()

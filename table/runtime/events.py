@@ -43,17 +43,25 @@ class EventStream:
         self.out = out
         self.tap = tap  # also handed every event (the MQTT feed); it must not wait
         self._lock = threading.Lock()
+        # Told of every event in the thread that emits it (the web view's feed): each must
+        # return at once.
+        self.listeners: list[Callable[[dict[str, Any]], None]] = []
 
     def emit(self, kind: StreamType, **fields: Any) -> None:
-        if self.out is None and self.tap is None:
+        if self.out is None and self.tap is None and not self.listeners:
             return
         event = {"t": round(time.time(), 6), "type": kind, **fields}
+        if self.out is not None:
+            self._write(json.dumps(event, ensure_ascii=False, separators=(",", ":")))
         if self.tap is not None:
             self.tap(event)
-        if self.out is None:
-            return
-        line = json.dumps(event, ensure_ascii=False, separators=(",", ":"))
+        for listener in self.listeners:
+            listener(event)
+
+    def _write(self, line: str) -> None:
         with self._lock:
+            if self.out is None:
+                return
             try:
                 self.out.write(line + "\n")
                 self.out.flush()

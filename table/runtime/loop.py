@@ -22,6 +22,13 @@ Input = TagRead | TagLifted | Press | Tick | ReaderStatus
 Listener = Callable[[Input, Outcome], None]
 
 
+class _Call:
+    """Something to run in the referee's thread between two inputs (see :meth:`TableLoop.call`)."""
+
+    def __init__(self, fn: Callable[[], None]) -> None:
+        self.fn = fn
+
+
 class TableLoop:
     def __init__(
         self,
@@ -34,7 +41,7 @@ class TableLoop:
         self.listener = listener
         self.tick_every = tick_every
         self.clock = clock
-        self._queue: queue.Queue[Input | None] = queue.Queue()
+        self._queue: queue.Queue[Input | _Call | None] = queue.Queue()
         self._thread = threading.Thread(target=self._run, name="referee", daemon=True)
 
     def start(self) -> None:
@@ -43,6 +50,11 @@ class TableLoop:
     def put(self, item: Input) -> None:
         """Hand an input to the referee (from any thread)."""
         self._queue.put(item)
+
+    def call(self, fn: Callable[[], None]) -> None:
+        """Run ``fn`` in the referee's thread, in turn with the inputs (from any thread): how a
+        remote control changes what only that thread may touch."""
+        self._queue.put(_Call(fn))
 
     def stop(self, timeout: float = 5.0) -> None:
         """Finish the inputs already queued, then stop."""
@@ -57,6 +69,12 @@ class TableLoop:
                 item = Tick(self.clock())
             if item is None:
                 return
+            if isinstance(item, _Call):
+                try:
+                    item.fn()
+                except Exception:
+                    log.exception("a call in the referee's thread failed; the game goes on")
+                continue
             try:
                 outcome = self.referee.handle(item)
             except Exception:  # the referee must outlive any bug in one input

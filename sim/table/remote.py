@@ -1,0 +1,239 @@
+"""The simulated table on the web: its events for the pages, seats played from phones, and what
+the pages ask of the table, done by the table's own hands.
+
+- :class:`SimEvents` makes, in the referee's thread, the events the daemon's stream carries
+  (``tag``, ``press``, ``verdict``, ``state``, ``announcement``), in the same shapes.
+- :class:`SimRemote` is the simulator's :class:`table.web.side.TableSide`. A page's press is not
+  handed to the referee directly: it waits in an inbox until the thread that plays the match
+  does it, with the table's hands (a card tapped on the play pad, a button pressed, the cards a
+  penalty gives taken from the pile), so that the table top and the referee always agree.
+- :class:`WebSeat` is a seat played from a phone: its move is the next press of that seat.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from sim.players.bots import SeatView
+from sim.table.match import Command
+from sim.table.virtual import PAD, SHOE, SimError, SimTable
+from table.readers.base import ReaderStatus, TagLifted, TagRead
+from table.referee.announcements import Announcement, render
+from table.referee.referee import Outcome, Press, Referee
+from table.referee.views import state_event_json
+from table.rules import (
+    Action,
+    CallUno,
+    Catch,
+    Challenge,
+    ChooseColor,
+    Don,
+    Draw,
+    Pass,
+    Play,
+    State,
+)
+from table.runtime.loop import Input
+from table.web.app import WebTable
+from table.web.feed import Feed
+from table.web.server import WebServer, parse_listen
+from table.web.side import Refused, SeatPress
+
+log = logging.getLogger(__name__)
+
+Publish = Callable[[Mapping[str, Any]], None]
+
+
+class SimEvents:
+    """The daemon's event stream for a simulated table (a :attr:`SimTable.listen` hook)."""
+
+    def __init__(self, players: list[str], lang: str, publish: Publish) -> None:
+        self.players = players
+        self.lang = lang
+        self.publish = publish
+        self.inputs = 0
+
+    def emit(self, kind: str, **fields: Any) -> None:
+        self.publish({"t": round(time.time(), 6), "type": kind, **fields})
+
+    def __call__(self, item: Input, out: Outcome, referee: Referee) -> None:
+        if isinstance(item, TagLifted):
+            self.inputs += 1
+        elif isinstance(item, TagRead | Press):
+            self.inputs += 1
+            where: dict[str, Any]
+            if isinstance(item, TagRead):
+                self.emit("tag", reader=item.reader)
+                where = {"input": "tag", "reader": item.reader}
+            else:
+                self.emit("press", seat=self.players[item.seat], button=item.button)
+                where = {"input": "press", "seat": self.players[item.seat]}
+            word = "rejected" if out.verdict == "ignored" else out.verdict
+            self.emit("verdict", n=self.inputs, verdict=word, reason=out.reason, **where)
+            if word != "rejected":
+                self.emit("state", n=self.inputs, **state_event_json(referee.state))
+        elif isinstance(item, ReaderStatus):
+            self.emit("reader", reader=item.reader, state=item.state, detail=item.detail)
+        for ann in out.announcements:
+            self.say(ann)
+
+    def say(self, ann: Announcement) -> None:
+        self.emit("announcement", key=ann.key, text=render(ann, self.lang))
+
+
+@dataclass(frozen=True, slots=True)
+class AdminAction:
+    name: str
+
+
+Request = SeatPress | AdminAction
+
+
+class SimRemote:
+    """A :class:`SimTable` as the web sees it; the match's thread does what pages ask."""
+
+    def __init__(self, table: SimTable, events: SimEvents, plays_cards: bool = True) -> None:
+        self.table = table
+        self.events = events
+        self.plays_cards = plays_cards
+        self.inbox: queue.Queue[Request] = queue.Queue()
+        self.over = False  # the match has been played: nothing more is done
+
+    def _open(self) -> None:
+        if self.over:
+            raise Refused("the match is over: the view stays up until the simulator stops")
+
+    # --- the web's side (the server's thread) ----------------------------------------------------
+
+    @property
+    def players(self) -> tuple[str, ...]:
+        return tuple(self.table.players)
+
+    @property
+    def language(self) -> str:
+        return self.table.lang
+
+    def state(self) -> State:
+        return self.table.state
+
+    def seat_state(self, seat: int) -> State:
+        return self.table.own_state(seat)
+
+    def press(self, press: SeatPress) -> None:
+        self._open()
+        if press.button == "play":
+            if not self.plays_cards:
+                raise Refused("the bots hold the cards here: a seat page only presses buttons")
+            assert press.card is not None
+            if self.table.world.copy_in_hand(press.seat, press.card) is None:
+                raise Refused(f"{self.players[press.seat]} holds no {press.card.code}")
+        self.inbox.put(press)
+
+    def admin(self, action: str) -> None:
+        self._open()
+        if action in ("next-round", "new-match"):
+            raise Refused("the simulator deals every round of its match by itself")
+        self.inbox.put(AdminAction(action))
+
+    def readers(self) -> dict[str, str]:
+        states = self.table.referee.reader_states
+        return {name: states.get(name, "live")
+                for name in (PAD, SHOE, *self.table.players)
+                if name == PAD or self.table.hands == "full"}
+
+    # --- the match's side (the thread that plays it) ----------------------------------------------
+
+    def serve(self, wait: float = 0.0) -> None:
+        """Do what the pages asked, waiting up to ``wait`` seconds for more (the pace of a
+        demo between two moves)."""
+        until = time.monotonic() + wait
+        while True:
+            left = until - time.monotonic()
+            try:
+                item = self.inbox.get(timeout=left) if left > 0 else self.inbox.get_nowait()
+            except queue.Empty:
+                return
+            self.perform(item)
+
+    def perform(self, item: Request) -> None:
+        """One request done at the table, as a person there would."""
+        table = self.table
+        if isinstance(item, AdminAction):
+            if item.name == "undo":
+                table.undo()
+            elif item.name == "voice-test":
+                ann = Announcement("voice-test", (), 2)
+                table.line("  > " + render(ann, table.lang))
+                self.events.say(ann)
+                if table.say is not None:
+                    table.say(ann)
+            return
+        try:
+            table.perform(item.seat, action_of(table.state, item))
+            table.sync()
+        except SimError as exc:  # a card the seat no longer holds, by the time it is done
+            log.warning("a press from %s's page could not be done: %s",
+                        table.players[item.seat], exc)
+
+
+def action_of(s: State, press: SeatPress) -> Action:
+    """The game action a seat page's press stands for."""
+    seat = press.seat
+    button = press.button
+    if button == "play":
+        assert press.card is not None
+        return Play(seat, (press.card,), press.color)
+    if button == "color":
+        assert press.color is not None
+        return ChooseColor(seat, press.color)
+    if button == "catch" and s.uno_window is not None and s.uno_window != seat:
+        return Catch(seat, s.uno_window)
+    simple: dict[str, Action] = {
+        "draw": Draw(seat), "pass": Pass(seat), "challenge": Challenge(seat), "don": Don(seat),
+    }
+    return simple.get(button, CallUno(seat))
+
+
+class WebSeat:
+    """A seat played from a phone: its move is its page's next press, and meanwhile the table
+    does what the other pages ask."""
+
+    name = "person"
+
+    def __init__(self, remote: SimRemote, seat: int) -> None:
+        self.remote = remote
+        self.seat = seat
+
+    def act(self, view: SeatView) -> Action | Command:
+        remote = self.remote
+        before = len(remote.table.referee.history), remote.table.state.round
+        while True:
+            item = remote.inbox.get()
+            if isinstance(item, SeatPress) and item.seat == self.seat:
+                return action_of(remote.table.state, item)
+            remote.perform(item)
+            now = len(remote.table.referee.history), remote.table.state.round
+            if now != before and remote.table.state.current_player != self.seat:
+                return "again"  # an undo, or another seat's move: not this seat's turn now
+
+    def react(self, view: SeatView) -> Action | None:
+        return None  # a phone's late call or catch comes through the inbox
+
+
+def start_web(table: SimTable, listen: str, plays_cards: bool) -> tuple[WebServer, SimRemote]:
+    """Serve ``table`` on ``listen`` (``--web PORT`` or ``HOST:PORT``). Raises
+    :class:`table.web.server.WebError` (one line) when the address cannot be had."""
+    host, port = parse_listen(listen)
+    server = WebServer(host, port)
+    server.bind()
+    feed = Feed()
+    events = SimEvents(table.players, table.lang, feed.publish)
+    table.listen = events
+    remote = SimRemote(table, events, plays_cards)
+    server.serve(WebTable(remote, feed))
+    return server, remote

@@ -1,0 +1,97 @@
+"""The running daemon as a remote control sees it (the web view's seat pages and admin page).
+
+A seat page's press goes into the referee's queue as a :class:`Press`, exactly as a GPIO button's
+does, and is journaled and replayed the same way (a colour named on a phone is the press
+``color:red``...). The admin's undo and next round are taps of those control tokens on the play
+pad, so the journal holds them as the table's own. A new match and a voice test run in the
+referee's thread, in turn with the inputs. Nothing here waits for the referee.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING, Protocol
+
+from table.errors import TableError
+from table.readers.base import TagLifted, TagRead
+from table.referee.announcements import Announcement
+from table.referee.referee import Press
+from table.referee.registry import Token
+from table.rules import State
+
+if TYPE_CHECKING:
+    from table.runtime.daemon import Daemon
+
+
+class SeatPress(Protocol):
+    """A checked press from a seat page (the web's :class:`table.web.side.SeatPress`)."""
+
+    @property
+    def seat(self) -> int: ...
+
+    @property
+    def button(self) -> str: ...
+
+    @property
+    def color(self) -> object: ...
+
+
+class RemoteError(TableError, ValueError):
+    """What the table cannot do from afar (a card play: cards are tapped on the play pad)."""
+
+
+class DaemonRemote:
+    """What a remote control may see of and do to a running :class:`Daemon`."""
+
+    plays_cards = False  # the players hold real cards and tap them on the play pad
+
+    def __init__(self, daemon: Daemon) -> None:
+        self.daemon = daemon
+        config = daemon.config
+        # The referee knows a hand only with seat pads or a draw shoe (hand tracking "full").
+        self._hands_known = any(r.role in ("seat", "draw") for r in config.readers)
+        self._play_pad = next(r.name for r in config.readers if r.role == "play")
+
+    @property
+    def players(self) -> tuple[str, ...]:
+        return self.daemon.config.players
+
+    @property
+    def language(self) -> str:
+        return self.daemon.config.web_language or self.daemon.config.language
+
+    def state(self) -> State:
+        return self.daemon.referee.state
+
+    def seat_state(self, seat: int) -> State | None:
+        return self.daemon.referee.state if self._hands_known else None
+
+    def press(self, press: SeatPress) -> None:
+        if press.button == "play":
+            raise RemoteError("play your cards on the table's play pad")
+        button = press.button
+        if button == "catch":
+            button = "uno"  # the UNO button catches whoever is caught out (the referee decides)
+        elif button == "color":
+            button = f"color:{getattr(press.color, 'value', press.color)}"
+        self.daemon.loop.put(Press(press.seat, button, time.monotonic()))
+
+    def admin(self, action: str) -> None:
+        daemon = self.daemon
+        if action in ("undo", "next-round"):
+            uid = daemon.referee.deck.uid_of(Token(action))
+            if uid is None:
+                raise RemoteError(f"this deck has no {action} token: enrol one to use it")
+            now = time.monotonic()
+            daemon.loop.put(TagRead(self._play_pad, uid, now))
+            daemon.loop.put(TagLifted(self._play_pad, uid, now))
+        elif action == "new-match":
+            daemon.loop.call(daemon.begin_new_match)
+        elif action == "voice-test":
+            daemon.loop.call(lambda: daemon.announce(Announcement("voice-test", (), 2)))
+        else:
+            raise RemoteError(f"no admin action {action!r}")
+
+    def readers(self) -> dict[str, str]:
+        states = dict(self.daemon.referee.reader_states)
+        return {r.name: states.get(r.name, "waiting") for r in self.daemon.config.readers}

@@ -1,0 +1,206 @@
+"""The table's public events for the web: numbered, kept in a ring, pushed to every page.
+
+The referee's thread hands each event of the stream (DESIGN.md §3) to :meth:`Feed.publish`,
+which only encodes it once, appends it to a bounded ring and, at most once per burst, asks the
+web server's loop to wake the connected pages: the referee never waits for a page. Each page
+keeps a cursor into the ring. A page that falls further behind than the ring reaches, or does
+not take what is written to it in time, is dropped; its browser reconnects and resumes from its
+last event id, or starts again from a snapshot.
+
+Only the kinds of :data:`PUBLIC` cross: they carry what anyone at the table sees or hears.
+Nothing here knows the table beyond that set: another face (a hub's standings) uses a feed of
+its own kinds with :class:`table.web.stream.EventsEndpoint` the same way.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import secrets
+import threading
+from collections import deque
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from itertools import islice
+from typing import Any, Final
+
+log = logging.getLogger(__name__)
+
+# The kinds of event a page may see. Left out: ``start`` and ``journal`` (file paths of the
+# Pi), ``ready`` and ``stopped`` (for the daemon's supervisor), ``lift`` (noise).
+PUBLIC: Final = frozenset(
+    {"press", "tag", "verdict", "state", "announcement", "new-match", "resumed", "reader"}
+)
+RING: Final = 1024  # events kept for pages that resume
+CAPTIONS: Final = 6  # latest announcements a new page starts with
+RETRY_MS: Final = 1000  # how soon a browser reconnects after losing the stream
+GATHER: Final = 0.002  # seconds the pages wait after an event for the rest of its input's
+
+Listener = Callable[[Mapping[str, Any]], None]
+
+
+@dataclass(eq=False)
+class Subscriber:
+    """One connected page: where it is in the ring, how to wake it, and the deadline of the
+    write to it in flight (brought forward to now when the page is dropped)."""
+
+    cursor: int
+    wake: asyncio.Event = field(default_factory=asyncio.Event)
+    dropped: bool = False
+    deadline: asyncio.Timeout | None = None
+
+    def drop(self) -> None:
+        """End this page's stream (in the server's loop)."""
+        self.dropped = True
+        if self.deadline is not None and not self.deadline.expired():
+            self.deadline.reschedule(asyncio.get_running_loop().time())
+        self.wake.set()
+
+
+class Feed:
+    """``kinds``: the event types that cross (the table's :data:`PUBLIC`; another face, such
+    as a hub, names its own)."""
+
+    def __init__(self, ring: int = RING, kinds: frozenset[str] = PUBLIC) -> None:
+        self.kinds = kinds
+        # Event ids are ``EPOCH-SEQ``: a page that resumes with an id of another run of the
+        # server (whose numbers mean other events) starts again from a snapshot.
+        self.epoch = secrets.token_hex(3)
+        self.listeners: list[Listener] = []
+        self._lock = threading.Lock()
+        self._ring: deque[tuple[int, bytes]] = deque(maxlen=ring)
+        self._seq = 0
+        self._captions: deque[dict[str, Any]] = deque(maxlen=CAPTIONS)
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._subscribers: set[Subscriber] = set()
+        self._wake_pending = False
+        self.closed = False
+
+    # --- the publishing side (any thread) -----------------------------------------------------
+
+    def publish(self, event: Mapping[str, Any]) -> None:
+        """One event of the stream; kinds that are not public are left out."""
+        kind = event.get("type")
+        if kind not in self.kinds:
+            return
+        text = json.dumps(event, ensure_ascii=False, separators=(",", ":"))
+        with self._lock:
+            self._seq += 1
+            seq = self._seq
+            self._ring.append((seq, f"id: {self.epoch}-{seq}\ndata: {text}\n\n".encode()))
+            if kind == "announcement":
+                self._captions.append({"id": self.event_id(seq), "key": event.get("key"),
+                                       "text": event.get("text")})
+            loop = self._loop
+            wake = loop is not None and not self._wake_pending
+            if wake:
+                self._wake_pending = True
+        if wake:
+            assert loop is not None
+            with contextlib.suppress(RuntimeError):  # the server's loop has ended: nobody to wake
+                loop.call_soon_threadsafe(self._soon)
+        for listener in self.listeners:
+            listener(event)
+
+    def event_id(self, seq: int) -> str:
+        return f"{self.epoch}-{seq}"
+
+    def announcement(self, event_id: str) -> str | None:
+        """The text of the announcement ``event_id`` while it is among the latest captions."""
+        with self._lock:
+            return next((c["text"] for c in self._captions if c["id"] == event_id), None)
+
+    # --- the pages' side (the server's loop) --------------------------------------------------
+
+    def attach(self, loop: asyncio.AbstractEventLoop) -> None:
+        with self._lock:
+            self._loop = loop
+
+    def _soon(self) -> None:
+        # The events of one input come out together: wait for the rest of them, so that the
+        # pages are written to once per input, and not while the referee is still at it.
+        assert self._loop is not None
+        self._loop.call_later(GATHER, self._wake)
+
+    def _wake(self) -> None:
+        with self._lock:
+            self._wake_pending = False
+            newest, kept = self._seq, len(self._ring)
+        for sub in self._subscribers:
+            if newest - sub.cursor > kept and not sub.dropped:
+                # Still writing what it took long ago, and what followed has left the ring:
+                # whatever it does next, it cannot have every event.
+                log.warning("a page fell too far behind the table's events: dropped")
+                sub.drop()
+            else:
+                sub.wake.set()
+
+    def subscribe(self, last_id: str | None) -> tuple[Subscriber, bool]:
+        """A new page, resumed after ``last_id`` when the ring still holds every event since;
+        the flag says whether it was (else the page needs a snapshot first)."""
+        with self._lock:
+            cursor = self._resumable(last_id)
+            resumed = cursor is not None
+            sub = Subscriber(self._seq if cursor is None else cursor)
+        self._subscribers.add(sub)
+        return sub, resumed
+
+    def _resumable(self, last_id: str | None) -> int | None:
+        if not last_id:
+            return None
+        epoch, _, number = last_id.partition("-")
+        if epoch != self.epoch or not number.isdigit() or len(number) > 12:
+            return None
+        seq = int(number)
+        oldest = self._ring[0][0] if self._ring else self._seq + 1
+        return seq if oldest - 1 <= seq <= self._seq else None
+
+    def unsubscribe(self, sub: Subscriber) -> None:
+        self._subscribers.discard(sub)
+
+    @property
+    def subscribers(self) -> int:
+        return len(self._subscribers)
+
+    def snapshot_mark(self) -> tuple[str, list[dict[str, Any]]]:
+        """The id of the latest event and the latest captions, for a page's first frame."""
+        with self._lock:
+            return self.event_id(self._seq), list(self._captions)
+
+    def take(self, sub: Subscriber) -> list[bytes] | None:
+        """The frames ``sub`` has not had yet; ``None`` when some of them already left the
+        ring (the page fell too far behind)."""
+        with self._lock:
+            behind = self._seq - sub.cursor
+            if behind <= 0:
+                return []
+            if behind > len(self._ring):
+                return None
+            frames = [frame for _, frame in islice(reversed(self._ring), behind)]
+            sub.cursor = self._seq
+        frames.reverse()
+        return frames
+
+    def pending(self, sub: Subscriber) -> bool:
+        with self._lock:
+            return self._seq > sub.cursor
+
+    def drop_all(self) -> None:
+        """End every page's stream (from the server's loop); browsers reconnect and resume."""
+        for sub in self._subscribers:
+            sub.drop()
+
+    def drop_pages(self) -> None:
+        """End every page's stream from any thread (the pages reconnect and resume)."""
+        with self._lock:
+            loop = self._loop
+        if loop is not None:
+            with contextlib.suppress(RuntimeError):  # the server's loop has ended already
+                loop.call_soon_threadsafe(self.drop_all)
+
+    def close(self) -> None:
+        """The server stops: every stream ends (from any thread)."""
+        self.closed = True
+        self.drop_pages()

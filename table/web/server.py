@@ -1,0 +1,179 @@
+"""The web server in its own thread: uvicorn serving :func:`table.web.app.make_app` on a socket
+bound before anything else starts, so a port in use is one clear line, not a traceback.
+
+The thread runs its own asyncio loop; the table's threads only reach it through
+:class:`table.web.feed.Feed` (which never blocks them) and the table's own queues.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import socket
+import threading
+from collections.abc import Sequence
+from typing import Final, TextIO
+
+import segno
+import uvicorn
+from starlette.types import ASGIApp
+
+from table.errors import TableError
+from table.web.app import WebTable, make_app
+from table.web.feed import Feed
+
+log = logging.getLogger(__name__)
+
+STOP_TIMEOUT: Final = 5.0
+# What uvicorn says when a stream ends without its last chunk: how a page too slow for the
+# table is dropped (the stream module says so itself, once, as a warning).
+_DROPPED = "ASGI callable returned without completing response."
+
+
+class WebError(TableError, OSError):
+    """The web server cannot start: the address cannot be listened on."""
+
+
+def parse_listen(text: str, where: str = "--web") -> tuple[str, int]:
+    """``HOST:PORT``, ``[IPV6]:PORT`` or a bare ``PORT`` (every address). Raises
+    :class:`WebError` naming ``where``."""
+    host, sep, port = text.strip().rpartition(":")
+    if not sep:
+        host, port = "0.0.0.0", text.strip()
+    host = host.strip("[]") or "0.0.0.0"
+    if not port.isdigit() or not 0 <= int(port) <= 65535:
+        raise WebError(f"{where}: {text!r} is not a port; allowed: PORT or HOST:PORT, "
+                       "the port 0 to 65535 (0: any free port)")
+    return host, int(port)
+
+
+def _lan_address() -> str:
+    """This machine's address as phones on its network reach it (best effort, no traffic)."""
+    with contextlib.suppress(OSError):
+        for info in socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET):
+            address = str(info[4][0])
+            if not address.startswith("127."):
+                return address
+    return socket.gethostname()
+
+
+class _QuietDrops(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.getMessage() != _DROPPED
+
+
+_QUIET_DROPS: Final = _QuietDrops()
+
+
+class WebServer:
+    """Bound first (:meth:`bind`: a port in use is an error before the table starts), then
+    serving a :class:`WebTable` (:meth:`serve`) until :meth:`stop`."""
+
+    def __init__(self, host: str = "0.0.0.0", port: int = 8080) -> None:
+        self.host = host
+        self.port = port
+        self._web: WebTable | None = None
+        self._socket: socket.socket | None = None
+        self._server: uvicorn.Server | None = None
+        self._thread: threading.Thread | None = None
+        self._feeds: list[Feed] = []
+
+    @property
+    def web(self) -> WebTable:
+        assert self._web is not None, "the server serves no table yet"
+        return self._web
+
+    def base_url(self) -> str:
+        host = self.host
+        if host in ("0.0.0.0", "::", ""):
+            host = _lan_address()
+        if ":" in host:
+            host = f"[{host}]"
+        return f"http://{host}:{self.port}"
+
+    def bind(self) -> None:
+        """Take the address (the port chosen when it is 0). Raises :class:`WebError`."""
+        family = socket.AF_INET6 if ":" in self.host else socket.AF_INET
+        # IPPROTO_TCP said, not left 0: asyncio then turns Nagle's algorithm off on each
+        # connection, and an event or a response is not held back 40 ms for a delayed ACK.
+        sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+        try:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            sock.bind((self.host, self.port))
+            sock.listen(128)
+        except OSError as exc:
+            sock.close()
+            raise WebError(f"web: cannot listen on {self.host}:{self.port}: "
+                           f"{exc.strerror or exc}") from None
+        self.port = sock.getsockname()[1]
+        self._socket = sock
+
+    def serve(self, web: WebTable) -> None:
+        """Serve the table of ``web`` in a thread of its own (binding first if :meth:`bind`
+        was not called)."""
+        self._web = web
+        web.base_url = self.base_url
+        self.serve_app(make_app(web), [web.feed])
+        log.info("web view on %s (admin: %s/admin)", self.base_url(), self.base_url())
+
+    def serve_app(self, app: ASGIApp, feeds: Sequence[Feed] = ()) -> None:
+        """Serve any application (one of :func:`table.web.base.web_app`) in a thread of its
+        own; ``feeds`` are the live feeds its pages follow, woken in its loop and ended by
+        :meth:`stop`."""
+        if self._socket is None:
+            self.bind()
+        sock = self._socket
+        assert sock is not None
+        self._feeds = list(feeds)
+        for name in ("uvicorn", "uvicorn.error", "uvicorn.access"):
+            logging.getLogger(name).setLevel(logging.WARNING)
+        logging.getLogger("uvicorn.error").addFilter(_QUIET_DROPS)  # (once: a set of filters)
+        config = uvicorn.Config(
+            app, log_config=None, access_log=False, lifespan="off",
+            loop="asyncio", http="h11", ws="none", timeout_graceful_shutdown=2,
+            timeout_keep_alive=30,
+        )
+        self._server = uvicorn.Server(config)
+        self._thread = threading.Thread(target=self._run, args=(sock,), name="web", daemon=True)
+        self._thread.start()
+
+    def _run(self, sock: socket.socket) -> None:
+        assert self._server is not None
+        server = self._server
+
+        async def serve() -> None:
+            loop = asyncio.get_running_loop()
+            for feed in self._feeds:
+                feed.attach(loop)
+            await server.serve(sockets=[sock])
+
+        asyncio.run(serve())
+
+    def stop(self) -> None:
+        """End every page's stream and stop serving."""
+        for feed in self._feeds:
+            feed.close()
+        if self._server is None and self._socket is not None:
+            self._socket.close()
+        if self._server is not None:
+            self._server.should_exit = True
+        if self._thread is not None:
+            self._thread.join(STOP_TIMEOUT)
+
+    def seat_lines(self) -> list[str]:
+        """``seat NAME: URL``, one per seat: the contract of ``demo --web`` and ``sim --web``."""
+        return [f"seat {name}: {url}" for name, url in self.web.seat_urls()]
+
+    def print_seats(self, out: TextIO, codes: bool | None = None) -> None:
+        """The seat lines, then (on a terminal) each seat's link as a QR code to scan."""
+        codes = out.isatty() if codes is None else codes
+        for line in self.seat_lines():
+            out.write(line + "\n")
+        if codes:
+            for name, url in self.web.seat_urls():
+                out.write(f"\n{name}:\n")
+                segno.make(url, error="m").terminal(out=out, compact=True)
+        out.write(f"table view: {self.base_url()}/   overlay: {self.base_url()}/overlay   "
+                  f"admin: {self.base_url()}/admin\n")
+        out.flush()

@@ -1,0 +1,75 @@
+"""What the web server needs from a running table: the daemon at a real table and the
+simulator both offer it (structurally: neither imports the web).
+
+Everything here is called from the web server's thread. Reads see the referee's latest state,
+which the referee replaces and never changes once published; presses and admin actions are
+handed over to the table's own thread and never wait for it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Protocol
+
+from table.cards import Card, Color
+from table.errors import TableError
+from table.rules import State
+
+# The buttons of a seat page. ``catch`` is the UNO button pressed while another player is
+# caught out; ``color`` names the colour of a wild; ``play`` plays a card, where the table
+# holds the seat's cards itself (the simulator). Colours are "color:red"... in presses.
+SEAT_BUTTONS = ("uno", "draw", "pass", "challenge", "don", "catch", "color", "play")
+ADMIN_ACTIONS = ("undo", "next-round", "new-match", "voice-test")
+
+
+class Refused(TableError, ValueError):
+    """What a table cannot do from the web (a card play at a real table, an action the
+    simulator does not have); the web answers 409 with this message."""
+
+
+@dataclass(frozen=True, slots=True)
+class SeatPress:
+    """A press from a seat page, checked: a button of :data:`SEAT_BUTTONS`, the colour of a
+    ``color`` press or of a wild played, the card of a ``play``."""
+
+    seat: int
+    button: str
+    color: Color | None = None
+    card: Card | None = None
+
+
+class TableSide(Protocol):
+    @property
+    def players(self) -> tuple[str, ...]: ...
+
+    @property
+    def language(self) -> str: ...
+
+    @property
+    def plays_cards(self) -> bool:
+        """Whether a seat page plays the seat's cards itself (the simulator) or the player
+        holds real cards and taps them on the play pad."""
+        ...
+
+    def state(self) -> State:
+        """The referee's latest state (read only)."""
+        ...
+
+    def seat_state(self, seat: int) -> State | None:
+        """The game as ``seat`` knows it, its own hand included; ``None`` when the table does
+        not know that hand (only a play pad: the cards are in the player's hand)."""
+        ...
+
+    def press(self, press: SeatPress) -> None:
+        """Hand a seat's press to the table. Raises :class:`Refused` (or another
+        :class:`TableError`) for what it cannot do."""
+        ...
+
+    def admin(self, action: str) -> None:
+        """One of :data:`ADMIN_ACTIONS`. Raises as :meth:`press` does."""
+        ...
+
+    def readers(self) -> Mapping[str, str]:
+        """Each reader's latest state (live, lost, ...)."""
+        ...

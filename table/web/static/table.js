@@ -1,0 +1,275 @@
+// uno-table: what every page shares. The stream of the table's events (with resume), the
+// words of the pages in English and Japanese, and the card as it is drawn.
+"use strict";
+
+const WORDS = {
+  en: {
+    title: "uno-table",
+    round: "Round {n}",
+    turn: "{p}'s turn",
+    clockwise: "↻ clockwise",
+    counterclockwise: "↺ counterclockwise",
+    red: "red", yellow: "yellow", green: "green", blue: "blue",
+    color: "Colour", draw: "Draw", pile: "Top card",
+    pending: "Draw {n} pending",
+    "awaiting-color": "{p} names the colour",
+    players: "Players", said: "Announcements", scores: "Scores", total: "Total",
+    "round-over": "{p} wins round {n}!",
+    "match-over": "{p} wins the match!",
+    waiting: "Waiting for the first card",
+    voice: "Voice", "voice-off": "off", "voice-browser": "this device", "voice-table": "the table's voice",
+    "verdict-accepted": "✓", "verdict-rejected": "✗", "verdict-penalty": "!",
+    "input-tag": "card on {r}", "input-press": "{p}: {b}",
+    uno: "UNO!", "b-draw": "Draw", pass: "Pass", challenge: "Challenge", don: "Don!",
+    catch: "Catch {p}!", "choose": "Choose a colour",
+    "s-your-turn": "Your turn", "s-your-turn-uno": "Your turn: call UNO before your second-last card!",
+    "s-must-draw": "Draw {n}", "s-draw-or-challenge": "Draw {n} or challenge",
+    "s-draw-or-stack": "Draw {n} or stack", "s-choose-color": "Choose a colour",
+    "s-show-hand": "Show your hand on the play pad", "s-wait-show": "{p} shows their hand on the play pad",
+    "s-catch": "{p} did not call UNO: catch!",
+    "s-call-uno-late": "You are on one card: call UNO!", "s-wait": "{p}'s turn",
+    "s-round-over": "Round over: {p} wins", "s-match-over": "Match over", "s-dealing": "Dealing",
+    "your-hand": "Your hand", "unknown-cards": "+{n} cards the table has not seen",
+    gone: "This seat link is no longer valid (a new match?). Scan the new code.",
+    "press-sent": "{b}…", "too-fast": "Slow down a little", "refused": "{m}",
+    admin: "Admin", undo: "Undo", "next-round": "Next round", "new-match": "New match",
+    "voice-test": "Voice test", readers: "Readers", seats: "Seats (scan with a phone)",
+    "new-match-sure": "Abandon this match and start a new one?", pages: "{n} pages following",
+    login: "Log in", key: "api_key", done: "Done: {a}",
+  },
+  ja: {
+    title: "ウノ テーブル",
+    round: "だい{n}ラウンド",
+    turn: "{p}の ばん",
+    clockwise: "↻ ひだりまわり",
+    counterclockwise: "↺ みぎまわり",
+    red: "あか", yellow: "きいろ", green: "みどり", blue: "あお",
+    color: "いろ", draw: "ひく", pile: "いちばん うえの カード",
+    pending: "{n}まい ひく",
+    "awaiting-color": "{p}が いろを えらびます",
+    players: "プレイヤー", said: "アナウンス", scores: "とくてん", total: "ごうけい",
+    "round-over": "{p}が だい{n}ラウンドの かち!",
+    "match-over": "{p}の ゆうしょう!",
+    waiting: "さいしょの カードを まって います",
+    voice: "こえ", "voice-off": "なし", "voice-browser": "この たんまつ", "voice-table": "テーブルの こえ",
+    "verdict-accepted": "✓", "verdict-rejected": "✗", "verdict-penalty": "!",
+    "input-tag": "{r}に カード", "input-press": "{p}: {b}",
+    uno: "ウノ!", "b-draw": "ひく", pass: "パス", challenge: "チャレンジ", don: "ドン!",
+    catch: "{p}を キャッチ!", "choose": "いろを えらぶ",
+    "s-your-turn": "あなたの ばん", "s-your-turn-uno": "あなたの ばん: ウノと いって ください!",
+    "s-must-draw": "{n}まい ひいて ください", "s-draw-or-challenge": "{n}まい ひくか チャレンジ",
+    "s-draw-or-stack": "{n}まい ひくか かさねる", "s-choose-color": "いろを えらんで ください",
+    "s-show-hand": "てふだを プレイパッドで みせて ください", "s-wait-show": "{p}が てふだを みせて います",
+    "s-catch": "{p}が ウノを いって いません: キャッチ!",
+    "s-call-uno-late": "のこり いちまい: ウノ!", "s-wait": "{p}の ばん",
+    "s-round-over": "ラウンド おわり: {p}の かち", "s-match-over": "ゲーム おわり", "s-dealing": "くばって います",
+    "your-hand": "てふだ", "unknown-cards": "+{n}まい (テーブルが まだ みて いない カード)",
+    gone: "この リンクは もう つかえません。あたらしい コードを よみとって ください。",
+    "press-sent": "{b}…", "too-fast": "すこし まって ください", "refused": "{m}",
+    admin: "かんり", undo: "とりけし", "next-round": "つぎの ラウンド", "new-match": "あたらしい ゲーム",
+    "voice-test": "こえの テスト", readers: "リーダー", seats: "せき (スマホで よみとり)",
+    "new-match-sure": "この ゲームを やめて あたらしく はじめますか?", pages: "{n}ページが みています",
+    login: "ログイン", key: "api_key", done: "{a}: OK",
+  },
+};
+
+const SYMBOLS = { S: "⊘", R: "⇄", "+2": "+2", W: "W", "W+4": "+4", WSH: "⇆", WC: "★" };
+const COLOR_OF = { R: "red", Y: "yellow", G: "green", B: "blue" };
+
+const params = new URLSearchParams(location.search);
+let lang = params.get("lang") || localStorage.getItem("uno-lang") || null;
+
+function t(key, vars) {
+  const words = WORDS[lang] || WORDS.en;
+  let text = words[key] !== undefined ? words[key] : (WORDS.en[key] !== undefined ? WORDS.en[key] : key);
+  for (const [k, v] of Object.entries(vars || {})) text = text.split("{" + k + "}").join(String(v));
+  return text;
+}
+
+function el(tag, attrs, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === null || v === undefined || v === false) continue;
+    if (k === "class") node.className = v;
+    else if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
+    else node.setAttribute(k, v === true ? "" : v);
+  }
+  for (const child of children.flat()) {
+    if (child === null || child === undefined || child === false) continue;
+    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return node;
+}
+
+// A card drawn from its code: "R5", "G+2", "W+4"; null draws an empty place.
+function cardEl(code, opts) {
+  opts = opts || {};
+  const tag = opts.button ? "button" : "div";
+  if (!code) return el(tag, { class: "card none" });
+  const color = COLOR_OF[code[0]] && code.length > 1 && code !== "W+4" ? COLOR_OF[code[0]] : null;
+  const rank = color ? code.slice(1) : code;
+  const face = SYMBOLS[rank] || rank;
+  const label = (color ? t(color) + " " : "") + face;
+  return el(tag, {
+    class: "card " + (color || "wild") + (opts.extra ? " " + opts.extra : ""),
+    "data-code": opts.code ? code : null,
+    "aria-label": label, title: label, onclick: opts.onclick,
+  }, el("span", { class: "corner" }, face), el("span", { class: "face" }, face));
+}
+
+function applyWords(root) {
+  document.documentElement.lang = lang;
+  for (const node of (root || document).querySelectorAll("[data-t]")) node.textContent = t(node.dataset.t);
+}
+
+// The table's events: a snapshot first, then every event once, resumed after a lost
+// connection from the last event id (the browser's own reconnection sends it too).
+class Stream {
+  constructor(onFrame) {
+    this.onFrame = onFrame;
+    this.lastId = null;
+    this.source = null;
+    this.seen = [];
+    this.live = false;
+    document.addEventListener("visibilitychange", () => {
+      if (!document.hidden && (!this.source || this.source.readyState === EventSource.CLOSED)) this.open();
+    });
+  }
+
+  open() {
+    if (this.source) this.source.close();
+    const url = "/api/events" + (this.lastId ? "?last_event_id=" + encodeURIComponent(this.lastId) : "");
+    const source = new EventSource(url);
+    this.source = source;
+    source.onopen = () => this.status(true);
+    source.onerror = () => {
+      this.status(false);
+      if (source.readyState === EventSource.CLOSED && this.source === source) {
+        setTimeout(() => { if (this.source === source) this.open(); }, 3000);
+      }
+    };
+    source.onmessage = (message) => {
+      if (message.lastEventId) this.lastId = message.lastEventId;
+      const frame = JSON.parse(message.data);
+      if (frame.type !== "snapshot") {
+        this.seen.push(message.lastEventId);
+        if (this.seen.length > 20000) this.seen.splice(0, 10000);
+      }
+      this.onFrame(frame, message.lastEventId);
+    };
+  }
+
+  // Let go of the stream (as a phone's browser does in the background) and take it up again.
+  pause() { if (this.source) { this.source.close(); this.source = null; } this.status(false); }
+  resume() { this.open(); }
+
+  status(live) {
+    this.live = live;
+    for (const dot of document.querySelectorAll(".link")) dot.classList.toggle("live", live);
+  }
+}
+
+async function getJSON(url) {
+  const response = await fetch(url, { cache: "no-store", credentials: "same-origin" });
+  const body = await response.json().catch(() => ({}));
+  return { status: response.status, body };
+}
+
+async function postJSON(url, data) {
+  const response = await fetch(url, {
+    method: "POST", cache: "no-store", credentials: "same-origin",
+    headers: { "Content-Type": "application/json" }, body: JSON.stringify(data || {}),
+  });
+  const body = await response.json().catch(() => ({}));
+  return { status: response.status, body };
+}
+
+// A press id made here: a retry or a second tap of the same button sends the same one.
+function pressId() {
+  const bytes = new Uint8Array(12);
+  crypto.getRandomValues(bytes);
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+// Speaking the announcements on this device, when the person asks for it.
+class Voice {
+  constructor(select) {
+    this.mode = localStorage.getItem("uno-voice") || "off";
+    this.queue = [];
+    this.playing = false;
+    if (select) {
+      select.value = this.mode;
+      select.addEventListener("change", () => {
+        this.mode = select.value;
+        localStorage.setItem("uno-voice", this.mode);
+      });
+    }
+  }
+
+  say(frame, id) {
+    if (this.mode === "browser" && "speechSynthesis" in window) {
+      const utterance = new SpeechSynthesisUtterance(frame.text);
+      utterance.lang = tableLang === "ja" ? "ja-JP" : "en-GB";
+      speechSynthesis.speak(utterance);
+    } else if (this.mode === "table") {
+      this.queue.push("/api/speech/" + encodeURIComponent(id));
+      this.next();
+    }
+  }
+
+  next() {
+    if (this.playing || !this.queue.length) return;
+    this.playing = true;
+    const audio = new Audio(this.queue.shift());
+    const done = () => { this.playing = false; this.next(); };
+    audio.onended = done;
+    audio.onerror = done;
+    audio.play().catch(done);
+  }
+}
+
+let tableLang = "en";
+
+async function loadInfo() {
+  const { body } = await getJSON("/api/info");
+  tableLang = body.language || "en";
+  if (!lang) lang = tableLang;
+  return body;
+}
+
+function langSwitch(select, redraw) {
+  if (!select) return;
+  select.value = lang;
+  select.addEventListener("change", () => {
+    lang = select.value;
+    localStorage.setItem("uno-lang", lang);
+    applyWords();
+    redraw();
+  });
+}
+
+function verdictLine(event) {
+  const who = event.input === "press"
+    ? t("input-press", { p: event.seat, b: buttonWord(event.button || "") })
+    : t("input-tag", { r: event.reader });
+  return el("span", { class: event.verdict, "data-n": event.n, "data-verdict": event.verdict },
+    who, " ", t("verdict-" + event.verdict), event.reason ? " (" + event.reason + ")" : "");
+}
+
+function buttonWord(button) {
+  if (button.startsWith("color:")) return t(button.slice(6));
+  return t(button === "draw" ? "b-draw" : button);
+}
+
+// A page's start: the table's language, the page's words, then the stream of events.
+async function boot(onFrame, redraw, first) {
+  await loadInfo();
+  applyWords();
+  langSwitch(document.getElementById("lang"), redraw);
+  if (first) await first();
+  const stream = new Stream(onFrame);
+  window.unoTable.stream = stream;
+  stream.open();
+}
+
+window.unoTable = window.unoTable || {};

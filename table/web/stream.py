@@ -1,0 +1,147 @@
+"""``GET /api/events``: the event stream as Server-Sent Events.
+
+SSE rather than a WebSocket: the stream only flows one way (presses are plain POSTs, which
+retry and rate-limit like any request), every browser's ``EventSource`` reconnects by itself
+and sends the ``Last-Event-ID`` it had, and it is plain HTTP that any proxy, ``curl`` or OBS
+browser source takes.
+
+A page starts with a ``snapshot`` frame (the replay JSON's ``state``, ``scores``, ``rounds`` and
+``match_over``, and the latest captions) unless it resumes: then it gets exactly the events
+after the id it had, none missed, none twice. A page whose writes stall for
+:data:`WRITE_TIMEOUT` seconds, or that falls behind what the ring keeps, is dropped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import Callable
+from typing import Any, Final
+
+from starlette.types import Message, Receive, Scope, Send
+
+from table.web.feed import RETRY_MS, Feed, Subscriber
+
+log = logging.getLogger(__name__)
+
+WRITE_TIMEOUT: Final = 10.0  # seconds a page may take to accept what is written to it
+KEEPALIVE: Final = 15.0  # seconds of quiet before a comment line keeps the connection open
+MAX_PAGES: Final = 500  # streams at once; more get 503
+
+
+class EventsEndpoint:
+    """A raw ASGI app: the stream needs its own control of writes and of the end."""
+
+    def __init__(self, feed: Feed, snapshot: Callable[[], dict[str, Any]]) -> None:
+        self.feed = feed
+        self.snapshot = snapshot
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["method"] not in ("GET", "HEAD"):
+            await _json(send, 405, "use GET for the event stream")
+            return
+        if self.feed.subscribers >= MAX_PAGES or self.feed.closed:
+            await _json(send, 503, "too many pages are following the table: try again later")
+            return
+        last_id = _last_event_id(scope)
+        sub, resumed = self.feed.subscribe(last_id)
+        try:
+            await self._serve(sub, resumed, receive, send)
+        finally:
+            self.feed.unsubscribe(sub)
+
+    async def _serve(self, sub: Subscriber, resumed: bool, receive: Receive, send: Send) -> None:
+        await send({"type": "http.response.start", "status": 200, "headers": [
+            (b"content-type", b"text/event-stream; charset=utf-8"),
+            (b"cache-control", b"no-store"),
+            (b"x-accel-buffering", b"no"),
+        ]})
+        first = f"retry: {RETRY_MS}\n\n".encode()
+        if not resumed:
+            first += self._snapshot_frame()
+        watcher = asyncio.ensure_future(_until_disconnect(receive, sub))
+        try:
+            if not await _write(send, first, sub):
+                return
+            await self._follow(sub, send)
+        finally:
+            watcher.cancel()
+
+    def _snapshot_frame(self) -> bytes:
+        event_id, captions = self.feed.snapshot_mark()
+        data = {"type": "snapshot", **self.snapshot(), "captions": captions}
+        text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+        return f"id: {event_id}\ndata: {text}\n\n".encode()
+
+    async def _follow(self, sub: Subscriber, send: Send) -> None:
+        while not sub.dropped:
+            frames = self.feed.take(sub)
+            if frames is None:
+                log.warning("a page fell too far behind the table's events: dropped")
+                return
+            if frames:
+                if not await _write(send, b"".join(frames), sub):
+                    return
+                continue
+            sub.wake.clear()
+            if self.feed.pending(sub) or sub.dropped:
+                continue
+            try:
+                async with asyncio.timeout(KEEPALIVE):
+                    await sub.wake.wait()
+            except TimeoutError:
+                if not await _write(send, b": keep-alive\n\n", sub):
+                    return
+        await _write(send, b"", sub, more=False)  # the end of a stream the server closes
+
+
+async def _write(send: Send, body: bytes, sub: Subscriber, more: bool = True) -> bool:
+    """Write to a page; ``False`` when it did not take it in time, or was dropped meanwhile
+    (its write is then abandoned, and so is the page). A write the connection takes at once
+    (the usual case) costs no task and no more than one timer."""
+    message: Message = {"type": "http.response.body", "body": body, "more_body": more}
+    if sub.dropped and more:
+        return False
+    try:
+        async with asyncio.timeout(WRITE_TIMEOUT) as deadline:
+            sub.deadline = deadline
+            await send(message)
+    except TimeoutError:
+        if not sub.dropped:
+            log.warning("a page did not take the table's events for %.0f s: dropped",
+                        WRITE_TIMEOUT)
+        return False
+    finally:
+        sub.deadline = None
+    return not sub.dropped
+
+
+async def _until_disconnect(receive: Receive, sub: Subscriber) -> None:
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            sub.drop()  # a write waiting on the gone connection ends at once
+            return
+
+
+def _last_event_id(scope: Scope) -> str | None:
+    """The ``Last-Event-ID`` header a reconnecting browser sends, or the ``last_event_id``
+    query parameter a page uses when it reopens the stream itself."""
+    for name, value in scope.get("headers", []):
+        if name == b"last-event-id":
+            text: str = value.decode("latin-1")
+            return text.strip()[:64]
+    query: str = scope.get("query_string", b"").decode("latin-1")
+    for pair in query.split("&"):
+        key, _, given = pair.partition("=")
+        if key == "last_event_id":
+            return given[:64]
+    return None
+
+
+async def _json(send: Send, status: int, message: str) -> None:
+    body = json.dumps({"error": message}).encode()
+    await send({"type": "http.response.start", "status": status, "headers": [
+        (b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
+    await send({"type": "http.response.body", "body": body})

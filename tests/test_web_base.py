@@ -1,0 +1,71 @@
+"""Another face on the web room's parts (as a hub's standings page would be): its own page and
+event kinds, the package's static files, the security headers and JSON errors, served in a
+thread of its own, with a live stream that starts from a snapshot."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+from web_harness import Client, Sse
+
+from table.web.base import web_app
+from table.web.feed import Feed
+from table.web.server import WebError, WebServer
+from table.web.stream import EventsEndpoint
+
+
+@pytest.fixture
+def face(tmp_path: Path) -> Iterator[tuple[WebServer, Feed]]:
+    (tmp_path / "standings.html").write_text("<!doctype html><title>standings</title>",
+                                             encoding="utf-8")
+    rows = [{"table": "t1", "player": "Aki", "wins": 0}]
+    feed = Feed(kinds=frozenset({"standing"}))
+    feed.listeners.append(lambda event: rows.__setitem__(0, event["row"]))
+
+    async def standings(request: Request) -> Response:
+        return JSONResponse(rows)
+
+    app = web_app([Route("/api/standings", standings),
+                   Route("/api/events", EventsEndpoint(feed, lambda: {"rows": rows}))],
+                  static=[("/hub", tmp_path)])
+    server = WebServer("127.0.0.1", 0)
+    server.serve_app(app, [feed])
+    yield server, feed
+    server.stop()
+
+
+def test_a_face_of_its_own_served_with_the_rooms_parts(face: tuple[WebServer, Feed]) -> None:
+    server, feed = face
+    client = Client(server.port)
+    status, headers, body = client.request("GET", "/hub/standings.html")
+    assert status == 200 and b"standings" in body
+    assert headers["referrer-policy"] == "no-referrer"
+    assert "default-src 'self'" in headers["content-security-policy"]
+    assert client.request("GET", "/static/table.js")[0] == 200  # the shared cards and words
+    assert client.get("/nowhere") == (404, {"error": "no such page: /nowhere"})
+    stream = Sse(server.port)
+    first = stream.next()[1]
+    assert first["type"] == "snapshot" and first["rows"][0]["player"] == "Aki"
+    feed.publish({"type": "verdict", "verdict": "accepted"})  # not a kind of this face
+    feed.publish({"type": "standing", "row": {"table": "t1", "player": "Aki", "wins": 1}})
+    event_id, event = stream.next()
+    assert event["type"] == "standing" and event_id == f"{feed.epoch}-1"
+    assert client.get("/api/standings")[1][0]["wins"] == 1
+    stream.close()
+
+
+def test_a_port_in_use_is_one_line_before_anything_is_served() -> None:
+    first = WebServer("127.0.0.1", 0)
+    first.bind()
+    try:
+        with pytest.raises(WebError) as refused:
+            WebServer("127.0.0.1", first.port).bind()
+        assert str(refused.value) == (f"web: cannot listen on 127.0.0.1:{first.port}: "
+                                      "Address already in use")
+    finally:
+        first.stop()
