@@ -31,7 +31,7 @@ from table.rules import (
     make_options,
     new_game,
 )
-from table.rules.engine import next_round
+from table.rules.engine import dealer_after, next_round
 from table.rules.legal import out_of_turn_actions
 
 MAX_ACTIONS = 20_000  # a round that runs this long is stopped and counted as capped
@@ -185,10 +185,15 @@ def play_round(table: RandomTable, s: State, stats: Stats | None = None) -> Stat
 
 
 def rounds(table: RandomTable, count: int, stats: Stats | None = None) -> Iterator[State]:
-    """``count`` independent rounds, each a new match with a drawn dealer."""
+    """``count`` independent rounds, each scored on its own (a new match), dealt the way a table
+    deals: the dealer is drawn once, and each round's dealer deals the next per ``next_dealer``
+    (a round stopped without a winner makes the table draw for the dealer again)."""
+    dealer = table.dealer()
     for _ in range(count):
-        s, _ = new_game(table.options, table.names, table.dealer(), table.deal())
-        yield play_round(table, s, stats)
+        s, _ = new_game(table.options, table.names, dealer, table.deal())
+        play_round(table, s, stats)
+        dealer = dealer_after(s) if s.winner is not None else table.dealer()
+        yield s
 
 
 def play_match(table: RandomTable, max_rounds: int = 200) -> State:

@@ -148,15 +148,18 @@ def next_round(
     if state.phase is not Phase.ROUND_OVER or len(state.results) < state.round:
         raise IllegalPlay("round-not-over", "the round is not over yet")
     s = state.copy()
-    assert s.winner is not None
-    if dealer is not None:
-        s.dealer = dealer
-    elif s.options.next_dealer == "winner":
-        s.dealer = s.winner
-    else:
-        s.dealer = s.next_seat(s.dealer, direction=1)
+    s.dealer = dealer_after(s) if dealer is None else dealer
     s.round += 1
     return _deal_round(s, deal or Deal())
+
+
+def dealer_after(s: State) -> int:
+    """Who deals the round after the one ``s`` has won, per ``next_dealer``: its winner, or
+    the seat left of its dealer."""
+    assert s.winner is not None
+    if s.options.next_dealer == "winner":
+        return s.winner
+    return s.next_seat(s.dealer, direction=1)
 
 
 def _deal_round(s: State, deal: Deal) -> tuple[State, list[Event]]:
