@@ -61,6 +61,21 @@ class Stats:
         }
 
 
+def shuffle(rng: random.Random, cards: list[Card]) -> None:
+    """Shuffle ``cards`` in place exactly as ``rng.shuffle(cards)`` does (the same order from
+    the same generator, which a test holds), about twice as fast: ``random.shuffle`` calls two
+    functions written in Python for each card (``_randbelow`` and its ``getrandbits`` loop),
+    here inlined. Self-play shuffles a deck every round."""
+    bits = rng.getrandbits
+    for i in range(len(cards) - 1, 0, -1):
+        n = i + 1
+        k = n.bit_length()
+        j = bits(k)
+        while j >= n:  # rejection: j uniform below n
+            j = bits(k)
+        cards[i], cards[j] = cards[j], cards[i]
+
+
 class RandomTable:
     """Chance and the players (every seat playing ``policy``) for one seeded table."""
 
@@ -76,7 +91,7 @@ class RandomTable:
 
     def shuffled_deck(self) -> list[Card]:
         deck = edition_cards(self.options.deck)
-        self.rng.shuffle(deck)
+        shuffle(self.rng, deck)
         return deck
 
     def deal(self, state: State | None = None) -> Deal:
@@ -104,7 +119,7 @@ class RandomTable:
         events: list[Event] = []
         if not s.pile and not s.pile_unknown and len(s.discard) > 1 and s.phase is Phase.PLAY:
             order = s.discard[:-1]
-            self.rng.shuffle(order)
+            shuffle(self.rng, order)
             events = apply_in_place(s, Reshuffle(tuple(order)))
         for hand in s.hands:
             if hand.unknown:
@@ -122,7 +137,7 @@ class RandomTable:
             # The engine reshuffled by itself in the middle of a penalty: the rest of the
             # unknown cards are the draw pile, and chance gives its order, so that later draws
             # are seen again.
-            self.rng.shuffle(pool)
+            shuffle(self.rng, pool)
             events += apply_in_place(s, Reshuffle(tuple(pool)))
         return events
 
