@@ -24,8 +24,9 @@ are offered to the policy. Actions come from the engine's own lists and go throu
 
 Timing: each engine plays ``--rounds`` rounds, each a new deal, with the same seed every time
 (the same rounds; ours are those of ``uno-table selfplay --policy play-first`` with that seed and
-player count); the timed part is the play and the deal (for us the dealer draw, the shuffle,
-``new_game``; for RLCard ``init_game``), not building the game object. Each player count is
+player count); the timed part is the play and the deal (for us the shuffle and ``new_game``,
+and the dealer draw, made once as at a table, which then deals on per ``next_dealer``; for
+RLCard ``init_game``), not building the game object. Each player count is
 measured ``--repeat`` times, the engines alternating; the table shows each engine's median
 repetition and the ratio is the median of the per-repetition ratios, which is what a busy
 machine disturbs least. Both are timed by this process's CPU time by default (``--clock
