@@ -169,7 +169,8 @@ class PlayFirst:
         only_wd4: bool | None = None
         while True:
             a = acts[int(roll() * end)]
-            assert type(a) is Play
+            if type(a) is not Play:
+                continue  # a list with other actions among the plays: those are not cards
             if a.color is None:
                 return a
             if a.cards[0] is _WILD_DRAW_FOUR:
