@@ -24,8 +24,9 @@ are offered to the policy. Actions come from the engine's own lists and go throu
 
 Timing: each engine plays ``--rounds`` rounds, each a new deal, with the same seed every time
 (the same rounds; ours are those of ``uno-table selfplay --policy play-first`` with that seed and
-player count); the timed part is the play and the deal (for us the dealer draw, the shuffle,
-``new_game``; for RLCard ``init_game``), not building the game object. Each player count is
+player count); the timed part is the play and the deal (for us the shuffle and ``new_game``,
+and the dealer draw, made once as at a table, which then deals on per ``next_dealer``; for
+RLCard ``init_game``), not building the game object. Each player count is
 measured ``--repeat`` times, the engines alternating; the table shows each engine's median
 repetition and the ratio is the median of the per-repetition ratios, which is what a busy
 machine disturbs least. Both are timed by this process's CPU time by default (``--clock
@@ -67,6 +68,7 @@ from rlcard_driver import MAX_STEPS_PER_GAME, rlcard_available, run_rlcard
 
 from table.analysis.selfplay import RandomTable
 from table.rules import Options, Phase, apply_legal, legal_actions, make_options, new_game
+from table.rules.engine import dealer_after
 from table.rules.legal import out_of_turn_actions
 
 POLICY: Final = "play-first"
@@ -142,7 +144,8 @@ def run_engine(
     clock: Callable[[], float] = time.perf_counter,
     on_round: Callable[[int, int], None] | None = None,
 ) -> Result:
-    """Play ``rounds`` rounds under ``play-first``, each a new match with a drawn dealer."""
+    """Play ``rounds`` rounds under ``play-first``, each scored on its own, the dealer drawn once
+    and the deal passed on as at a table (the rounds of :func:`table.analysis.selfplay.rounds`)."""
     if num_players < 2:
         raise ValueError(f"num_players must be at least 2, got {num_players}")
     if rounds < 1:
@@ -153,13 +156,14 @@ def run_engine(
     # The calls made every action, bound once, as bench/rlcard_driver.py does for RLCard.
     supply_chance, act, react = table.supply_chance, policy.act, policy.react
     legal, late_actions, push = legal_actions, out_of_turn_actions, apply_legal
-    deal, dealer, names = table.deal, table.dealer, table.names
+    deal, dealer, after, names = table.deal, table.dealer, dealer_after, table.names
     play, cap = Phase.PLAY, MAX_ACTIONS_PER_ROUND
 
     total = capped = 0
     start = clock()
+    seat = dealer()  # drawn once, then dealt on as a table deals (selfplay.rounds)
     for done in range(1, rounds + 1):
-        s, _ = new_game(options, names, dealer(), deal())
+        s, _ = new_game(options, names, seat, deal())
         supply_chance(s)
         actions = 0
         while s.phase is play:
@@ -177,6 +181,7 @@ def run_engine(
                     actions += 1
                     supply_chance(s)
         total += actions
+        seat = after(s) if s.winner is not None else dealer()
         if on_round is not None:
             on_round(done, total)
     elapsed = clock() - start

@@ -5,15 +5,17 @@ line, exit code 2."""
 from __future__ import annotations
 
 import logging
+import random
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from sim.hardware.ptys import sim_config
+from table.cards import edition_cards, parse_card
 from table.commands.cli import main
 from table.errors import SetupError
-from table.rules import make_options, new_game
+from table.rules import Deal, make_options, new_game
 from table.runtime.config import ConfigError, load_config
 from table.runtime.daemon import backend_factory
 from table.voice.backends import CaptionsBackend, make_backend
@@ -137,6 +139,24 @@ def test_a_config_refuses_two_players_with_one_name(
 def test_the_engine_refuses_two_players_with_one_name() -> None:
     with pytest.raises(SetupError, match="'Ken' and 'KEN' are one name"):
         new_game(make_options("official"), ["Aki", "Ken", "KEN"])
+
+
+def test_the_engine_takes_a_whole_shuffled_deck_and_refuses_a_card_too_many() -> None:
+    options = make_options("official")
+    deck = edition_cards(options.deck)
+    random.Random(3).shuffle(deck)
+    whole = Deal(hands=[(deck[:7], 0), (deck[7:14], 0)], pile=deck[15:], start=deck[14:15])
+    s, _ = new_game(options, ["Aki", "Ken"], deal=whole)
+    assert s.pile_unknown == 0 and s.pile_size == len(deck) - 15
+    s.check_conservation()
+    one_r0 = parse_card("R0")
+    others = [card for card in deck if card is not one_r0]
+    twice = [*others[:12], one_r0, one_r0]
+    with pytest.raises(SetupError, match="the classic-108 deck has 1 of R0, the set-up uses 2"):
+        new_game(options, ["Aki", "Ken"], deal=Deal(hands=[(twice[:7], 0), (twice[7:14], 0)]))
+    one_more = replace(whole, hands=[(deck[:7], 1), (deck[7:14], 0)])
+    with pytest.raises(SetupError, match="the set-up uses 109 cards; the classic-108 deck has 108"):
+        new_game(options, ["Aki", "Ken"], deal=one_more)
 
 
 # --- a voice folder that is a file ----------------------------------------------------------

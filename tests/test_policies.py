@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from table.analysis.policies import POLICIES, Policy, PolicyError, make_policy
-from table.analysis.selfplay import RandomTable, Stats, rounds, selfplay
-from table.cards import WILD_DRAW_FOUR, parse_cards
+from table.analysis.selfplay import RandomTable, Stats, rounds, selfplay, shuffle
+from table.cards import WILD_DRAW_FOUR, edition_cards, parse_cards
 from table.rules import (
     Action,
     CallUno,
@@ -198,3 +198,17 @@ def test_policy_and_bots_together_are_refused_in_one_line() -> None:
     out = run("selfplay", "--policy", "random", "--bots", "heuristic,random")
     assert out.returncode == 2
     assert out.stderr.count("\n") == 1 and "--policy" in out.stderr and "--bots" in out.stderr
+
+
+def test_self_play_shuffles_as_random_shuffle_does() -> None:
+    """The same seed deals the same decks as ``random.Random.shuffle`` would, so seeded
+    self-play and its pinned traces stay as they are."""
+    deck = edition_cards("classic-108")
+    for seed in range(20):
+        ours, theirs = random.Random(seed), random.Random(seed)
+        for size in (len(deck), 2, 1, 0, 37, len(deck)):
+            a, b = deck[:size], deck[:size]
+            shuffle(ours, a)
+            theirs.shuffle(b)
+            assert a == b
+        assert ours.random() == theirs.random()

@@ -129,27 +129,31 @@ class PlayFirst:
         self.rng = rng
 
     def act(self, s: State, acts: Sequence[Action]) -> Action:
-        # One pass, sorting the plays: the ones naming no colour (one a card) and a wild's,
-        # listed once per colour it may name. This runs for every action of the engine
-        # benchmark, so it stays lean.
-        plain: list[Action] = []
-        wild: list[Play] = []
+        # This runs for every action of the engine benchmark, so it stays lean: the engine
+        # lists the plays first and then what else is open (legal_actions), so the actions
+        # after the last play are read from the end, and a card is picked among the plays by
+        # rejection (a wild is listed once per colour it may name, so each of its listings is
+        # kept a time in as many: every card is as likely, and so is each colour).
+        end = len(acts)
         call: Action | None = None
         draw: Action | None = None
         done: Action | None = None
-        for a in acts:
-            if type(a) is Play:
-                (plain if a.color is None else wild).append(a)
-            elif type(a) is CallUno:
+        while end:
+            a = acts[end - 1]
+            kind = type(a)
+            if kind is Play:
+                break
+            if kind is CallUno:
                 call = a
-            elif type(a) is Draw:
+            elif kind is Draw:
                 draw = a
-            elif type(a) is Pass:
+            elif kind is Pass:
                 done = a
-        if plain or wild:
+            end -= 1
+        if end:
             if call is not None:
                 return call  # UNO first, then the play that leaves one card
-            return self._with_wilds(plain, wild) if wild else self.rng.choice(plain)
+            return self._card(acts, end)
         if draw is not None:
             return draw
         if done is not None:
@@ -157,16 +161,27 @@ class PlayFirst:
         # A colour to name, or what a house rule adds (a swap target, ...); never a challenge.
         return self.rng.choice([a for a in acts if type(a) is not Challenge])
 
-    def _with_wilds(self, plain: list[Action], wild: list[Play]) -> Action:
-        """A uniformly random card of ``plain`` and the wilds, a Wild Draw Four only when
+    def _card(self, acts: Sequence[Action], end: int) -> Action:
+        """A uniformly random card of the plays ``acts[:end]``, a Wild Draw Four only when
         nothing else plays; a random colour for a wild."""
-        by_card: dict[tuple[Card, ...], list[Action]] = {}
-        for p in wild:
-            by_card.setdefault(p.cards, []).append(p)
-        wd4 = by_card.pop((_WILD_DRAW_FOUR,), [])
-        cards = [[p] for p in plain] + list(by_card.values())
-        same = self.rng.choice(cards) if cards else wd4
-        return same[0] if len(same) == 1 else self.rng.choice(same)
+        roll = self.rng.random
+        share = 1 / len(COLORS)
+        only_wd4: bool | None = None
+        while True:
+            a = acts[int(roll() * end)]
+            if type(a) is not Play:
+                continue  # a list with other actions among the plays: those are not cards
+            if a.color is None:
+                return a
+            if a.cards[0] is _WILD_DRAW_FOUR:
+                if only_wd4 is None:
+                    only_wd4 = all(
+                        type(b) is Play and b.cards[0] is _WILD_DRAW_FOUR for b in acts[:end]
+                    )
+                if not only_wd4:
+                    continue
+            if roll() < share:
+                return a
 
     def react(self, s: State, acts: Sequence[Action]) -> Action | None:
         """Its own UNO, late (after playing a drawn card down to one); nothing else."""

@@ -9,9 +9,10 @@ Choices where RULES.md leaves room are documented where they are made (search "C
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from itertools import repeat
+from itertools import chain, repeat
 
 from table.cards import (
     CUSTOMIZABLE,
@@ -149,15 +150,18 @@ def next_round(
     if state.phase is not Phase.ROUND_OVER or len(state.results) < state.round:
         raise IllegalPlay("round-not-over", "the round is not over yet")
     s = state.copy()
-    assert s.winner is not None
-    if dealer is not None:
-        s.dealer = dealer
-    elif s.options.next_dealer == "winner":
-        s.dealer = s.winner
-    else:
-        s.dealer = s.next_seat(s.dealer, direction=1)
+    s.dealer = dealer_after(s) if dealer is None else dealer
     s.round += 1
     return _deal_round(s, deal or Deal())
+
+
+def dealer_after(s: State) -> int:
+    """Who deals the round after the one ``s`` has won, per ``next_dealer``: its winner, or
+    the seat left of its dealer."""
+    assert s.winner is not None
+    if s.options.next_dealer == "winner":
+        return s.winner
+    return s.next_seat(s.dealer, direction=1)
 
 
 def _deal_round(s: State, deal: Deal) -> tuple[State, list[Event]]:
@@ -196,17 +200,14 @@ def _deal_round(s: State, deal: Deal) -> tuple[State, list[Event]]:
                 raise SetupError(f"{s.players[i]} is out of the match and gets no cards")
     s.hidden = sum(h.unknown for h in s.hands)
     s.pile = list(reversed(deal.pile))
-    known = s.known_counts()
-    known.update(deal.start)
-    allowed = edition.get
-    # Every face within its count (the common case, tested in C), else the first one over.
-    if not all(map(int.__le__, known.values(), map(allowed, known, repeat(0)))):
-        card, count = next((c, k) for c, k in known.items() if k > allowed(c, 0))
-        raise SetupError(
-            f"the {opts.deck} deck has {allowed(card, 0)} of {card}, the set-up uses {count}"
-        )
+    # The known cards (the discard pile is still empty) and the cards turned up.
+    known = Counter(chain(s.pile, deal.start, *[h.known for h in s.hands]))
     total = sum(edition.values())
-    used = sum(known.values()) + sum(h.unknown for h in s.hands)
+    # The whole deck dealt, every card seen (a shuffled deck, as self-play deals): one
+    # comparison of the counts, in C. Anything else is checked face by face.
+    if s.hidden or not dict.__eq__(edition, known):
+        _check_counts(opts.deck, edition, known)
+    used = known.total() + s.hidden
     if used > total:
         raise SetupError(f"the set-up uses {used} cards; the {opts.deck} deck has {total}")
     s.pile_unknown = total - used + len(deal.start)
@@ -217,6 +218,17 @@ def _deal_round(s: State, deal: Deal) -> tuple[State, list[Event]]:
         s.pile_unknown -= 1
         _turn_up(s, card, events)
     return s, events
+
+
+def _check_counts(deck: str, edition: dict[Card, int], known: Counter[Card]) -> None:
+    """Raise unless the cards ``known`` keep every face within its count in ``deck``."""
+    allowed = edition.get
+    # Every face within its count (the common case, tested in C), else the first one over.
+    if not all(map(int.__le__, known.values(), map(allowed, known, repeat(0)))):
+        card, count = next((c, k) for c, k in known.items() if k > allowed(c, 0))
+        raise SetupError(
+            f"the {deck} deck has {allowed(card, 0)} of {card}, the set-up uses {count}"
+        )
 
 
 def choose_dealer(n: int, draw: Callable[[int], Card], options: Options) -> int:

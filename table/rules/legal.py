@@ -25,7 +25,9 @@ _PLAY = Phase.PLAY  # a module global is read faster than an enum member
 
 
 def legal_actions(s: State) -> list[Action]:
-    """The actions the player on turn may take, each once; empty when no one is on turn."""
+    """The actions the player on turn may take, each once; empty when no one is on turn. The
+    plays come first (in the order of the hand), then the rest (a draw, a pass, a challenge,
+    a UNO call): the ``play-first`` policy reads them in that order."""
     if s.phase is not _PLAY or s.awaiting_show is not None:
         return []
     if s.awaiting_color is not None:
