@@ -13,6 +13,8 @@
 #                                         (pulled by mfrc522 in the test extra)
 #       socat                    pseudo-terminal pairs standing in for the serial link
 #       systemd                  systemd-analyze, to check the unit of `uno-table service`
+#       fonts-noto-cjk           names in Japanese in the plots of `stats` and `study`
+#       chromium                 opens their HTML reports in the tests (through Playwright)
 #
 # Quiet and fast (a few dpkg queries) when everything is present. When something is missing
 # it installs it with apt-get: as root, through sudo (asking for the password on a
@@ -21,7 +23,7 @@ set -eu
 
 DEMO_PACKAGES="python3 python3-venv espeak-ng"
 TEST_PACKAGES="$DEMO_PACKAGES make gcc-avr avr-libc simavr libsimavr-dev libelf-dev gcc libc6-dev
-python3-dev socat systemd"
+python3-dev socat systemd fonts-noto-cjk chromium"
 
 list=false
 if [ "${1:-}" = --list ]; then

@@ -280,9 +280,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="the edition, unless the file names one")
     p.set_defaults(run=_deck_check)
 
-    from table.commands.daemon import add_commands
+    from table.commands import daemon, stats
 
-    add_commands(sub)
+    daemon.add_commands(sub)
+    stats.add_commands(sub)
     return parser
 
 
