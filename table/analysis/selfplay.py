@@ -1,47 +1,38 @@
-"""Self-play: complete rounds with random legal actions, for tests, benchmarks and statistics.
+"""Self-play: complete rounds with a policy's legal actions, for tests, benchmarks and statistics.
 
 The chance events a real table supplies (the shuffle, the dealer draw, the order of a reshuffled
 pile, a Shuffle Hands redeal) come from one seeded ``random.Random``, fed to the engine as
-explicit inputs: the same seed gives the same games.
-
-The random player is "random with a pulse": it plays a card when it can more often than it
-draws, calls UNO most of the time (and sometimes forgets), catches forgotten calls, bluffs
-Wild Draw Fours and challenges them at random.
+explicit inputs; the players' choices (:mod:`table.analysis.policies`: ``lively`` by default,
+``play-first``, ``random``) draw from the same one: the same seed gives the same games.
 """
 
 from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from table.cards import COLORS, Card, edition_cards, edition_counts
+from table.analysis.policies import DEFAULT_POLICY, make_policy
+from table.analysis.policies import lively_choice as lively_choice  # the simulator's random bot
+from table.cards import Card, edition_cards, edition_counts
 from table.rules import (
     Action,
-    CallUno,
-    Catch,
-    Challenge,
-    ChooseColor,
     Deal,
-    Don,
-    Draw,
     Event,
     Identify,
     Options,
-    Pass,
     Phase,
-    Play,
     Reshuffle,
     State,
     apply_in_place,
     choose_dealer,
-    house,
     legal_actions,
     make_options,
     new_game,
 )
 from table.rules.engine import next_round
+from table.rules.legal import out_of_turn_actions
 
 MAX_ACTIONS = 20_000  # a round that runs this long is stopped and counted as capped
 
@@ -59,21 +50,27 @@ class Stats:
         return {
             "games": self.games,
             "turns": self.turns,
+            "rounds": self.games,
+            "actions": self.turns,
             "capped": self.capped,
             "wins_per_seat": [self.wins[i] for i in range(players)],
             "mean_turns_per_round": round(self.turns / self.games, 2) if self.games else 0.0,
+            "mean_actions_per_round": round(self.turns / self.games, 2) if self.games else 0.0,
             "penalties": dict(sorted(self.penalties.items())),
             "don_wins": self.don_wins,
         }
 
 
 class RandomTable:
-    """Chance and random players for one seeded table."""
+    """Chance and the players (every seat playing ``policy``) for one seeded table."""
 
-    def __init__(self, options: Options, players: int, seed: int) -> None:
+    def __init__(
+        self, options: Options, players: int, seed: int, policy: str = DEFAULT_POLICY
+    ) -> None:
         self.options = options
         self.names = tuple(f"P{i + 1}" for i in range(players))
         self.rng = random.Random(seed)
+        self.policy = make_policy(policy, self.rng)
 
     # --- chance ---------------------------------------------------------------------------
 
@@ -143,57 +140,15 @@ class RandomTable:
     # --- players --------------------------------------------------------------------------
 
     def choose(self, s: State) -> Action | None:
-        """A random but lively action for the player on turn."""
+        """The policy's action for the player on turn (``None`` when no one is on turn)."""
         acts = legal_actions(s)
-        return lively_choice(acts, s.turn, self.rng) if acts else None
+        return self.policy.act(s, acts) if acts else None
 
     def out_of_turn(self, s: State) -> Action | None:
-        """After a play: a winning Don is always called, a jump-in sometimes made; the player
-        who went down to one card may call late, or be caught."""
-        if s.extra.on:
-            extra = house.out_of_turn(s)
-            dons = [a for a in extra if isinstance(a, Don)]
-            if dons:
-                return self.rng.choice(dons)
-            if extra and self.rng.random() < 0.5:
-                return self.rng.choice(extra)
-        seat = s.uno_window
-        if seat is None or s.phase is not Phase.PLAY or s.called[seat]:
-            return None
-        roll = self.rng.random()
-        if roll < 0.3:
-            return CallUno(seat)
-        if roll < 0.7:
-            catchers = [
-                c
-                for c in s.active
-                if c != seat and (self.options.uno_catchers == "any" or c == s.uno_next)
-            ]
-            if catchers:
-                return Catch(self.rng.choice(catchers), seat)
-        return None
-
-
-def lively_choice(acts: Sequence[Action], seat: int, rng: random.Random) -> Action:
-    """One of the legal actions ``acts`` of ``seat``, at random but lively: a play nine times
-    in ten when there is one, UNO called four times in five, a challenge three times in ten, a
-    random colour for a wild."""
-    if isinstance(acts[0], ChooseColor):
-        return rng.choice(acts)
-    plays = [a for a in acts if isinstance(a, Play)]
-    if any(isinstance(a, Challenge) for a in acts) and rng.random() < 0.3:
-        return Challenge(seat)
-    if any(isinstance(a, CallUno) for a in acts) and plays and rng.random() < 0.8:
-        return CallUno(seat)
-    if plays and rng.random() < 0.9:
-        play = rng.choice(plays)
-        if len(play.cards) > 1:  # several cards at once (multi-play, two-card play)
-            return play
-        card = play.cards[0]
-        color = rng.choice(COLORS) if card.is_wild else None
-        return Play(seat, (card,), color)
-    others = [a for a in acts if isinstance(a, Draw | Pass)]
-    return rng.choice(others) if others else rng.choice(acts)
+        """After an action: the policy's out-of-turn action, if any (a late UNO call, a catch,
+        a jump-in, a Don)."""
+        acts = out_of_turn_actions(s)
+        return self.policy.react(s, acts) if acts else None
 
 
 def play_round(table: RandomTable, s: State, stats: Stats | None = None) -> State:
@@ -247,13 +202,19 @@ def play_match(table: RandomTable, max_rounds: int = 200) -> State:
     return s
 
 
-def selfplay(games: int, players: int, seed: int, preset: str = "official") -> dict[str, object]:
+def selfplay(
+    games: int,
+    players: int,
+    seed: int,
+    preset: str = "official",
+    policy: str = DEFAULT_POLICY,
+) -> dict[str, object]:
     """The JSON summary printed by ``uno-table selfplay``."""
     options = make_options(preset)
-    table = RandomTable(options, players, seed)
+    table = RandomTable(options, players, seed, policy)
     stats = Stats()
     for _ in rounds(table, games, stats):
         pass
-    out: dict[str, object] = {"rules": preset, "players": players, "seed": seed}
+    out: dict[str, object] = {"rules": preset, "policy": policy, "players": players, "seed": seed}
     out.update(stats.summary(players))
     return out

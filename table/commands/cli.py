@@ -34,16 +34,22 @@ def _replay(args: argparse.Namespace) -> int:
 
 
 def _selfplay(args: argparse.Namespace) -> int:
+    from table.analysis.policies import DEFAULT_POLICY, POLICIES
     from table.analysis.selfplay import selfplay
     from table.rules import make_options
 
     make_options(args.rules)  # an unknown preset is one clear line, before any play
+    if args.policy is not None and args.policy not in POLICIES:
+        raise TableError(f"unknown --policy {args.policy!r}: use one of {', '.join(POLICIES)}")
     if args.bots is not None:
+        if args.policy is not None:
+            raise TableError("--policy plays every seat and --bots one bot a seat: give one")
         return _selfplay_bots(args)
     players = 4 if args.players is None else args.players
     if args.games < 1 or not 2 <= players <= 10:
         raise TableError("--games must be at least 1 and --players from 2 to 10")
-    print(json.dumps(selfplay(args.games, players, args.seed, args.rules), indent=2))
+    policy = args.policy or DEFAULT_POLICY
+    print(json.dumps(selfplay(args.games, players, args.seed, args.rules, policy), indent=2))
     return 0
 
 
@@ -230,6 +236,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--players", type=int, default=None, help="players, 2 to 10 (default 4)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     p.add_argument("--rules", default="official", help="rules preset (default official)")
+    p.add_argument("--policy", metavar="POLICY",
+                   help="how every seat plays: lively (default), play-first, random")
     p.add_argument("--bots", metavar="BOT,BOT,...",
                    help="one bot a seat (random, heuristic): report win rates per seat and bot")
     p.set_defaults(run=_selfplay)
