@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import browser
 import known_evening as K
 import pytest
 
@@ -170,3 +171,13 @@ def test_the_report_inlines_every_plot_and_names_in_japanese_have_a_font(
     assert report.count("<svg") == len(names)
     for outside in ("src=", "<link", "<script", "@import", "url(http"):
         assert outside not in report  # nothing is loaded from elsewhere
+
+
+def test_the_evening_report_opens_in_chromium_with_every_plot_drawn(
+        journal: Path, tmp_path: Path) -> None:
+    pytest.importorskip("matplotlib")
+    stats(tmp_path)
+    drawn = browser.rendered_plots(tmp_path / "out" / "report.html")
+    assert len(drawn) == 6
+    blank = [caption for caption, colours in drawn.items() if colours < 10]
+    assert blank == []

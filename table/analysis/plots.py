@@ -160,3 +160,28 @@ def histograms(plt: Any, name: str, title: str, counts: Mapping[str, Mapping[int
     ax.set_ylabel("share of rounds")
     ax.legend(frameon=False)
     return _finish(plt, fig, name, title)
+
+
+def by_players(plt: Any, name: str, title: str,
+               series: Mapping[str, Sequence[tuple[int, float, float, float]]], ylabel: str,
+               reference: Sequence[tuple[int, float]] = ()) -> Plot:
+    """A value against the number of players, one line per variant, with its interval
+    (``(players, value, low, high)``); ``reference`` draws a dashed line (a fair share)."""
+    fig, ax = plt.subplots(figsize=(6.4, 3.6))
+    count = max(len(series), 1)
+    for i, (label, points) in enumerate(series.items()):
+        shift = (i - (count - 1) / 2) * 0.06  # side by side, so the intervals stay apart
+        xs = [p[0] + shift for p in points]
+        ys = [p[1] for p in points]
+        err = [[p[1] - p[2] for p in points], [p[3] - p[1] for p in points]]
+        ax.errorbar(xs, ys, yerr=err, marker="o", capsize=3, label=label,
+                    color=PALETTE[i % len(PALETTE)])
+    if reference:
+        ax.plot([r[0] for r in reference], [r[1] for r in reference], linestyle="--",
+                color="#999999", label="fair share")
+    ax.set_title(title)
+    ax.set_xlabel("players")
+    ax.set_ylabel(ylabel)
+    ax.set_xticks(sorted({p[0] for points in series.values() for p in points}))
+    ax.legend(frameon=False)
+    return _finish(plt, fig, name, title)
