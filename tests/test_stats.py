@@ -181,3 +181,21 @@ def test_the_evening_report_opens_in_chromium_with_every_plot_drawn(
     assert len(drawn) == 6
     blank = [caption for caption, colours in drawn.items() if colours < 10]
     assert blank == []
+
+
+def test_a_demo_kept_in_a_journal_reads_back_in_status_history_and_stats(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from sim.table.demo import DemoConfig, run_demo
+
+    path = tmp_path / "j.sqlite3"
+    result = run_demo(DemoConfig(fast=True, voice="captions", seed=4, rounds=2,
+                                 hands="counts", journal=str(path)))
+    data = stats(tmp_path, "--no-plots", journal=path)
+    match = data["matches"][0]
+    assert [match["players"][n]["points"] for n in result.players] == result.scores
+    assert [r["winner"] for r in match["rounds"]] == result.winners
+    capsys.readouterr()
+    assert main(["status", "--journal", str(path), "--json"]) == 0
+    status = json.loads(capsys.readouterr().out)
+    assert list(status["scores"].values()) == result.scores
+    assert main(["history", "--journal", str(path)]) == 0

@@ -14,6 +14,7 @@ import math
 import sys
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TextIO, cast
 
 from sim.hardware.faults import Faults
@@ -22,6 +23,7 @@ from sim.table.match import Seat, play_match
 from sim.table.virtual import SimError, SimTable
 from sim.terminal.view import table_lines
 from table.errors import TableError
+from table.journal.store import Journal
 from table.rules import Options, Phase, make_options, standings
 from table.voice.announcer import Announcer, Backend
 from table.voice.backends import BACKENDS, audio_player, make_backend
@@ -101,6 +103,7 @@ class TableConfig:
     bots: list[str] = field(default_factory=lambda: ["heuristic"])
     pace: float = 0.8  # seconds between moves when not --fast
     hands: str = "full"  # full: seat pads and a draw shoe; counts: only the play pad
+    journal: str | None = None  # --journal FILE: the match kept there as the daemon keeps it
 
 
 @dataclass
@@ -133,9 +136,11 @@ def run_demo(cfg: DemoConfig, out: TextIO | None = None, live: bool | None = Non
     if cfg.faults.any:
         screen.header += f" | faults: {cfg.faults.describe()}"
     screen.write(screen.header)
+    journal = Journal(Path(cfg.journal)) if cfg.journal is not None else None
     table = SimTable(
         options, names, cfg.seed, cfg.lang, cfg.faults,
         say=announcer.announce if announcer else None, show=screen.line, hands=cfg.hands,
+        journal=journal,
     )
 
     def after_move(t: SimTable) -> None:
@@ -155,6 +160,8 @@ def run_demo(cfg: DemoConfig, out: TextIO | None = None, live: bool | None = Non
     finally:
         if announcer is not None:
             announcer.close(timeout=30 if not cfg.fast else 0.1)
+        if journal is not None:
+            journal.close()
     s = table.state
     if replay.scores != s.scores or replay.results != s.results:
         raise SimError(

@@ -39,7 +39,9 @@ if TYPE_CHECKING:
 from sim.table.world import World
 from table.cards import Card, CardCopy, edition_counts
 from table.errors import TableError
-from table.readers.base import ReaderStatus, TagRead
+from table.journal.records import MatchSetup, verdict
+from table.journal.store import Journal
+from table.readers.base import ReaderStatus, TagLifted, TagRead
 from table.readers.factory import SimReader
 from table.referee.announcements import Announcement, render
 from table.referee.referee import BUTTONS, Outcome, Press, ReaderRole, Referee
@@ -114,6 +116,7 @@ class SimTable:
     say: Callable[[Announcement], None] | None = None  # the voice, when there is one
     show: Callable[[str], None] | None = None  # each transcript line as it is made
     hands: str = "full"  # full: seat pads and a draw shoe; counts: only the play pad
+    journal: Journal | None = None  # the match kept there, input by input, as the daemon does
 
     def __post_init__(self) -> None:
         if self.hands not in HAND_TRACKING:
@@ -131,9 +134,12 @@ class SimTable:
             self.options, self.players, self.deck, self._roles(), self.dealer
         )
         self._outcomes: queue.Queue[Heard] = queue.Queue()
+        if self.journal is not None:
+            self.journal.begin(MatchSetup(tuple(self.players), self.options, self.dealer,
+                                          tuple(self._roles()), self.deck))
         self.loop = TableLoop(
             self.referee,
-            lambda item, out: self._outcomes.put(Heard(item, out)),
+            self._refereed,
             tick_every=3600.0,
             clock=self.clock,
         )
@@ -147,6 +153,13 @@ class SimTable:
         self.serial: SerialReader | None = None
         self.unplugs = 0
         self._announce(said)
+
+    def _refereed(self, item: Input, out: Outcome) -> None:
+        """The referee's thread: the input into the journal (as ``uno-table run`` writes it:
+        reads, lifts and presses with their verdicts), then to whoever waits for it."""
+        if self.journal is not None and isinstance(item, TagRead | TagLifted | Press):
+            self.journal.append(item, verdict(out))
+        self._outcomes.put(Heard(item, out))
 
     # --- set-up -------------------------------------------------------------------------------
 

@@ -182,7 +182,7 @@ def _demo(args: argparse.Namespace) -> int:
         players=args.players, preset=args.rules, overrides=parse_overrides(args.set),
         seed=args.seed, fast=args.fast, voice=args.voice, rounds=args.rounds, lang=args.lang,
         bots=parse_bots(args.bots), faults=faults,
-        pace=args.pace, hands=args.hands,
+        pace=args.pace, hands=args.hands, journal=args.journal,
     )
     return main_demo(cfg, args.transcript)
 
@@ -259,6 +259,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--pace", type=float, default=0.8,
                    help="seconds between moves without --fast (default 0.8)")
     p.add_argument("--transcript", metavar="FILE", help="also write the transcript to FILE")
+    p.add_argument("--journal", metavar="FILE",
+                   help="keep the match in a journal, as the daemon does (for status, "
+                   "history and stats)")
     p.add_argument("--drop-reads", type=float, default=0.0, metavar="P",
                    help="lose each tag read with probability P (the player taps again)")
     p.add_argument("--duplicate-reads", type=float, default=0.0, metavar="P",
