@@ -94,7 +94,7 @@ def make_plots(plt: Any, summary: Mapping[str, Any],
               if any(ev["penalties"][n].get(kind, 0) for n in names)}
     out.append(P.stacked(plt, "penalties", "Penalties by kind", names, layers, "penalties"))
     out.append(P.boxes(plt, "turn-times", "Seconds per turn (pauses left out)",
-                       turn_times, "seconds"))
+                       {n: turn_times.get(n, []) for n in players}, "seconds"))
     out.append(P.bars(plt, "colours", "Cards played by colour", ev["colours"], "cards",
                       colours=P.COLOUR_INK))
     return out

@@ -109,6 +109,8 @@ def bars(plt: Any, name: str, title: str, values: Mapping[str, float], ylabel: s
         yerr = [[values[k] - errors[k][0] for k in labels], [errors[k][1] - values[k]
                                                              for k in labels]]
     ax.bar(labels, heights, color=ink, yerr=yerr, capsize=4 if yerr else 0)
+    if all(float(h).is_integer() for h in heights):
+        ax.yaxis.get_major_locator().set_params(integer=True)
     ax.set_title(title)
     ax.set_ylabel(ylabel)
     if len(labels) > 6:
@@ -128,7 +130,7 @@ def stacked(plt: Any, name: str, title: str, groups: Sequence[str],
     ax.set_ylabel(ylabel)
     ax.yaxis.get_major_locator().set_params(integer=True)
     if layers:
-        ax.legend(frameon=False)
+        ax.legend(frameon=False, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     return _finish(plt, fig, name, title)
 
 

@@ -17,7 +17,9 @@ h1 { font-size: 1.6em; } h2 { font-size: 1.3em; margin-top: 2em; } h3 { font-siz
 table { border-collapse: collapse; margin: 0.5em 0 1.5em; }
 th, td { padding: 0.25em 0.7em; border-bottom: 1px solid #ddd; text-align: right; }
 th:first-child, td:first-child { text-align: left; }
-figure { margin: 1em 0; } figure svg { max-width: 100%; height: auto; }
+figure { margin: 1em 1em 1em 0; display: inline-block; width: 46%; min-width: 20em;
+         vertical-align: top; }
+figure svg { width: 100%; height: auto; }
 figcaption { color: #555; font-size: 0.9em; }
 p.note { color: #555; }
 """

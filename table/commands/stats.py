@@ -124,8 +124,9 @@ class Progress:
         width = 30
         filled = width * self.done // self.total if self.total else width
         minutes, seconds = divmod(int(left + 0.5), 60)
+        eta = f"{minutes}m{seconds:02d}s left" if self.done else "time left not known yet"
         return (f"[{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total} rounds, "
-                f"{rate:.0f} rounds/s, {minutes}m{seconds:02d}s left")
+                f"{rate:.0f} rounds/s, {eta}")
 
     def __call__(self, rounds: int) -> None:
         self.done += rounds
@@ -154,12 +155,13 @@ def _study(args: argparse.Namespace) -> int:
     out = _out_dir(args.out)
     total = len(plan.variants) * len(plan.players) * plan.rounds
     progress = Progress(total)
+    progress(0)
     tallies = study.run(plan, jobs, progress)
     took = progress.close()
     summary = study.summary(plan, tallies)
     print(study_report.text(summary))
     print(f"{total} rounds in {took:.1f} s ({total / max(took, 1e-9):.0f} rounds/s, "
-          f"{jobs} processes)")
+          f"{jobs} process{'es' if jobs > 1 else ''})")
     plt = _plotter(args.no_plots)
     made = study_report.make_plots(plt, summary) if plt is not None else []
     why = "" if made else "No plots: " + ("--no-plots." if args.no_plots else _how())
