@@ -152,13 +152,18 @@ def histograms(plt: Any, name: str, title: str, counts: Mapping[str, Mapping[int
                xlabel: str) -> Plot:
     """Distributions given as value -> count, one outline per label, as shares."""
     fig, ax = plt.subplots(figsize=(6.4, 3.6))
+    top = max((max(h) for h in counts.values() if h), default=1)
+    width = max(1, -(-top // 60))  # about 60 bins over the longest round
     for i, (label, hist) in enumerate(counts.items()):
         total = sum(hist.values()) or 1
-        xs = sorted(hist)
-        ax.step(xs, [hist[x] / total for x in xs], where="mid", label=label,
-                color=PALETTE[i % len(PALETTE)])
+        bins: dict[int, int] = {}
+        for value, n in hist.items():
+            bins[value // width * width] = bins.get(value // width * width, 0) + n
+        xs = sorted(bins)
+        ax.step([x + width / 2 for x in xs], [bins[x] / total for x in xs], where="mid",
+                label=label, color=PALETTE[i % len(PALETTE)])
     ax.set_title(title)
-    ax.set_xlabel(xlabel)
+    ax.set_xlabel(xlabel + (f" (bins of {width})" if width > 1 else ""))
     ax.set_ylabel("share of rounds")
     ax.legend(frameon=False)
     return _finish(plt, fig, name, title)
@@ -170,6 +175,20 @@ def by_players(plt: Any, name: str, title: str,
     """A value against the number of players, one line per variant, with its interval
     (``(players, value, low, high)``); ``reference`` draws a dashed line (a fair share)."""
     fig, ax = plt.subplots(figsize=(6.4, 3.6))
+    counts = sorted({p[0] for points in series.values() for p in points})
+    if len(counts) == 1:  # one player count: the variants side by side
+        for i, points in enumerate(series.values()):
+            _, y, low, high = points[0]
+            ax.errorbar([i], [y], yerr=[[y - low], [high - y]], marker="o", capsize=4,
+                        color=PALETTE[i % len(PALETTE)])
+        ax.set_xticks(range(len(series)), list(series), rotation=10 if len(series) > 3 else 0)
+        ax.set_xlim(-0.5, len(series) - 0.5)
+        if reference:
+            ax.axhline(reference[0][1], linestyle="--", color="#999999", label="fair share")
+            ax.legend(frameon=False)
+        ax.set_title(f"{title}, {counts[0]} players")
+        ax.set_ylabel(ylabel)
+        return _finish(plt, fig, name, title)
     count = max(len(series), 1)
     for i, (label, points) in enumerate(series.items()):
         shift = (i - (count - 1) / 2) * 0.06  # side by side, so the intervals stay apart
