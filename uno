@@ -2,6 +2,7 @@
 # uno-table from a fresh checkout, on a machine with nothing but sh:
 #
 #   ./uno demo [DEMO OPTIONS]    three bots play a round on a simulated table, narrated
+#                                (with --lang ja, in Japanese: Open JTalk is installed too)
 #   ./uno test [PYTEST OPTIONS]  ruff, mypy and the whole test suite (what CI runs)
 #   ./uno venv                   only make .venv with the test extra (for working on the code)
 #
@@ -26,8 +27,9 @@ need_python() {
         die "uno-table needs Python 3.11 or newer; python3 here is $(python3 -V 2>&1)"
 }
 
-# venv EXTRA: .venv with the project installed (EXTRA "test": with the test extra; "": alone).
-# A stamp per extra remembers the pyproject.toml it was made from; the test stamp covers both.
+# venv EXTRA: .venv with the project installed (EXTRA "test": with the test extra; "japanese":
+# with Open JTalk; "": alone). A stamp per extra remembers the pyproject.toml it was made from;
+# the test stamp covers them all (the test extra has Open JTalk too).
 venv() {
     for stamp in ".venv/.stamp-${1:-run}" .venv/.stamp-test; do
         if [ -f "$stamp" ] && ! [ pyproject.toml -nt "$stamp" ]; then
@@ -38,7 +40,8 @@ venv() {
         python3 -m venv .venv || die "python3 -m venv failed (Debian: apt-get install python3-venv)"
     fi
     echo "uno: installing uno-table${1:+ with the $1 extra} into .venv" >&2
-    .venv/bin/python -m pip install --quiet --disable-pip-version-check -e ".${1:+[$1]}"
+    .venv/bin/python -m pip install --quiet --disable-pip-version-check -e ".${1:+[$1]}" ||
+        return 1
     touch ".venv/.stamp-${1:-run}"
 }
 
@@ -46,9 +49,23 @@ command=${1:-}
 [ $# -eq 0 ] || shift
 case $command in
 demo)
-    sh .ci/sysdeps.sh demo
-    need_python
-    venv ""
+    case " $* " in
+    *" --lang ja "* | *" --lang=ja "*)
+        # The Japanese voice: Open JTalk's dictionary and pyopenjtalk-ndy (no wheel for 32-bit
+        # Arm: there espeak-ng speaks Japanese).
+        sh .ci/sysdeps.sh demo-ja
+        need_python
+        venv japanese || {
+            echo "uno: pyopenjtalk-ndy cannot be installed here: espeak-ng speaks Japanese" >&2
+            venv ""
+        }
+        ;;
+    *)
+        sh .ci/sysdeps.sh demo
+        need_python
+        venv ""
+        ;;
+    esac
     # shellcheck disable=SC2086  # DEMO is a list of words
     exec .venv/bin/uno-table demo $DEMO "$@"
     ;;

@@ -2,17 +2,23 @@
 # Make sure the Debian packages a step needs are installed:
 #
 #   sh .ci/sysdeps.sh demo     what `./uno demo` needs
+#   sh .ci/sysdeps.sh demo-ja  what `./uno demo --lang ja` needs (the demo's and Open JTalk's)
 #   sh .ci/sysdeps.sh test     what `./uno test` needs (the demo's too)
-#   sh .ci/sysdeps.sh --list demo|test    print the package names and do nothing else
+#   sh .ci/sysdeps.sh --list demo|demo-ja|test    print the package names and do nothing else
 #
 # demo: python3 python3-venv     the interpreter, and venv with pip (a fresh Debian lacks both)
 #       espeak-ng                the referee's voice
+# demo-ja: open-jtalk-mecab-naist-jdic   the dictionary of Open JTalk, the Japanese voice (the
+#                                        japanese extra brings pyopenjtalk-ndy, which finds it
+#                                        in /var/lib/mecab/dic/open-jtalk/naist-jdic, offline)
 # test: make gcc-avr avr-libc    build the reader firmware
 #       simavr libsimavr-dev libelf-dev   run the firmware in a simulated AVR
 #       gcc libc6-dev python3-dev         build the simulated board, RPi.GPIO and spidev
 #                                         (pulled by mfrc522 in the test extra)
 #       socat                    pseudo-terminal pairs standing in for the serial link
 #       systemd                  systemd-analyze, to check the unit of `uno-table service`
+#       open-jtalk-mecab-naist-jdic   as for demo-ja (the test extra brings pyopenjtalk-ndy;
+#                                     the tests run the real Japanese voice)
 #       fonts-noto-cjk           names in Japanese in the plots of `stats` and `study`
 #       chromium                 opens their HTML reports in the tests (through Playwright)
 #
@@ -22,8 +28,9 @@
 set -eu
 
 DEMO_PACKAGES="python3 python3-venv espeak-ng"
+JAPANESE_PACKAGES="open-jtalk-mecab-naist-jdic"
 TEST_PACKAGES="$DEMO_PACKAGES make gcc-avr avr-libc simavr libsimavr-dev libelf-dev gcc libc6-dev
-python3-dev socat systemd fonts-noto-cjk chromium"
+python3-dev socat systemd $JAPANESE_PACKAGES fonts-noto-cjk chromium"
 
 list=false
 if [ "${1:-}" = --list ]; then
@@ -32,9 +39,10 @@ if [ "${1:-}" = --list ]; then
 fi
 case ${1:-} in
 demo) packages=$DEMO_PACKAGES ;;
+demo-ja) packages="$DEMO_PACKAGES $JAPANESE_PACKAGES" ;;
 test) packages=$TEST_PACKAGES ;;
 *)
-    echo "usage: sh .ci/sysdeps.sh [--list] demo|test" >&2
+    echo "usage: sh .ci/sysdeps.sh [--list] demo|demo-ja|test" >&2
     exit 2
     ;;
 esac

@@ -1,33 +1,45 @@
-"""Self-play throughput of uno-table's rules engine, side by side with RLCard's raw UNO game.
+"""Complete rounds per second of uno-table's rules engine and of RLCard's raw UNO game, both
+playing the same way.
 
-Our engine plays complete rounds under the official rules with every feature on (Wild Draw Four
-challenges, UNO calls, catches). The driver mirrors ``bench/rlcard_driver.py``: each turn it
-picks a uniformly random action from ``legal_actions(state)`` with ``random.Random(seed)``.
-On top of that, whenever ``out_of_turn_actions(state)`` is non-empty it takes a random one of
-them with probability 0.5, and after every action ``RandomTable.supply_chance`` names the cards
-that became unknown (reshuffled pile), as the seat pads of a real table would.
+The unit is the round: from the deal to a player's last card (a match of UNO is many rounds,
+played to 500 points; RLCard's ``UnoGame`` is one round). Rounds per second is the headline
+because the engines' steps are not the same unit: ours counts every action a referee takes in
+(a UNO call, a penalty draw, a draw and then the pass or the play of the drawn card, each one
+action), while RLCard's ``step`` is a whole turn (a draw and the play of the drawn card in one
+step, penalty draws done inside the step, no UNO calls). Actions per round are shown for both.
 
-Actions taken from those lists go through ``apply_legal``, the engine's entry point for
-actions it listed itself (it does not check a play again, as python-chess's ``push`` does not;
-RLCard's ``step`` checks nothing either).
+Both engines play the same policy. Ours plays ``play-first`` (``table/analysis/policies.py``):
+a uniformly random playable card, a Wild Draw Four only when nothing else plays, otherwise a
+draw and the drawn card if it plays; it always calls UNO, never challenges. RLCard is driven by
+a uniformly random legal action (``bench/rlcard_driver.py``), which in RLCard's game is the
+same policy: it lists only playable cards (a Wild Draw Four only when nothing else plays),
+``draw`` only when nothing plays, and its draw plays the drawn card when it can.
 
-A turn is one call applying a game action (``Identify`` calls made by ``supply_chance`` are
-not counted). Only the play is timed, as for RLCard: the dealer draw, the
-deal, ``new_game`` and the rounds themselves. A uniformly random policy draws about as often as
-it plays, so rounds are long; mean turns per round are printed for both engines so that turns/s
-can be read in context. RLCard's games are some 30 times shorter, so it plays more of them
-(``--rlcard-games``) for a comparable number of turns.
+Our engine runs the official rules with all their machinery on: UNO calls, a window in which a
+forgotten call can be caught (by any player), a challenge window after every Wild Draw Four,
+penalties, and scoring at the end of each round. After every action ``supply_chance`` names the
+order of a reshuffled pile, as a real table's seat pads would, and the out-of-turn actions open
+are offered to the policy. Actions come from the engine's own lists and go through
+``apply_legal`` (which does not check a listed play again, as RLCard's ``step`` checks nothing).
 
-Each player count is measured ``--repeat`` times, the two engines alternating, with the same
-seed each time (the same games); the table shows the median repetition of each engine, and
-the ratio is the median of the per-repetition ratios, which is what a busy machine disturbs
-least. Both engines are timed by the same clock: this process's CPU time by default (on a
-shared machine, wall-clock time also counts the waits for a core), or ``--clock wall``.
+Timing: each engine plays ``--rounds`` rounds, each a new deal, with the same seed every time
+(the same rounds; ours are those of ``uno-table selfplay --policy play-first`` with that seed and
+player count); the timed part is the play and the deal (for us the dealer draw, the shuffle,
+``new_game``; for RLCard ``init_game``), not building the game object. Each player count is
+measured ``--repeat`` times, the engines alternating; the table shows each engine's median
+repetition and the ratio is the median of the per-repetition ratios, which is what a busy
+machine disturbs least. Both are timed by this process's CPU time by default (``--clock
+wall`` for wall-clock time).
+
+``--callgrind`` also counts the instructions per round under ``valgrind --tool=callgrind``
+(a run of ``--callgrind-rounds`` rounds minus a run of one, same seed, so start-up and imports
+cancel out), which a shared machine does not disturb.
 
 Usage::
 
-    python bench/engine.py [--games N] [--rlcard-games N] [--repeat R] [--seed S]
-                           [--clock cpu|wall] [--players 2 4] [--json] [--profile]
+    python bench/engine.py [--rounds N] [--repeat R] [--seed S] [--clock cpu|wall]
+                           [--players 2 4] [--json] [--no-rlcard] [--profile]
+                           [--callgrind] [--callgrind-rounds N]
 """
 
 from __future__ import annotations
@@ -35,10 +47,14 @@ from __future__ import annotations
 import argparse
 import cProfile
 import json
+import os
 import pstats
-import random
+import re
+import shutil
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
@@ -50,148 +66,135 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # run as a script: fin
 from rlcard_driver import MAX_STEPS_PER_GAME, rlcard_available, run_rlcard
 
 from table.analysis.selfplay import RandomTable
-from table.rules import (
-    Action,
-    Options,
-    Phase,
-    Show,
-    State,
-    apply_in_place,
-    apply_legal,
-    legal_actions,
-    make_options,
-    new_game,
-)
+from table.rules import Options, Phase, apply_legal, legal_actions, make_options, new_game
 from table.rules.legal import out_of_turn_actions
 
+POLICY: Final = "play-first"
 MAX_ACTIONS_PER_ROUND: Final = 20_000
-"""A round still running after this many turns is stopped and counted in ``capped``."""
+"""A round still running after this many actions is stopped and counted in ``capped``."""
 
 TARGET_RATIO: Final = 2.0
-"""Our turns/s must be at least this many times RLCard's."""
+"""Our rounds/s should be at least this many times RLCard's."""
 
-OUT_OF_TURN_PROBABILITY: Final = 0.5
 CLOCKS: Final[dict[str, Callable[[], float]]] = {
     "cpu": time.process_time,  # this process's CPU time: what a busy machine disturbs least
     "wall": time.perf_counter,
 }
 PROGRESS_INTERVAL_S: Final = 2.0
+OURS: Final = "uno-table"
+RLCARD: Final = "rlcard 1.2.0"
 
 
 @dataclass(frozen=True)
 class Result:
     engine: str
     players: int
-    games: int
-    turns: int
+    rounds: int
+    actions: int
     seconds: float
     capped: int
     cap: int
 
     @property
-    def turns_per_s(self) -> float:
-        return self.turns / self.seconds if self.seconds else 0.0
+    def rounds_per_s(self) -> float:
+        return self.rounds / self.seconds if self.seconds else 0.0
 
     @property
-    def games_per_s(self) -> float:
-        return self.games / self.seconds if self.seconds else 0.0
+    def actions_per_round(self) -> float:
+        return self.actions / self.rounds if self.rounds else 0.0
 
     @property
-    def mean_turns(self) -> float:
-        return self.turns / self.games if self.games else 0.0
+    def actions_per_s(self) -> float:
+        return self.actions / self.seconds if self.seconds else 0.0
 
     def as_dict(self) -> dict[str, object]:
         out: dict[str, object] = asdict(self)
-        out["turns_per_s"] = round(self.turns_per_s, 1)
-        out["games_per_s"] = round(self.games_per_s, 2)
-        out["mean_turns_per_game"] = round(self.mean_turns, 2)
+        out["rounds_per_s"] = round(self.rounds_per_s, 1)
+        out["actions_per_round"] = round(self.actions_per_round, 2)
+        out["actions_per_s"] = round(self.actions_per_s)
         return out
 
 
 def bench_options() -> Options:
-    """The official rules, with the features the benchmark must exercise stated explicitly."""
+    """The official rules, with the machinery the benchmark must exercise stated explicitly."""
     options = make_options("official", challenge=True, uno_enforcement="catch", uno_catchers="any")
     assert options.challengeable
     return options
 
 
-def _play_round(table: RandomTable, s: State, rng: random.Random) -> tuple[int, bool]:
-    """Play the freshly dealt round ``s`` to its end. Returns (turns, capped)."""
-    # The functions called every turn, bound once: locals are read faster than globals and
-    # attributes. What is done per turn is the same.
-    supply_chance = table.supply_chance
-    choice = rng.choice
-    chance = rng.random
-    legal, late_actions, push = legal_actions, out_of_turn_actions, apply_legal
-    cap = MAX_ACTIONS_PER_ROUND
-    turns = 0
-    supply_chance(s)
-    play = Phase.PLAY  # a local is read faster than an enum member
-    while s.phase is play:
-        if turns >= cap:
-            return turns, True
-        acts: list[Action] = legal(s)
-        if acts:
-            push(s, choice(acts))
-        elif s.awaiting_show is not None:
-            # Only reachable when a challenged hand held unknown cards; supply_chance keeps every
-            # hand known, so this is a safety net: show the (now fully known) hand.
-            seat = s.awaiting_show
-            apply_in_place(s, Show(seat, tuple(s.hands[seat].known)))
-        else:  # pragma: no cover - a state in PLAY always has an action
-            raise RuntimeError(f"no legal action in phase {s.phase} on turn {s.turn}")
-        turns += 1
-        supply_chance(s)
-        late = late_actions(s)
-        if late and chance() < OUT_OF_TURN_PROBABILITY:
-            push(s, choice(late))
-            turns += 1
-            supply_chance(s)
-    return turns, False
+class Progress:
+    """A line on stderr every few seconds of a long run."""
+
+    def __init__(self, label: str, total: int, enabled: bool = True) -> None:
+        self.label, self.total, self.enabled = label, total, enabled
+        self.next = time.monotonic() + PROGRESS_INTERVAL_S
+
+    def __call__(self, done: int, actions: int) -> None:
+        if self.enabled and (now := time.monotonic()) >= self.next:
+            self.next = now + PROGRESS_INTERVAL_S
+            _progress(f"  {self.label}: {done}/{self.total} rounds, {actions} actions")
 
 
 def run_engine(
     num_players: int,
-    games: int,
+    rounds: int,
     seed: int,
-    progress: bool = False,
     clock: Callable[[], float] = time.perf_counter,
+    on_round: Callable[[int, int], None] | None = None,
 ) -> Result:
-    """Play ``games`` independent rounds (each a new match with a drawn dealer)."""
+    """Play ``rounds`` rounds under ``play-first``, each a new match with a drawn dealer."""
     if num_players < 2:
         raise ValueError(f"num_players must be at least 2, got {num_players}")
-    if games < 1:
-        raise ValueError(f"games must be at least 1, got {games}")
+    if rounds < 1:
+        raise ValueError(f"rounds must be at least 1, got {rounds}")
     options = bench_options()
-    table = RandomTable(options, num_players, seed)
-    rng = random.Random(seed)
+    table = RandomTable(options, num_players, seed, POLICY)  # chance and choices: one seed
+    policy = table.policy
+    # The calls made every action, bound once, as bench/rlcard_driver.py does for RLCard.
+    supply_chance, act, react = table.supply_chance, policy.act, policy.react
+    legal, late_actions, push = legal_actions, out_of_turn_actions, apply_legal
+    deal, dealer, names = table.deal, table.dealer, table.names
+    play, cap = Phase.PLAY, MAX_ACTIONS_PER_ROUND
 
-    total_turns = 0
-    capped = 0
+    total = capped = 0
     start = clock()
-    next_report = time.monotonic() + PROGRESS_INTERVAL_S
-    for played in range(1, games + 1):
-        s, _ = new_game(options, table.names, table.dealer(), table.deal())
-        turns, was_capped = _play_round(table, s, rng)
-        total_turns += turns
-        capped += was_capped
-        if progress and (now := time.monotonic()) >= next_report:
-            next_report = now + PROGRESS_INTERVAL_S
-            _progress(f"  uno-table {num_players}p: {played}/{games} games, {total_turns} turns")
+    for done in range(1, rounds + 1):
+        s, _ = new_game(options, names, dealer(), deal())
+        supply_chance(s)
+        actions = 0
+        while s.phase is play:
+            if actions >= cap:
+                capped += 1
+                break
+            push(s, act(s, legal(s)))
+            actions += 1
+            supply_chance(s)
+            late = late_actions(s)
+            if late:
+                reaction = react(s, late)
+                if reaction is not None:
+                    push(s, reaction)
+                    actions += 1
+                    supply_chance(s)
+        total += actions
+        if on_round is not None:
+            on_round(done, total)
     elapsed = clock() - start
-    return Result(
-        "uno-table", num_players, games, total_turns, elapsed, capped, MAX_ACTIONS_PER_ROUND
-    )
+    return Result(OURS, num_players, rounds, total, elapsed, capped, MAX_ACTIONS_PER_ROUND)
 
 
 def run_reference(
-    num_players: int, games: int, seed: int, clock: Callable[[], float] = time.perf_counter
+    num_players: int,
+    rounds: int,
+    seed: int,
+    clock: Callable[[], float] = time.perf_counter,
+    on_round: Callable[[int, int], None] | None = None,
 ) -> Result:
-    raw = run_rlcard(num_players, games, seed, clock)
+    raw = run_rlcard(num_players, rounds, seed, clock, on_round)
     return Result(
-        "rlcard 1.2.0",
+        RLCARD,
         num_players,
-        games,
+        rounds,
         int(raw["turns"]),
         raw["seconds"],
         int(raw["capped"]),
@@ -203,22 +206,21 @@ def _progress(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
 
-def _ratio(ours: Result, theirs: Result | None) -> float | None:
-    if theirs is None or not theirs.turns_per_s:
-        return None
-    return ours.turns_per_s / theirs.turns_per_s
-
-
 @dataclass(frozen=True)
 class Measured:
-    """One player count: every repetition of both engines."""
+    """One player count: every repetition of both engines, and instructions if counted."""
 
     ours: list[Result]
     theirs: list[Result]
+    instructions: dict[str, float] | None = None  # engine -> instructions per round
 
     @staticmethod
     def _median(runs: list[Result]) -> Result:
-        return sorted(runs, key=lambda r: r.turns_per_s)[(len(runs) - 1) // 2]
+        return sorted(runs, key=lambda r: r.rounds_per_s)[(len(runs) - 1) // 2]
+
+    @property
+    def players(self) -> int:
+        return self.ours[0].players
 
     @property
     def median_ours(self) -> Result:
@@ -230,18 +232,21 @@ class Measured:
 
     @property
     def ratios(self) -> list[float]:
-        return [o.turns_per_s / t.turns_per_s for o, t in zip(self.ours, self.theirs, strict=True)]
+        if not self.theirs:
+            return []
+        return [
+            o.rounds_per_s / t.rounds_per_s for o, t in zip(self.ours, self.theirs, strict=True)
+        ]
 
     @property
     def ratio(self) -> float | None:
-        """The median of the per-repetition ratios (``None`` without RLCard)."""
+        """The median of the per-repetition ratios of rounds/s (``None`` without RLCard)."""
         return statistics.median(self.ratios) if self.theirs else None
 
 
 def measure(
     players: int,
-    games: int,
-    rlcard_games: int,
+    rounds: int,
     seed: int,
     repeat: int,
     with_rlcard: bool,
@@ -252,66 +257,154 @@ def measure(
     ours: list[Result] = []
     theirs: list[Result] = []
     for rep in range(1, repeat + 1):
-        steps: list[str] = ["ours", "theirs"] if rep % 2 else ["theirs", "ours"]
-        for step in steps:
-            if step == "ours":
-                _progress(f"uno-table, {players} players, {games} games, run {rep}/{repeat} ...")
+        for engine in (OURS, RLCARD) if rep % 2 else (RLCARD, OURS):
+            if engine == RLCARD and not with_rlcard:
+                continue
+            label = f"{engine}, {players} players, run {rep}/{repeat}"
+            _progress(f"{label}: {rounds} rounds ...")
+            progress = Progress(label, rounds)
+            if engine == OURS:
                 if profiler is not None:
                     profiler.enable()
-                ours.append(run_engine(players, games, seed, progress=True, clock=clock))
+                ours.append(run_engine(players, rounds, seed, clock, progress))
                 if profiler is not None:
                     profiler.disable()
-            elif with_rlcard:
-                _progress(
-                    f"rlcard, {players} players, {rlcard_games} games, run {rep}/{repeat} ..."
-                )
-                theirs.append(run_reference(players, rlcard_games, seed, clock))
+            else:
+                theirs.append(run_reference(players, rounds, seed, clock, progress))
     return Measured(ours, theirs)
 
 
+# --- instructions per round (callgrind) ------------------------------------------------------
+
+
+class CallgrindError(RuntimeError):
+    """valgrind is missing or a run under it failed."""
+
+
+def _callgrind_total(engine: str, players: int, rounds: int, seed: int, out: Path) -> int:
+    """The instructions of one run of ``rounds`` rounds of ``engine`` under callgrind."""
+    command = [
+        "valgrind", "--tool=callgrind", f"--callgrind-out-file={out}",
+        sys.executable, str(Path(__file__).resolve()), "--run-once", engine,
+        "--players", str(players), "--rounds", str(rounds), "--seed", str(seed),
+    ]  # fmt: skip
+    env = dict(os.environ, PYTHONHASHSEED="0")  # the same dict and set orders every run
+    done = subprocess.run(command, capture_output=True, text=True, env=env, check=False)
+    if done.returncode != 0:
+        tail = (done.stderr.strip().splitlines() or ["no output"])[-1]
+        raise CallgrindError(f"callgrind run of {engine} failed ({done.returncode}): {tail}")
+    match = re.search(r"^(?:summary|totals): (\d+)", out.read_text(), re.MULTILINE)
+    if match is None:
+        raise CallgrindError(f"{out}: no instruction total in callgrind's output")
+    return int(match.group(1))
+
+
+def instructions_per_round(
+    engine: str, players: int, rounds: int, seed: int
+) -> float:
+    """(instructions of ``rounds`` rounds - instructions of one round) / (``rounds`` - 1)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        totals = []
+        for n in (rounds, 1):
+            _progress(f"callgrind: {engine}, {players} players, {n} rounds ...")
+            totals.append(_callgrind_total(engine, players, n, seed, Path(tmp) / f"cg.{n}"))
+    return (totals[0] - totals[1]) / (rounds - 1)
+
+
+def _run_once(engine: str, players: int, rounds: int, seed: int) -> int:
+    """One untimed run, for callgrind."""
+    if engine == OURS:
+        run_engine(players, rounds, seed)
+    else:
+        run_reference(players, rounds, seed)
+    return 0
+
+
+# --- report ----------------------------------------------------------------------------------
+
+
 def markdown(measured: Sequence[Measured]) -> str:
-    lines = [
-        "| engine | players | games | turns | mean turns/game | capped | turns/s | games/s"
-        " | ours/RLCard turns/s |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
-    ]
-    ratios: list[float] = []
+    counted = any(m.instructions for m in measured)
+    head = (
+        "| engine | players | rounds | actions | actions/round | capped | rounds/s | actions/s"
+        " | ours/RLCard rounds/s |"
+    )
+    rule = "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+    if counted:
+        head += " instructions/round |"
+        rule += "---:|"
+    lines = [head, rule]
     for m in measured:
         ours, theirs, ratio = m.median_ours, m.median_theirs, m.ratio
         for r in (ours, theirs):
             if r is None:
                 continue
             cell = f"{ratio:.2f}x" if r is ours and ratio is not None else ""
-            lines.append(
-                f"| {r.engine} | {r.players} | {r.games:,} | {r.turns:,} | {r.mean_turns:,.1f}"
-                f" | {r.capped} | {r.turns_per_s:,.0f} | {r.games_per_s:,.2f} | {cell} |"
+            line = (
+                f"| {r.engine} | {r.players} | {r.rounds:,} | {r.actions:,}"
+                f" | {r.actions_per_round:,.1f} | {r.capped} | {r.rounds_per_s:,.0f}"
+                f" | {r.actions_per_s:,.0f} | {cell} |"
             )
-        if ratio is not None:
-            ratios.append(ratio)
+            if counted:
+                count = (m.instructions or {}).get(r.engine)
+                line += f" {count:,.0f} |" if count is not None else " |"
+            lines.append(line)
     lines.append("")
     for m in measured:
         if m.theirs:
             spread = ", ".join(f"{r:.2f}x" for r in sorted(m.ratios))
-            lines.append(f"{m.median_ours.players} players, ratio per repetition: {spread}  ")
+            lines.append(f"{m.players} players, ratio per repetition: {spread}  ")
+        if m.instructions and len(m.instructions) == 2:
+            fewer = m.instructions[RLCARD] / m.instructions[OURS]
+            lines.append(
+                f"{m.players} players, RLCard's instructions per round / ours: {fewer:.2f}x  "
+            )
+    ratios = [m.ratio for m in measured if m.ratio is not None]
     if len(ratios) != len(measured):
         lines.append("2x target: not checked (RLCard was not run)")
     else:
         met = all(r >= TARGET_RATIO for r in ratios)
-        worst = min(ratios)
         lines.append(
-            f"2x target (ours >= {TARGET_RATIO:g} x RLCard turns/s at every player count, "
+            f"2x target (ours >= {TARGET_RATIO:g} x RLCard rounds/s at every player count, "
             f"median of {len(measured[0].ours)} repetitions): "
-            f"{'MET' if met else 'NOT MET'} (lowest ratio {worst:.2f}x)"
+            f"{'MET' if met else 'NOT MET'} (lowest ratio {min(ratios):.2f}x)"
         )
     return "\n".join(lines)
 
 
+def report_json(measured: Sequence[Measured], args: argparse.Namespace) -> str:
+    return json.dumps(
+        {
+            "unit": "a round: from the deal to a player's last card",
+            "policy": POLICY,
+            "seed": args.seed,
+            "target_ratio": TARGET_RATIO,
+            "repeat": args.repeat,
+            "clock": args.clock,
+            "profiled": args.profile,
+            "runs": [
+                {
+                    "players": m.players,
+                    "uno_table": m.median_ours.as_dict(),
+                    "rlcard": theirs.as_dict() if (theirs := m.median_theirs) else None,
+                    "ratio_rounds_per_s": round(r, 3) if (r := m.ratio) is not None else None,
+                    "ratios_per_repetition": [round(x, 3) for x in m.ratios],
+                    "instructions_per_round": (
+                        {k: round(v) for k, v in m.instructions.items()}
+                        if m.instructions
+                        else None
+                    ),
+                }
+                for m in measured
+            ],
+        },
+        indent=2,
+    )
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--games", type=int, default=200, help="our rounds per run")
-    parser.add_argument(
-        "--rlcard-games", type=int, default=6_000, help="RLCard's games per run (shorter games)"
-    )
+    parser.add_argument("--rounds", type=int, default=2_000, help="rounds per run and engine")
     parser.add_argument("--repeat", type=int, default=5, help="runs per engine and count")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument(
@@ -328,49 +421,53 @@ def main(argv: Sequence[str] | None = None) -> int:
         action="store_true",
         help="profile our engine's runs (cProfile, by tottime) and print the top to stderr",
     )
+    parser.add_argument(
+        "--callgrind",
+        action="store_true",
+        help="also count instructions per round with valgrind's callgrind",
+    )
+    parser.add_argument(
+        "--callgrind-rounds", type=int, default=200, help="rounds of a callgrind run"
+    )
+    parser.add_argument("--run-once", choices=(OURS, RLCARD), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    for name in ("games", "rlcard_games", "repeat"):
+    for name in ("rounds", "repeat"):
         if getattr(args, name) < 1:
-            parser.error(f"--{name.replace('_', '-')} must be at least 1")
+            parser.error(f"--{name} must be at least 1")
+    if args.callgrind_rounds < 2:
+        parser.error("--callgrind-rounds must be at least 2")
+    if any(not 2 <= p <= 10 for p in args.players):
+        parser.error("--players takes player counts from 2 to 10")
+    if args.run_once is not None:
+        return _run_once(args.run_once, args.players[0], args.rounds, args.seed)
 
     with_rlcard = not args.no_rlcard and rlcard_available()
     if not args.no_rlcard and not with_rlcard:
         _progress("rlcard is not installed: measuring uno-table only (pip install -e '.[bench]')")
+    if args.callgrind and shutil.which("valgrind") is None:
+        parser.error("--callgrind needs valgrind (Debian: apt-get install valgrind)")
     profiler = cProfile.Profile() if args.profile else None
 
-    measured = [
-        measure(
-            players,
-            args.games,
-            args.rlcard_games,
-            args.seed,
-            args.repeat,
-            with_rlcard,
-            CLOCKS[args.clock],
-            profiler,
+    measured = []
+    for players in args.players:
+        m = measure(
+            players, args.rounds, args.seed, args.repeat, with_rlcard, CLOCKS[args.clock], profiler
         )
-        for players in args.players
-    ]
+        if args.callgrind:
+            engines = (OURS, RLCARD) if with_rlcard else (OURS,)
+            try:
+                counts = {
+                    e: instructions_per_round(e, players, args.callgrind_rounds, args.seed)
+                    for e in engines
+                }
+            except CallgrindError as exc:
+                print(f"engine.py: {exc}", file=sys.stderr)
+                return 2
+            m = Measured(m.ours, m.theirs, counts)
+        measured.append(m)
 
     if args.json:
-        report = {
-            "seed": args.seed,
-            "target_ratio": TARGET_RATIO,
-            "repeat": args.repeat,
-            "clock": args.clock,
-            "profiled": args.profile,
-            "runs": [
-                {
-                    "players": m.median_ours.players,
-                    "uno_table": m.median_ours.as_dict(),
-                    "rlcard": theirs.as_dict() if (theirs := m.median_theirs) else None,
-                    "ratio_turns_per_s": round(r, 3) if (r := m.ratio) is not None else None,
-                    "ratios_per_repetition": [round(x, 3) for x in m.ratios],
-                }
-                for m in measured
-            ],
-        }
-        print(json.dumps(report, indent=2))
+        print(report_json(measured, args))
     else:
         print(markdown(measured))
         if args.profile:

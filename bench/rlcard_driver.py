@@ -30,7 +30,11 @@ def rlcard_available() -> bool:
 
 
 def run_rlcard(
-    num_players: int, games: int, seed: int, clock: Callable[[], float] = time.perf_counter
+    num_players: int,
+    games: int,
+    seed: int,
+    clock: Callable[[], float] = time.perf_counter,
+    on_game: Callable[[int, int], None] | None = None,
 ) -> dict[str, float]:
     """Play ``games`` complete games of RLCard's raw ``UnoGame`` with uniformly random moves.
 
@@ -45,6 +49,8 @@ def run_rlcard(
 
     Returns ``games``, ``turns`` (total steps), ``seconds``, ``turns_per_s``, ``games_per_s`` and
     ``capped`` (games stopped at :data:`MAX_STEPS_PER_GAME`; their steps are in ``turns``).
+    ``on_game(games done, steps so far)``, if given, is called after each game (for progress,
+    as ``bench/engine.py`` does for our engine).
     """
     if num_players < 2:
         raise ValueError(f"num_players must be at least 2, got {num_players}")
@@ -65,7 +71,7 @@ def run_rlcard(
     total_turns = 0
     capped = 0
     start = clock()
-    for _ in range(games):
+    for done in range(1, games + 1):
         state, _ = game.init_game()
         turns = 0
         while not is_over():
@@ -76,6 +82,8 @@ def run_rlcard(
             state, _ = step(choice(legal))
             turns += 1
         total_turns += turns
+        if on_game is not None:
+            on_game(done, total_turns)
     elapsed = clock() - start
 
     return {

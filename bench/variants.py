@@ -1,7 +1,7 @@
 """Self-play speed under each rules preset: what the local and Musician rules cost.
 
-The official game keeps its own fast play path (the variant rules cost it one test per play);
-the variant presets take the general path in ``table/rules/house.py``. This prints turns per
+Every preset takes the one play path (``table/rules/play.py``); a variant adds the hooks of
+the rules it turns on (``table/rules/variants/``). This prints turns per
 second and mean turns per round of ``table.analysis.selfplay`` (the random-but-lively players)
 for every preset, same seed, same number of rounds.
 

@@ -242,7 +242,14 @@ def edition_counts(edition: str) -> dict[Card, int]:
 
 def edition_cards(edition: str) -> list[Card]:
     """Every card of an edition, in a fixed order (colour, rank)."""
-    return [card for card, n in edition_counts(edition).items() for _ in range(n)]
+    cards = _EDITION_CARDS.get(edition)
+    if cards is None:
+        counts = edition_counts(edition)
+        cards = _EDITION_CARDS[edition] = tuple(c for c, n in counts.items() for _ in range(n))
+    return list(cards)
+
+
+_EDITION_CARDS: dict[str, tuple[Card, ...]] = {}
 
 
 def edition_copies(edition: str) -> Iterator[CardCopy]:

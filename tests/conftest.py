@@ -14,3 +14,11 @@ def _reap_daemons() -> Iterator[None]:
     harness = sys.modules.get("daemon_harness")
     if harness is not None:
         harness.reap()
+
+
+@pytest.fixture(autouse=True)
+def _phrase_cache_in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The voice's disk cache (and every daemon a test starts) writes under the test's folder,
+    never in the user's own cache."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg-cache"))
+    monkeypatch.delenv("CACHE_DIRECTORY", raising=False)

@@ -8,7 +8,14 @@ import pytest
 
 from table.analysis.selfplay import RandomTable
 from table.cards import parse_card
-from table.referee.announcements import CATALOGUE, card_words, from_events, ja_number, render
+from table.referee.announcements import (
+    CATALOGUE,
+    Announcement,
+    card_words,
+    from_events,
+    ja_number,
+    render,
+)
 from table.rules import Phase, apply_in_place, make_options, new_game
 
 
@@ -20,15 +27,31 @@ def test_every_phrase_exists_in_both_languages() -> None:
         ), key
 
 
-def test_japanese_is_kana_with_numbers_as_words() -> None:
+def test_japanese_is_written_as_a_referee_says_it() -> None:
+    """Kanji and kana, UNO as ウノ, numbers as digits before their counters (Open JTalk reads
+    34点 as さんじゅうよんてん); kana numbers remain for espeak-ng."""
     assert ja_number(34) == "さんじゅうよん"
     assert ja_number(300) == "さんびゃく"
     assert ja_number(-67) == "マイナス ろくじゅうなな"
-    assert card_words(parse_card("R5"), "ja") == "あかの ご"
-    assert card_words(parse_card("W+4"), "ja") == "ワイルド ドロー フォー"
+    assert card_words(parse_card("R5"), "ja") == "赤の5"
+    assert card_words(parse_card("W+4"), "ja") == "ワイルドドローフォー"
     for texts in CATALOGUE.values():
         assert not re.search(r"[A-Za-z]", re.sub(r"{\w+}", "", texts["ja"])), texts["ja"]
-        assert not re.search(r"[\u4e00-\u9fff]", texts["ja"]), texts["ja"]
+    said = render(Announcement("uno-missed", (("player", "ケン"), ("count", 2))), "ja")
+    assert said == "ケンさん、ウノの宣言忘れ。2枚引いてください。"
+    scored = render(Announcement("round-scored", (("player", "陽菜"), ("points", -34))), "ja")
+    assert scored == "陽菜さん、マイナス34点です。"
+
+
+def test_a_name_that_already_addresses_a_person_takes_no_san() -> None:
+    def turn(name: str) -> str:
+        return render(Announcement("turn", (("player", name),)), "ja")
+
+    assert turn("山田") == "山田さんの番です。"
+    assert turn("ママ") == "ママの番です。"
+    assert turn("ゆいちゃん") == "ゆいちゃんの番です。"
+    caught = Announcement("caught", (("catcher", "パパ"), ("player", "翔太"), ("count", 2)))
+    assert render(caught, "ja").startswith("パパが翔太さんのウノ忘れを")
 
 
 # Phrases each preset's self-play must come to say (the variant rules' own among them).

@@ -52,6 +52,7 @@ case $1 in
     case $2 in
     venv) mkdir -p "$3/bin"; cp "$0" "$3/bin/python" ;;
     pip)
+        case $* in *"[japanese]"*) [ -z "${NO_WHEEL:-}" ] || exit 1 ;; esac
         programs="uno-table"
         case $* in *"[test]"*) programs="uno-table ruff mypy" ;; esac
         for p in $programs; do
@@ -149,6 +150,30 @@ def test_the_demo_on_a_machine_with_only_sh_installs_only_what_it_needs(tmp_path
     assert ran == ["uno-table demo --players 3 --rounds 1 --seed 1 --fast"]
 
 
+def test_the_demo_in_japanese_brings_open_jtalk_and_its_dictionary(tmp_path: Path) -> None:
+    machine = Machine(tmp_path, installed=("python3", "python3-venv", "espeak-ng"))
+    done = machine.run("./uno demo --lang ja")
+    assert done.returncode == 0, done.stderr
+    assert machine.installs() == ["open-jtalk-mecab-naist-jdic"]
+    log = machine.log()
+    assert "python -m pip install --quiet --disable-pip-version-check -e .[japanese]" in log
+    assert log[-1] == "uno-table demo --players 3 --rounds 1 --seed 1 --lang ja"
+
+
+def test_without_a_wheel_of_open_jtalk_the_demo_speaks_japanese_with_espeak_ng(
+    tmp_path: Path,
+) -> None:
+    machine = Machine(tmp_path, installed=("python3", "python3-venv", "espeak-ng"))
+    machine.env["NO_WHEEL"] = "1"  # 32-bit Raspberry Pi OS: pyopenjtalk-ndy has no wheel
+    done = machine.run("./uno demo --lang=ja")
+    assert done.returncode == 0, done.stderr
+    assert ("uno: pyopenjtalk-ndy cannot be installed here: espeak-ng speaks Japanese"
+            in done.stderr.splitlines())
+    log = machine.log()
+    assert "python -m pip install --quiet --disable-pip-version-check -e ." in log
+    assert log[-1] == "uno-table demo --players 3 --rounds 1 --seed 1 --lang=ja"
+
+
 def test_the_tests_install_everything_then_lint_typecheck_and_run_pytest(
     tmp_path: Path,
 ) -> None:
@@ -157,7 +182,7 @@ def test_the_tests_install_everything_then_lint_typecheck_and_run_pytest(
     assert done.returncode == 0, done.stderr
     expected = [p for p in package_set("test") if p not in package_set("demo")]
     assert machine.installs() == expected
-    assert {"gcc-avr", "simavr", "make", "systemd"} <= set(expected)
+    assert {"gcc-avr", "simavr", "make", "systemd", "open-jtalk-mecab-naist-jdic"} <= set(expected)
     log = machine.log()
     assert "python -m pip install --quiet --disable-pip-version-check -e .[test]" in log
     checks = [line.strip() for line in log if line.split()[0] in ("ruff", "mypy")

@@ -65,7 +65,7 @@ def test_the_transcript_never_names_a_hidden_card() -> None:
 
 def test_japanese_narration() -> None:
     result = demo(seed=4, rounds=1, lang="ja")
-    assert any("の ばん。" in line for line in result.transcript)  # the referee
+    assert any("さんの番です。" in line for line in result.transcript)  # the referee
     assert any(re.match(r"(Aki|Ken|Mio): \S+ を だす$", line) for line in result.transcript)
 
 

@@ -119,6 +119,7 @@ def test_service_unit(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
     assert "User=referee" in lines and "Restart=on-failure" in lines
     assert "RestartPreventExitStatus=2" in lines
     assert "StandardOutput=journal" in lines and "StateDirectory=uno-table" in lines
+    assert "CacheDirectory=uno-table" in lines  # the voice's phrases survive a restart
     exec_start = next(line for line in lines if line.startswith("ExecStart="))
     assert exec_start.endswith(f" run --config {config.resolve()}")
     program = exec_start.split("=", 1)[1].split()[0]

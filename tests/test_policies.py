@@ -24,7 +24,6 @@ from table.rules import (
     Challenge,
     Deal,
     Draw,
-    Pass,
     Play,
     State,
     legal_actions,
@@ -162,7 +161,7 @@ def test_random_takes_any_legal_action_even_a_draw_with_playable_cards() -> None
         make_policy("random", random.Random(seed)).act(s, acts) for seed in range(len(acts) * 60)
     )
     assert set(chosen) == set(acts)  # every one, wild colours and the draw included
-    assert isinstance(acts[-1], Draw) and not any(isinstance(a, Pass) for a in acts)
+    assert any(isinstance(a, Draw) for a in chosen)
 
 
 @pytest.mark.parametrize("policy", sorted(POLICIES))

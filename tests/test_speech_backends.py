@@ -24,8 +24,9 @@ def test_announcements_become_wav_files_and_repeats_come_from_the_cache(tmp_path
     assert [f.name for f in files] == ["0001.wav", "0002.wav", "0003.wav"]
     assert all(wav_seconds(f) > 0.3 for f in files)
     assert files[0].read_bytes() == files[2].read_bytes()
-    assert (cache.misses, cache.hits) == (1, 2)
-    assert list(ann.spoken) == ["あき、ウノ!"] * 3
+    assert cache.misses == 1  # rendered once (ahead of its turn, or by the speaker)
+    assert cache.hits >= 2
+    assert list(ann.spoken) == ["あきさん、ウノ!"] * 3
 
 
 def test_prewarm_renders_only_what_is_new() -> None:
@@ -133,3 +134,41 @@ def test_pyttsx3_renders_again_an_utterance_its_pending_stop_cancelled(
     results, lost = SlowEspeak(monkeypatch, busy_once=True).render(["Aki's turn.", "Ken's turn."])
     assert len(results) == 2 and all(len(r) > 22050 for r in results)
     assert lost >= 1
+
+
+def test_english_is_the_same_voice_at_the_same_speed_through_either_backend(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The English voice the recogniser heard best (docs/voice.md), at espeak-ng's own 175 words
+    a minute, whether pyttsx3 (the default backend) or the espeak-ng command renders it."""
+    import io
+    import threading
+    import wave
+    import weakref
+
+    import pyttsx3
+
+    from table.voice.backends import Pyttsx3Backend, espeak_wav_bytes
+    from table.voice.espeak import variant_wav
+
+    # a new engine (espeak-ng's one synthesis callback is the newest engine's, not one a previous
+    # test left alive)
+    monkeypatch.setattr(pyttsx3, "_activeEngines", weakref.WeakValueDictionary())
+
+    text = "Round one. Ken deals. Hina calls UNO! Ken draws two."
+
+    def frames(data: bytes) -> bytes:
+        with wave.open(io.BytesIO(data), "rb") as w:
+            return w.readframes(w.getnframes())
+
+    said = espeak_wav_bytes(text, "en")
+    assert frames(said) == frames(variant_wav(text, "en-us+klatt4"))
+    assert frames(said) != frames(variant_wav(text, "en"))
+    results: list[bytes] = []
+    t = threading.Thread(target=lambda: results.append(Pyttsx3Backend(play=False).render(text,
+                                                                                        "en")))
+    t.start()
+    t.join(60)
+    assert len(results) == 1
+    # The same words in the same time (within 3%), not pyttsx3's 200 words a minute.
+    assert abs(len(frames(results[0])) / len(frames(said)) - 1) < 0.03

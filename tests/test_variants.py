@@ -13,7 +13,7 @@ from test_cli import run
 from table.analysis.selfplay import RandomTable, play_round, selfplay
 from table.rules import Phase, Play, apply, legal_actions, make_options, new_game
 from table.rules.legal import out_of_turn_actions
-from table.rules.musician import loss_points
+from table.rules.variants.musician import loss_points
 
 SETTINGS = {"deadline": None, "derandomize": True, "database": None}
 
@@ -105,7 +105,7 @@ def test_cli_selfplay_under_musician() -> None:
 def test_cli_replay_of_a_musician_game_in_japanese() -> None:
     out = run("replay", "tests/scenarios/musician_double_don.scn", "--lang", "ja")
     assert out.returncode == 0, out.stderr
-    assert "ダブルドン! つぎの おやは Mio。" in out.stdout
+    assert "ダブルドン!次の親はMioさん。" in out.stdout
     data = json.loads(run("replay", "tests/scenarios/musician_double_don.scn", "--json").stdout)
     assert data["rounds"][0]["points"] == {"Aki": -10, "Ken": -2, "Mio": 7, "Rei": 5}
 

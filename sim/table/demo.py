@@ -13,6 +13,7 @@ import logging
 import math
 import sys
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO, cast
@@ -27,6 +28,7 @@ from table.journal.store import Journal
 from table.rules import Options, Phase, make_options, standings
 from table.voice.announcer import Announcer, Backend
 from table.voice.backends import BACKENDS, audio_player, make_backend
+from table.voice.names import spoken_names
 
 NAMES = ("Aki", "Ken", "Mio", "Rin", "Sou", "Yui", "Emi", "Jun", "Kai", "Nao")
 
@@ -82,10 +84,12 @@ def choose_voice(requested: str | None, fast: bool) -> str:
     return "espeak-ng"
 
 
-def make_announcer(voice: str, lang: str) -> Announcer | None:
+def make_announcer(voice: str, lang: str, names: Sequence[str] = ()) -> Announcer | None:
+    """The voice; in Japanese it says the names in romaji as kana (Aki: アキ)."""
     if voice == "captions":
         return None
-    return Announcer(lambda: cast(Backend, make_backend(voice)), lang)
+    said = spoken_names(names, {}, {}) if lang == "ja" else {}
+    return Announcer(lambda: cast(Backend, make_backend(voice)), lang, spoken_names=said)
 
 
 @dataclass
@@ -123,7 +127,7 @@ def run_demo(cfg: DemoConfig, out: TextIO | None = None, live: bool | None = Non
     options = table_options(cfg.preset, cfg.overrides)
     names = list(NAMES[: cfg.players])
     voice = choose_voice(cfg.voice, cfg.fast)
-    announcer = make_announcer(voice, cfg.lang)
+    announcer = make_announcer(voice, cfg.lang, names)
     live = (not cfg.fast and out is not None and out.isatty()) if live is None else live
     screen = _Screen(out, live)
     seats: list[Seat] = [

@@ -13,7 +13,8 @@ from typing import Literal, Protocol
 
 from sim.players.bots import SeatView
 from sim.table.virtual import SimError, SimTable
-from table.rules import Action, Phase, don
+from table.rules import Action, Phase
+from table.rules.variants import don
 
 Command = Literal["undo", "quit"]
 MAX_MOVES = 20_000  # moves in one round before the simulator calls it stuck

@@ -169,7 +169,7 @@ def main_sim(cfg: SimConfig, inp: TextIO = sys.stdin, out: TextIO = sys.stdout) 
     others = [n for n in NAMES if n.lower() != name.lower()][: cfg.players - 1]
     names = [name, *others]
     voice = choose_voice(cfg.voice, cfg.fast)
-    announcer = make_announcer(voice, cfg.lang)
+    announcer = make_announcer(voice, cfg.lang, names)
 
     def show(text: str) -> None:
         out.write(text + "\n")

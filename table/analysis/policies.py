@@ -41,6 +41,8 @@ from table.rules import (
     State,
 )
 
+_WILD_DRAW_FOUR = Card(None, WILD_DRAW_FOUR)
+
 
 class PolicyError(TableError, ValueError):
     """An unknown policy name."""
@@ -127,41 +129,44 @@ class PlayFirst:
         self.rng = rng
 
     def act(self, s: State, acts: Sequence[Action]) -> Action:
-        rng = self.rng
-        if type(acts[0]) is ChooseColor:
-            return rng.choice(acts)
-        # The plays by card (a wild is listed once per colour), the Wild Draw Fours apart.
-        plays: dict[tuple[Card, ...], list[Action]] = {}
-        wd4: list[Action] = []
+        # One pass, sorting the plays: the ones naming no colour (one a card) and a wild's,
+        # listed once per colour it may name. This runs for every action of the engine
+        # benchmark, so it stays lean.
+        plain: list[Action] = []
+        wild: list[Play] = []
         call: Action | None = None
         draw: Action | None = None
         done: Action | None = None
-        others: list[Action] = []
         for a in acts:
             if type(a) is Play:
-                cards = a.cards
-                if len(cards) == 1 and cards[0].rank == WILD_DRAW_FOUR:
-                    wd4.append(a)
-                else:
-                    plays.setdefault(cards, []).append(a)
+                (plain if a.color is None else wild).append(a)
             elif type(a) is CallUno:
                 call = a
             elif type(a) is Draw:
                 draw = a
             elif type(a) is Pass:
                 done = a
-            elif type(a) is not Challenge:
-                others.append(a)  # what a house rule adds (a swap target, ...)
-        if plays or wd4:
+        if plain or wild:
             if call is not None:
                 return call  # UNO first, then the play that leaves one card
-            same_card = rng.choice(list(plays.values())) if plays else wd4
-            return same_card[0] if len(same_card) == 1 else rng.choice(same_card)
+            return self._with_wilds(plain, wild) if wild else self.rng.choice(plain)
         if draw is not None:
             return draw
         if done is not None:
             return done
-        return rng.choice(others)
+        # A colour to name, or what a house rule adds (a swap target, ...); never a challenge.
+        return self.rng.choice([a for a in acts if type(a) is not Challenge])
+
+    def _with_wilds(self, plain: list[Action], wild: list[Play]) -> Action:
+        """A uniformly random card of ``plain`` and the wilds, a Wild Draw Four only when
+        nothing else plays; a random colour for a wild."""
+        by_card: dict[tuple[Card, ...], list[Action]] = {}
+        for p in wild:
+            by_card.setdefault(p.cards, []).append(p)
+        wd4 = by_card.pop((_WILD_DRAW_FOUR,), [])
+        cards = [[p] for p in plain] + list(by_card.values())
+        same = self.rng.choice(cards) if cards else wd4
+        return same[0] if len(same) == 1 else self.rng.choice(same)
 
     def react(self, s: State, acts: Sequence[Action]) -> Action | None:
         """Its own UNO, late (after playing a drawn card down to one); nothing else."""

@@ -20,6 +20,7 @@ from table.rules import (
     Action,
     Deal,
     Event,
+    EventKind,
     Identify,
     Options,
     Phase,
@@ -175,7 +176,7 @@ def play_round(table: RandomTable, s: State, stats: Stats | None = None,
             watch(events)
         if stats is not None:
             for e in events:
-                if e.kind == "penalty" and e.reason:
+                if e.kind is EventKind.PENALTY and e.reason:
                     stats.penalties[e.reason] += 1
     table.supply_chance(s)
     if stats is not None:

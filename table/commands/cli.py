@@ -102,13 +102,14 @@ def _deck_check(args: argparse.Namespace) -> int:
 
 
 def _say(args: argparse.Namespace) -> int:
-    import shutil
-    import tempfile
-    from pathlib import Path
+    import subprocess
 
-    from table.referee.announcements import CATALOGUE, Announcement, render
-    from table.voice.espeak import render_wav
+    from table.referee.announcements import CATALOGUE, PERSON_PARAMS, Announcement, render
+    from table.voice.backends import audio_player, standard_voice
+    from table.voice.espeak import wav_bytes_seconds
 
+    readings = _readings(args.reading)
+    names: list[str] = []
     if args.text in CATALOGUE:
         params: list[tuple[str, str | int]] = []
         for pair in args.params:
@@ -116,40 +117,66 @@ def _say(args: argparse.Namespace) -> int:
             if not eq:
                 raise TableError(f"{pair!r} is not key=value")
             params.append((key, int(value) if value.lstrip("-").isdigit() else value))
+            if key in PERSON_PARAMS:
+                names.append(value)
+        ann = Announcement(args.text, tuple(params))
         try:
-            text = render(Announcement(args.text, tuple(params)), args.lang)
+            text = render(ann, args.lang)
         except (KeyError, ValueError) as exc:
             raise TableError(f"phrase {args.text}: missing or bad parameter {exc}") from None
+        spoken = render(ann, args.lang, _said_names(names, readings, args.lang))
     else:
-        text = " ".join([args.text, *args.params])
+        text = spoken = " ".join([args.text, *args.params])
+    voice = standard_voice(args.lang)
     print(text)
+    data = voice.render(spoken)
+    seconds = wav_bytes_seconds(data)
     if args.out:
-        with tempfile.TemporaryDirectory() as tmp:  # espeak-ng says nothing of a bad --out
-            seconds = render_wav(text, args.lang, Path(tmp) / "say.wav")
-            try:
-                shutil.copyfile(Path(tmp) / "say.wav", args.out)
-            except OSError as exc:
-                raise TableError(f"{args.out}: cannot write the WAV file: {exc.strerror}") from None
-        print(f"wrote {args.out} ({seconds:.2f} s)")
+        try:
+            with open(args.out, "wb") as f:
+                f.write(data)
+        except OSError as exc:
+            raise TableError(f"{args.out}: cannot write the WAV file: {exc.strerror}") from None
+        print(f"wrote {args.out} ({seconds:.2f} s, {voice.name})")
         return 0
-    import subprocess
-
-    with tempfile.TemporaryDirectory() as tmp:
-        wav = Path(tmp) / "say.wav"
-        render_wav(text, args.lang, wav)
-        for player in (["aplay", "-q"], ["paplay"], ["pw-play"]):
-            try:
-                subprocess.run([*player, str(wav)], check=True, capture_output=True, timeout=30)
-                return 0
-            except (OSError, subprocess.SubprocessError):
-                continue
+    player = audio_player()
+    if player is not None:
+        try:
+            subprocess.run(player, input=data, check=True, capture_output=True, timeout=60)
+            return 0
+        except (OSError, subprocess.SubprocessError):
+            pass
     print("no audio output found (aplay, paplay or pw-play): use --out FILE.wav", file=sys.stderr)
     return 1
+
+
+def _readings(pairs: Sequence[str]) -> dict[str, str]:
+    """``--reading NAME=KANA`` options, checked as the configuration's readings are."""
+    from table.voice.names import is_reading
+
+    readings: dict[str, str] = {}
+    for pair in pairs:
+        name, eq, reading = pair.partition("=")
+        if not eq or not name or not is_reading(reading):
+            raise TableError(f"--reading {pair!r}: allowed: NAME=READING, the reading in "
+                             "hiragana or katakana")
+        readings[name] = reading
+    return readings
+
+
+def _said_names(names: Sequence[str], readings: dict[str, str], lang: str) -> dict[str, str]:
+    """How the names of a phrase are said: as ``uno-table run`` says them (and checked so)."""
+    if lang != "ja":
+        return {}
+    from table.voice.names import check_names
+
+    return check_names(names, readings, {}, where="--reading")
 
 
 def _voices(args: argparse.Namespace) -> int:
     from table.voice.backends import BACKENDS, audio_player, make_backend
     from table.voice.espeak import phonemes
+    from table.voice.openjtalk import japanese_status
 
     for lang in ("en", "ja"):
         try:
@@ -157,6 +184,7 @@ def _voices(args: argparse.Namespace) -> int:
             print(f"espeak-ng voice for {lang}: ok")
         except TableError as exc:
             print(f"espeak-ng voice for {lang}: {exc}")
+    print(f"Japanese voice: {japanese_status()}")
     player = audio_player()
     print(f"audio output: {' '.join(player) if player else 'none found (captions only)'}")
     for name in BACKENDS:
@@ -168,6 +196,11 @@ def _voices(args: argparse.Namespace) -> int:
             print(f"backend {name}: usable" + ("" if player else " (renders only: no audio out)"))
         except TableError as exc:
             print(f"backend {name}: not usable: {exc}")
+    if args.sample is not None:
+        from table.voice.samples import write_samples
+
+        for line in write_samples(args.sample):
+            print(line)
     return 0
 
 
@@ -246,10 +279,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("text", help="a phrase key such as turn, or text to speak")
     p.add_argument("params", nargs="*", help="key=value parameters of a phrase key")
     p.add_argument("--lang", choices=("en", "ja"), default="en")
+    p.add_argument("--reading", action="append", default=[], metavar="NAME=KANA",
+                   help="how a name in the phrase is read in Japanese, as [table] readings")
     p.add_argument("--out", help="write a WAV file instead of playing it")
     p.set_defaults(run=_say)
 
     p = sub.add_parser("voices", help="list the speech backends and voices usable here")
+    p.add_argument("--sample", metavar="DIR",
+                   help="also write the same phrases as one WAV file per voice and language")
     p.set_defaults(run=_voices)
 
     p = sub.add_parser("demo", help="bots play a match on a simulated table, narrated")

@@ -27,9 +27,10 @@ def _logging(level: str) -> None:
 
 def _run(args: argparse.Namespace) -> int:
     from table.runtime.config import load_config
-    from table.runtime.daemon import run
+    from table.runtime.daemon import check_names_said, run
 
     config = load_config(args.config)
+    check_names_said(config)  # a name the voice cannot say: one line, exit 2, before any start
     _logging(args.log_level)
     if args.events is None:
         return run(config, None, args.new_match)

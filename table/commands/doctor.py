@@ -243,6 +243,8 @@ def check_voice(config: Config) -> list[Finding]:
     elif config.voice_backend in ("pyttsx3", "espeak-ng"):
         found.append(Finding(False, "audio output: no aplay, paplay or pw-play found",
                              "sudo apt-get install alsa-utils"))
+    if config.language == "ja":
+        found += check_japanese(config)
     if config.voice_backend not in ("captions", "wav"):
         try:
             make_backend(config.voice_backend)
@@ -250,6 +252,26 @@ def check_voice(config: Config) -> list[Finding]:
         except TableError as exc:
             found.append(Finding(False, f"voice backend {config.voice_backend}: {exc}",
                                  'set [voice] backend = "espeak-ng" or "captions"'))
+    return found
+
+
+def check_japanese(config: Config) -> list[Finding]:
+    """Open JTalk, and every player's name said by the voice that speaks Japanese here."""
+    from table.runtime.daemon import check_names_said
+    from table.voice.openjtalk import INSTALL_DICT, INSTALL_ENGINE, engine
+
+    found = []
+    try:
+        jt = engine()
+        found.append(Finding(True, f"Japanese voice: Open JTalk ({jt.found.voice.stem})"))
+    except TableError as exc:
+        found.append(Finding(False, f"Japanese voice: {exc}; espeak-ng speaks instead",
+                             f"{INSTALL_ENGINE}; {INSTALL_DICT}"))
+    try:
+        check_names_said(config)
+        found.append(Finding(True, "player names: the voice can say each of them"))
+    except TableError as exc:
+        found.append(Finding(False, str(exc), "add the name's reading under [table] readings"))
     return found
 
 

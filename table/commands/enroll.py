@@ -177,9 +177,10 @@ def _next(taps: queue.SimpleQueue[Report | None]) -> Report:
 
 
 def enroll_command(args: argparse.Namespace) -> int:
-    from table.runtime.daemon import backend_factory
+    from table.runtime.daemon import backend_factory, check_names_said
 
     config: Config = load_config(args.config, need_deck=False)
+    check_names_said(config)
     out = Path(args.out)
     edition = args.edition
     if edition is None and _started(out):

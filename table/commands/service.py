@@ -126,11 +126,13 @@ def _installation() -> list[Path]:
 
 
 def written(config: Config) -> list[Path]:
-    """The folders the daemon writes in besides its state directory: the journal's (the
-    journal, its lock and its write-ahead log), a WAV backend's."""
+    """The folders the daemon writes in besides its state and cache directories: the journal's
+    (the journal, its lock and its write-ahead log), a WAV backend's, the voice's cache."""
     paths = [config.journal_path.parent.resolve()]
     if config.voice_backend == "wav":
         paths.append((config.voice_folder or STATE / "announcements").resolve())
+    if config.voice_cache and config.voice_cache_folder is not None:
+        paths.append(config.voice_cache_folder.resolve())
     return [p for p in dict.fromkeys(paths) if not p.is_relative_to(STATE)]
 
 
@@ -210,6 +212,8 @@ RestartSec=3
 # Exit code 2 is a configuration error: say so in the log and do not loop.
 RestartPreventExitStatus=2
 StateDirectory=uno-table
+# The voice's rendered phrases ($CACHE_DIRECTORY/phrases): a restart need not render them again.
+CacheDirectory=uno-table
 WorkingDirectory={STATE}
 StandardOutput=journal
 StandardError=journal

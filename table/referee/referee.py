@@ -42,6 +42,7 @@ from table.rules import (
     next_round,
     uno_due,
 )
+from table.rules.events import EventKind
 from table.rules.state import Event
 
 ROLES = ("play", "seat", "draw")
@@ -157,15 +158,16 @@ class Referee:
         self.history.append(_Snapshot(self.state, dict(self.places)))
         self.state = step.state
         self.last_play = action if isinstance(action, Play) else None
-        if copy is not None and place and not any(e.kind == "buried" for e in step.events):
+        if copy is not None and place and not any(e.kind is EventKind.BURIED for e in step.events):
             self.places[copy] = place  # (a buried first card went back into the pile)
         for event in step.events:
-            if event.kind in ("penalty", "drew") and event.count and event.player is not None:
+            drew = event.kind in (EventKind.PENALTY, EventKind.DREW)
+            if drew and event.count and event.player is not None:
                 self.due = event.player
-        if any(e.kind == "shuffle-hands" for e in step.events):
+        if any(e.kind is EventKind.SHUFFLE_HANDS for e in step.events):
             # Every hand was collected and dealt again: the seat pads name the cards anew.
             self.places = {c: p for c, p in self.places.items() if not p.startswith("hand:")}
-        if any(e.kind == "reshuffled" for e in step.events):
+        if any(e.kind is EventKind.RESHUFFLED for e in step.events):
             top = self.state.top
             self.places = {c: p for c, p in self.places.items() if p != "discard" or c.card is top}
         return Outcome(step.verdict, step.reason, anns, action)

@@ -33,8 +33,9 @@ from table.rules.engine import (
     new_game,
     next_round,
     same_names,
-    uno_due,
 )
+from table.rules.events import EventKind
+from table.rules.flow import uno_due
 from table.rules.legal import legal_actions
 from table.rules.options import PRESETS, SPECS, Options, make_options, register_preset
 from table.rules.scoring import standings
@@ -52,6 +53,7 @@ __all__ = [
     "Don",
     "Draw",
     "Event",
+    "EventKind",
     "Hand",
     "Identify",
     "Options",

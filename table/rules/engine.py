@@ -9,9 +9,9 @@ Choices where RULES.md leaves room are documented where they are made (search "C
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from itertools import repeat
 
 from table.cards import (
     CUSTOMIZABLE,
@@ -22,7 +22,6 @@ from table.cards import (
     WILD,
     WILD_DRAW_FOUR,
     Card,
-    Color,
     edition_counts,
 )
 from table.errors import IllegalPlay, SetupError
@@ -43,27 +42,34 @@ from table.rules.actions import (
     TurnUp,
     actor,
 )
-from table.rules.matching import has_playable, matches, wd4_guilty
+from table.rules.events import EventKind
+from table.rules.flow import (
+    DREW_ONE,
+    PASSED,
+    PLAY,
+    SKIPPED,
+    TURN,
+    announce_turn,
+    begin_turn,
+    check_in_play,
+    check_named_draw,
+    check_on_turn,
+    check_seat,
+    check_show,
+    draw_cards,
+    draws_again,
+    end_turn,
+    next_draw_source,
+    reshuffle,
+    reveal,
+    try_score,
+    uno_due,
+)
+from table.rules.matching import matches, wd4_guilty
 from table.rules.options import Options
-from table.rules.scoring import score_round
+from table.rules.play import carry_out, has_play, on_play
 from table.rules.state import MAX_PLAYERS, ChallengeWindow, Event, Hand, Phase, State
-from table.rules.variant_state import round_extra
-
-# The commonest events, made once per seat: events are immutable values.
-_TURN = tuple(Event("turn", seat) for seat in range(MAX_PLAYERS))
-_SKIPPED = tuple(Event("skipped", seat) for seat in range(MAX_PLAYERS))
-_DREW_ONE = tuple(Event("drew", seat, count=1) for seat in range(MAX_PLAYERS))
-_PASSED = tuple(Event("passed", seat) for seat in range(MAX_PLAYERS))
-# "played" events of coloured cards, per seat and card, made when first needed.
-_PLAYED: tuple[dict[Card, Event], ...] = tuple({} for _ in range(MAX_PLAYERS))
-# ... and of wilds, per seat, card and id() of the colour named (or of None).
-_PLAYED_WILD: tuple[dict[tuple[Card, int], Event], ...] = tuple({} for _ in range(MAX_PLAYERS))
-# "reversed" events, by the new direction.
-_REVERSED = {d: Event("reversed", count=d) for d in (1, -1)}
-_PLAY = Phase.PLAY  # a module global is read faster than an enum member
-# What _resolve_effect needs of a Wild Draw Four (the rest of the hand, its unknown cards, the
-# colour and rank it covered), for any other card.
-_NOT_WD4: tuple[Sequence[Card], int, Color | None, str | None] = ((), 0, None, None)
+from table.rules.variants import rules_for
 
 # Reasons that make a step a "penalty" rather than a plain "accepted".
 PENALTY_REASONS = frozenset(
@@ -126,6 +132,7 @@ def new_game(
     base = State(
         options=options,
         players=tuple(players),
+        rules=rules_for(options),
         dealer=dealer,
         scores=[0] * n,
         eliminated=[False] * n,
@@ -175,7 +182,7 @@ def _deal_round(s: State, deal: Deal) -> tuple[State, list[Event]]:
     s.winner = None
     s.called = [False] * n
     s.uno_calls = [0] * n
-    s.extra = round_extra(s.extra, opts, n)
+    s.extra = s.rules.new_extra(s.extra, n)
     if deal.hands is None:
         s.hands = [Hand([], 0 if s.eliminated[i] else opts.hand_size) for i in range(n)]
     else:
@@ -191,18 +198,19 @@ def _deal_round(s: State, deal: Deal) -> tuple[State, list[Event]]:
     s.pile = list(reversed(deal.pile))
     known = s.known_counts()
     known.update(deal.start)
-    for card, count in known.items():
-        if count > edition.get(card, 0):
-            raise SetupError(
-                f"the {opts.deck} deck has {edition.get(card, 0)} of {card}, "
-                f"the set-up uses {count}"
-            )
+    allowed = edition.get
+    # Every face within its count (the common case, tested in C), else the first one over.
+    if not all(map(int.__le__, known.values(), map(allowed, known, repeat(0)))):
+        card, count = next((c, k) for c, k in known.items() if k > allowed(c, 0))
+        raise SetupError(
+            f"the {opts.deck} deck has {allowed(card, 0)} of {card}, the set-up uses {count}"
+        )
     total = sum(edition.values())
     used = sum(known.values()) + sum(h.unknown for h in s.hands)
     if used > total:
         raise SetupError(f"the set-up uses {used} cards; the {opts.deck} deck has {total}")
     s.pile_unknown = total - used + len(deal.start)
-    events: list[Event] = [Event("round-start", player=s.dealer, count=s.round)]
+    events: list[Event] = [Event(EventKind.ROUND_START, player=s.dealer, count=s.round)]
     for card in deal.start:
         if s.phase is not Phase.START:
             raise SetupError("cards after the first card that stays turned up")
@@ -242,14 +250,14 @@ def apply(state: State, action: Action) -> Step:
     try:
         events = apply_in_place(new, action)
     except IllegalPlay as exc:
-        rejected = Event("rejected", actor(action), reason=exc.reason)
+        rejected = Event(EventKind.REJECTED, actor(action), reason=exc.reason)
         return Step(state, "rejected", exc.reason, [rejected])
     return _step(new, events)
 
 
 def _step(state: State, events: list[Event]) -> Step:
     for event in events:
-        if event.kind == "penalty" and event.reason in PENALTY_REASONS:
+        if event.kind is EventKind.PENALTY and event.reason in PENALTY_REASONS:
             return Step(state, "penalty", event.reason, events)
     return Step(state, "accepted", None, events)
 
@@ -283,117 +291,12 @@ def apply_in_place(s: State, action: Action) -> list[Event]:
 # Checks shared by the handlers
 
 
-def _seat(s: State, seat: int) -> None:
-    if not 0 <= seat < s.n or s.eliminated[seat]:
-        raise IllegalPlay("no-such-player", f"there is no player at seat {seat}")
-
-
-def _in_play(s: State) -> None:
-    if s.phase is Phase.START:
-        raise IllegalPlay("no-card-turned-up", "the first card has not been turned up")
-    if s.phase is Phase.MATCH_OVER:
-        raise IllegalPlay("match-over", "the match is over")
-    if s.phase is not _PLAY:
-        raise IllegalPlay("round-over", "the round is over")
-
-
-def _on_turn(s: State, player: int) -> None:
-    if player != s.turn or s.phase is not _PLAY:  # the common case costs one test
-        _seat(s, player)
-        _in_play(s)
-    if s.awaiting_color is not None:
-        raise IllegalPlay("color-not-chosen", "the colour of the wild has not been named")
-    if player != s.turn:
-        raise IllegalPlay("not-your-turn", f"it is {s.players[s.turn]}'s turn")
-
-
 # ---------------------------------------------------------------------------------------------
 # Moving cards
 
 
-def _reshuffle(s: State, events: list[Event]) -> None:
-    """Shuffle the discard pile except its top card into a new draw pile [000][003].
-
-    The top card stays, and so do its named colour and live rank (they are state of their own).
-    The new pile's order is chance: its cards become unknown until a draw identifies them.
-    """
-    moved = len(s.discard) - 1
-    if moved <= 0:
-        return
-    s.discard = s.discard[-1:]
-    s.pile_unknown += moved
-    events.append(Event("reshuffled", count=moved))
-
-
-def _draw_cards(s: State, player: int, count: int, events: list[Event], reason: str) -> int:
-    """Move ``count`` cards from the draw pile to ``player``; reshuffle when the pile runs out,
-    and stop when both piles are exhausted: a referee never invents cards."""
-    hand = s.hands[player]
-    drawn = 0
-    for _ in range(count):
-        if not s.pile and s.pile_unknown == 0:
-            _reshuffle(s, events)
-        if s.pile:
-            hand.known.append(s.pile.pop())
-        elif s.pile_unknown:
-            s.pile_unknown -= 1
-            hand.unknown += 1
-            s.hidden += 1
-        else:
-            events.append(Event("piles-exhausted", player=player, count=count - drawn))
-            break
-        drawn += 1
-    if len(hand.known) + hand.unknown > 1:
-        s.called[player] = False
-    if reason:
-        events.append(Event("penalty", player, None, None, None, drawn, reason))
-    return drawn
-
-
-def _next_draw_source(s: State) -> str:
-    """Where the next drawn card comes from: ``known``, ``unknown`` or ``none``."""
-    if s.pile:
-        return "known"
-    if s.pile_unknown or len(s.discard) > 1:
-        return "unknown"
-    return "none"
-
-
-def _check_named_draw(s: State, card: Card) -> None:
-    source = _next_draw_source(s)
-    if source == "known":
-        if s.pile[-1] is not card:
-            raise IllegalPlay("not-top-card", f"{card} is not the top card of the draw pile")
-    elif source == "unknown":
-        # A card under the top of the discard pile is drawable only once it is reshuffled.
-        reshuffled = s.pile_unknown == 0 and card in s.discard[:-1]
-        if not s.is_available(card) and not reshuffled:
-            raise IllegalPlay("card-not-available", f"every {card} is already accounted for")
-    else:
-        raise IllegalPlay("pile-empty", "there is no card left to draw")
-
-
 # ---------------------------------------------------------------------------------------------
 # The UNO catch window
-
-
-def _begin_turn(s: State, events: list[Event]) -> None:
-    """The player on turn begins it (plays, draws or challenges): the catch window closes.
-
-    Choice: under ``uno_enforcement = "automatic"`` the referee penalises a missed call right
-    here, before the action that closed the window takes effect.
-    """
-    seat = s.uno_window
-    if seat is None:
-        return
-    s.uno_window = None
-    s.uno_next = None
-    if (
-        s.options.uno_enforcement == "automatic"
-        and not s.called[seat]
-        and len(s.hands[seat]) == 1
-    ):
-        _draw_cards(s, seat, s.options.uno_penalty, events, "uno-not-called")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -404,21 +307,18 @@ def _turn_up(s: State, card: Card, events: list[Event]) -> None:
     """The dealer turns up ``card`` to start the discard pile [000][001][M]."""
     opts = s.options
     s.discard.append(card)
-    events.append(Event("turned-up", card=card))
+    events.append(Event(EventKind.TURNED_UP, card=card))
     bury = (
         card.rank == WILD_DRAW_FOUR
         or (card.rank == WILD and opts.first_wild == "redraw")
         or (card.rank in (SHUFFLE_HANDS, CUSTOMIZABLE) and opts.first_special == "redraw")
-        or (s.extra.on and house.bury_first(s, card))
     )
-    if card.rank == WILD_DRAW_FOUR and opts.first_player == "dealer":
-        bury = opts.first_action == "redraw"  # [002]: the dealer draws it (or stacks)
-    if bury:
+    if s.rules.buries(s, card, bury):
         # Choice: the card is buried in the pile (its place unknown) rather than the whole pile
         # reshuffled, so a known top of the pile stays known [003][004].
         s.discard.pop()
         s.pile_unknown += 1
-        events.append(Event("buried", card=card))
+        events.append(Event(EventKind.BURIED, card=card))
         if s.pile:
             _turn_up(s, s.pile.pop(), events)
         return
@@ -426,35 +326,33 @@ def _turn_up(s: State, card: Card, events: list[Event]) -> None:
     left = s.next_seat(s.dealer)
     s.color = card.color
     s.live_rank = None if card.is_wild else card.rank
-    if opts.don:
-        don.note_turn_up(s, card)
-    if opts.first_player == "dealer":
-        house.dealer_first(s, card, events)
+    s.rules.turned_up(s, card)
+    if s.rules.first_turn(s, card, events):
         return
     two = len(s.active) == 2
     if card.number is not None:
         s.turn = left
     elif card.rank == SKIP:
-        events.append(_SKIPPED[left])
+        events.append(SKIPPED[left])
         s.turn = s.next_seat(left)
     elif card.rank == REVERSE:
         if two and opts.two_player_reverse_is_skip:
-            events.append(_SKIPPED[left])
+            events.append(SKIPPED[left])
             s.turn = s.dealer
         else:
             s.direction = -1
-            events.append(Event("reversed", count=-1))
+            events.append(Event(EventKind.REVERSED, count=-1))
             s.turn = s.dealer if opts.first_reverse == "dealer-first" else s.next_seat(s.dealer)
     elif card.rank == DRAW_TWO:
-        _draw_cards(s, left, 2, events, "draw-two")
-        events.append(_SKIPPED[left])
+        draw_cards(s, left, 2, events, "draw-two")
+        events.append(SKIPPED[left])
         s.turn = s.next_seat(left)
     else:  # a wild the player left of the dealer names
         s.turn = left
         s.awaiting_color = left
-        events.append(Event("color-needed", player=left))
+        events.append(Event(EventKind.COLOR_NEEDED, player=left))
         return
-    events.append(_TURN[s.turn])
+    events.append(TURN[s.turn])
 
 
 def _on_turn_up(s: State, a: TurnUp, events: list[Event]) -> None:
@@ -471,363 +369,74 @@ def _on_turn_up(s: State, a: TurnUp, events: list[Event]) -> None:
     _turn_up(s, a.card, events)
 
 
-def _on_play(s: State, a: Play, events: list[Event]) -> None:
-    if s.extra.on:
-        house.play(s, a, events)
-        return
-    p = a.player
-    # Fast path: the common case (the player on turn, in play, no colour awaited) costs three
-    # tests; anything else goes through the full checks of _on_turn.
-    if p != s.turn or s.phase is not _PLAY or s.awaiting_color is not None:
-        _on_turn(s, p)
-    if len(a.cards) != 1:
-        raise IllegalPlay("one-card-at-a-time", "cards are played one at a time")
-    card = a.cards[0]
-    hand = s.hands[p]
-    held = hand.known
-    # The card's first place among the known cards (-1: not there), looked up once: the play
-    # takes it from there, and before that a hand can only grow at its end (a penalty draw).
-    try:
-        index = held.index(card)
-    except ValueError:
-        index = -1
-    known = index >= 0
-    if s.has_drawn:
-        if s.drawn is not None:
-            if card is not s.drawn:
-                raise IllegalPlay("must-play-drawn-card", "only the card just drawn may be played")
-        elif not (s.drawn_unknown and hand.unknown and s.is_available(card)):
-            raise IllegalPlay("must-play-drawn-card", "only the card just drawn may be played")
-        known = s.drawn is not None
-    elif not known:
-        if hand.unknown == 0:
-            raise IllegalPlay("card-not-in-hand", f"{card} is not in that hand")
-        if not s.is_available(card):
-            raise IllegalPlay("card-not-available", f"every {card} is already accounted for")
-    if s.pending:
-        raise IllegalPlay("draw-penalty-pending", "draw the penalty cards (or challenge) first")
-    wild = card.is_wild
-    rank = card.rank
-    prior_color, prior_rank = s.color, s.live_rank
-    # matches(s, card), inlined.
-    if not (
-        wild or card.color is prior_color or (prior_rank is not None and rank == prior_rank)
-    ):
-        raise IllegalPlay("wrong-color-or-number", f"{card} does not match")
-    opts = s.options
-    # Choice: with no challenge the restriction can only be enforced by the referee, so it
-    # refuses a Wild Draw Four it can see is illegal; with a hidden hand the play is accepted as
-    # unverified (in _play).
-    if (
-        rank == WILD_DRAW_FOUR
-        and not opts.challengeable
-        and opts.wild_draw_four != "unrestricted"
-        and wd4_guilty(
-            _rest_of_hand(held, card, known), prior_color, prior_rank, opts.wild_draw_four
-        )
-    ):
-        raise IllegalPlay(
-            "wild-draw-four-not-allowed", "a Wild Draw Four needs no matching card in hand"
-        )
-    _play(s, a, events, index, known)
-
-
-def _rest_of_hand(held: list[Card], card: Card, known: bool) -> list[Card]:
-    """The known cards left after playing ``card`` (a known one or not)."""
-    rest = held.copy()
-    if known:
-        rest.remove(card)
-    return rest
-
-
-def _play(
-    s: State, a: Play, events: list[Event], index: int | None = None, known: bool = True
-) -> None:
-    """Carry out the play ``a``, already checked: by :func:`_on_play`, which found its card at
-    ``index`` among the known cards (-1: it is one of the unknown cards; ``known`` says whether
-    the card played was known: a card drawn blind may be played while an equal known card stays
-    in hand), or by :func:`legal_actions` (no ``index``: a known card of the player on turn that
-    matches; this is the play handler of :func:`apply_legal`)."""
-    p = a.player
-    card = a.cards[0]
-    hand = s.hands[p]
-    if index is None:
-        if s.extra.on:  # the variant rules check and play on their own path
-            house.play(s, a, events)
-            return
-        index = hand.known.index(card)
-    rank = card.rank
-    # The rest of the hand and what the card covers matter only to a Wild Draw Four (its
-    # restriction and challenge): read them before the play changes them.
-    wd4: tuple[Sequence[Card], int, Color | None, str | None] = _NOT_WD4
-    if rank == WILD_DRAW_FOUR:
-        opts = s.options
-        unknown_rest = hand.unknown - (0 if known else 1)
-        wd4 = (_rest_of_hand(hand.known, card, known), unknown_rest, s.color, s.live_rank)
-        if not opts.challengeable and opts.wild_draw_four != "unrestricted" and unknown_rest:
-            s.unverified += 1
-            events.append(Event("unverified", player=p))
-    if s.uno_window is not None:
-        _begin_turn(s, events)
-    # Take the card from the hand, at the place found above (or from its unknown cards).
-    if index >= 0:
-        del hand.known[index]
-    else:
-        hand.unknown -= 1
-        s.hidden -= 1
-    s.discard.append(card)
-    if s.has_drawn:
-        s.has_drawn = False
-        s.drawn = None
-        s.drawn_unknown = False
-    # The "played" event, the hottest one, is made once per seat, card and colour named.
-    if card.is_wild:
-        color = a.color
-        s.color = color
-        s.live_rank = None
-        wilds = _PLAYED_WILD[p]
-        key = (card, id(color))  # a colour's id(): an enum member hashes in Python
-        event = wilds.get(key)
-        if event is None:
-            event = wilds[key] = Event("played", p, None, card, color)
-        shuffled = rank == SHUFFLE_HANDS
-    else:
-        played = _PLAYED[p]
-        event = played.get(card)
-        if event is None:
-            event = played[card] = Event("played", p, None, card, None)
-        s.color = card.color
-        s.live_rank = rank
-        shuffled = False
-    events.append(event)
-    if shuffled:
-        last = len(hand) == 0
-        if not last or s.options.shuffle_hands_last_card == "redeal":
-            _shuffle_hands(s, p, events)
-            hand = s.hands[p]  # the redeal gave every seat a new hand
-    size = len(hand.known) + hand.unknown
-    if size == 0:
-        _finish(s, p, card, events)
-        return
-    if size == 1 and not s.called[p] and not shuffled:
-        s.uno_window = p
-    if card.number is None:
-        _resolve_effect(s, p, card, events, *wd4)
-    else:  # a number card has no effect: the next seat is on turn
-        # s.next_seat(p), its common case inlined: the seat after is still in the match.
-        nxt = (p + s.direction) % len(s.players)
-        s.turn = s.next_seat(p) if s.eliminated[nxt] else nxt
-    if s.uno_window == p:
-        s.uno_next = s.turn
-    if card.is_wild and a.color is None:
-        s.awaiting_color = p
-        events.append(Event("color-needed", player=p))
-    else:
-        # _announce_turn, inlined
-        if s.pending:
-            events.append(Event("pending-draw", player=s.turn, count=s.pending))
-        events.append(_TURN[s.turn])
-
-
-def _announce_turn(s: State, events: list[Event]) -> None:
-    if s.pending:
-        events.append(Event("pending-draw", player=s.turn, count=s.pending))
-    events.append(_TURN[s.turn])
-
-
-def _resolve_effect(
-    s: State,
-    p: int,
-    card: Card,
-    events: list[Event],
-    rest: Sequence[Card],
-    unknown_rest: int,
-    prior_color: Color | None,
-    prior_rank: str | None,
-) -> None:
-    opts = s.options
-    rank = card.rank
-    nxt = s.next_seat(p)
-    if rank == SKIP:
-        events.append(_SKIPPED[nxt])
-        s.turn = s.next_seat(nxt)
-    elif rank == REVERSE:
-        if opts.two_player_reverse_is_skip and s.eliminated.count(False) == 2:
-            events.append(_SKIPPED[nxt])
-            s.turn = p
-        else:
-            s.direction = -s.direction
-            events.append(_REVERSED[s.direction])
-            s.turn = s.next_seat(p)
-    elif rank == DRAW_TWO:
-        _draw_cards(s, nxt, 2, events, "draw-two")
-        events.append(_SKIPPED[nxt])
-        s.turn = s.next_seat(nxt)
-    elif rank == WILD_DRAW_FOUR:
-        if opts.challengeable:
-            s.pending = 4
-            s.challenge = ChallengeWindow(
-                offender=p,
-                target=nxt,
-                hand=tuple(rest),
-                hand_unknown=unknown_rest,
-                prior_color=prior_color,
-                prior_rank=prior_rank,
-                color_was_named=True,
-            )
-            s.turn = nxt
-        else:
-            _draw_cards(s, nxt, 4, events, "wild-draw-four")
-            events.append(_SKIPPED[nxt])
-            s.turn = s.next_seat(nxt)
-    elif rank == CUSTOMIZABLE:
-        _customizable(s, p, events)
-    else:
-        s.turn = nxt
-
-
-def _customizable(s: State, p: int, events: list[Event]) -> None:
-    """Wild Customizable: a Wild plus the table's house effect (``customizable_effect``).
-
-    The menu: ``none``; ``skip`` (the next player loses their turn); ``reverse`` (the direction
-    reverses); ``next-draws-two`` (the next player draws 2 and loses their turn; it cannot be
-    stacked or challenged); ``others-draw-one`` (every other player draws one card).
-    """
-    effect = s.options.customizable_effect
-    nxt = s.next_seat(p)
-    if effect == "skip":
-        events.append(_SKIPPED[nxt])
-        s.turn = s.next_seat(nxt)
-    elif effect == "reverse":
-        s.direction = -s.direction
-        events.append(_REVERSED[s.direction])
-        s.turn = s.next_seat(p)
-    elif effect == "next-draws-two":
-        _draw_cards(s, nxt, 2, events, "customizable")
-        events.append(_SKIPPED[nxt])
-        s.turn = s.next_seat(nxt)
-    elif effect == "others-draw-one":
-        for seat in s.active:
-            if seat != p:
-                _draw_cards(s, seat, 1, events, "customizable")
-        s.turn = nxt
-    else:
-        s.turn = nxt
-
-
-def _shuffle_hands(s: State, p: int, events: list[Event]) -> None:
-    """Wild Shuffle Hands [M][001]: every hand is collected, shuffled and dealt out one card at
-    a time starting with the player on the left of the one who played it: the next seat
-    clockwise, whatever the direction of play (RULES.md: "left" is the next seat clockwise).
-
-    Which card lands where is chance, so every hand becomes unknown cards (a seat pad, or
-    :class:`Identify`, names them again). Choice: every UNO call is cleared, and a player
-    dealt a single card is not catchable: the catch is for going down to one card by a play.
-    """
-    seats = s.active
-    total = sum(len(s.hands[i]) for i in seats)
-    for i in seats:
-        s.hands[i] = Hand([], 0)
-    seat = p
-    for _ in range(total):
-        seat = s.next_seat(seat, direction=1)
-        s.hands[seat].unknown += 1
-    s.hidden = sum(h.unknown for h in s.hands)
-    s.called = [False] * s.n
-    s.uno_window = None
-    events.append(Event("shuffle-hands", player=p, count=total))
-
-
-def _finish(s: State, p: int, card: Card, events: list[Event]) -> None:
-    """``p`` played their last card. A last Draw Two or Wild Draw Four is still drawn by the next
-    player and counts in the score [000][001][003][M]. Choice: a last Wild Draw Four cannot be
-    challenged, since the round is over."""
-    nxt = s.next_seat(p)
-    if card.rank == DRAW_TWO:
-        _draw_cards(s, nxt, 2, events, "draw-two")
-    elif card.rank == WILD_DRAW_FOUR:
-        _draw_cards(s, nxt, 4, events, "wild-draw-four")
-    don.win_round(s, p, events)
-
-
-def _try_score(s: State, events: list[Event]) -> None:
-    assert s.winner is not None
-    hidden = [i for i in s.active if i != s.winner and s.hands[i].unknown]
-    if hidden:
-        for seat in hidden:
-            events.append(Event("show-needed", player=seat, reason="scoring"))
-        return
-    score_round(s, events)
-
-
 def _on_draw(s: State, a: Draw, events: list[Event]) -> None:
     p = a.player
-    # Fast path of _on_turn, as in _on_play.
-    if p != s.turn or s.phase is not _PLAY or s.awaiting_color is not None:
-        _on_turn(s, p)
+    # The common case (the player on turn, in play, no colour awaited) costs three tests.
+    if p != s.turn or s.phase is not PLAY or s.awaiting_color is not None:
+        check_on_turn(s, p)
+    rules = s.rules
+    if "check_turn" in rules.hooked:
+        rules.check_turn(s)
     opts = s.options
     hand = s.hands[p]
-    if s.extra.on:
-        house.before_turn_action(s, p)
     if s.pending:
         if a.card is not None:
             raise IllegalPlay(
                 "penalty-cards-unnamed", "penalty cards are drawn together; name them on a pad"
             )
-        _begin_turn(s, events)
+        if "turn_action" in rules.hooked:
+            rules.turn_action(s, p)
+        begin_turn(s, events)
         count = s.pending
         reason = "wild-draw-four" if s.challenge is not None else "draw-two"
         s.pending = 0
         s.challenge = None
-        _draw_cards(s, p, count, events, reason)
-        events.append(_SKIPPED[p])
+        draw_cards(s, p, count, events, reason)
+        events.append(SKIPPED[p])
         s.turn = s.next_seat(p)
-        _announce_turn(s, events)
+        announce_turn(s, events)
         return
     if s.has_drawn:
-        again = opts.draw == "until-playable" and (
-            s.drawn_unknown or (s.drawn is not None and not matches(s, s.drawn))
-        )
-        if not again:
+        if not draws_again(s):
             raise IllegalPlay("already-drew", "one card is drawn per turn")
-    elif not opts.draw_by_choice and (
-        house.has_play(s, p) if s.extra.on else has_playable(s, hand.known)
-    ):
+    elif not opts.draw_by_choice and has_play(s, p):
         raise IllegalPlay("has-playable-card", "a card in hand can be played")
     if a.card is not None:
-        _check_named_draw(s, a.card)
-    elif s.has_drawn and _next_draw_source(s) == "none":
+        check_named_draw(s, a.card)
+    elif s.has_drawn and next_draw_source(s) == "none":
         raise IllegalPlay("pile-empty", "there is no card left to draw")
 
     # --- accepted ---
+    if "turn_action" in rules.hooked:
+        rules.turn_action(s, p)
     if not s.has_drawn and not opts.draw_by_choice and hand.unknown:
         s.unverified += 1
-        events.append(Event("unverified", player=p))
+        events.append(Event(EventKind.UNVERIFIED, player=p))
     if s.uno_window is not None:
-        _begin_turn(s, events)
+        begin_turn(s, events)
     drawn: Card | None
     if s.pile:
-        # The common case, _draw_cards for one known card inlined: the top of the pile.
+        # The common case, draw_cards for one known card inlined: the top of the pile.
         drawn = s.pile.pop()
         hand.known.append(drawn)
     else:
-        source = _next_draw_source(s)
+        source = next_draw_source(s)
         if source == "none":
-            events.append(Event("piles-exhausted", player=p, count=1))
-            _end_turn(s, p, events)
+            events.append(Event(EventKind.PILES_EXHAUSTED, player=p, count=1))
+            end_turn(s, p, events)
             return
         if a.card is not None:
             if s.pile_unknown == 0:
-                _reshuffle(s, events)
+                reshuffle(s, events)
             s.pile_unknown -= 1
             hand.known.append(a.card)
             drawn = a.card
         else:
-            _draw_cards(s, p, 1, events, "")
+            draw_cards(s, p, 1, events, "")
             drawn = None
     if len(hand.known) + hand.unknown > 1:
         s.called[p] = False
-    events.append(_DREW_ONE[p])
+    events.append(DREW_ONE[p])
     s.has_drawn = True
     s.drawn = drawn
     s.drawn_unknown = drawn is None
@@ -839,80 +448,47 @@ def _on_draw(s: State, a: Draw, events: list[Event]) -> None:
             or drawn.color is s.color
             or (s.live_rank is not None and drawn.rank == s.live_rank)
         )
-        and (opts.draw == "one-may-play" or _next_draw_source(s) == "none")
+        and (opts.draw == "one-may-play" or next_draw_source(s) == "none")
     ):
-        _end_turn(s, p, events)
-
-
-def _end_turn(s: State, p: int, events: list[Event]) -> None:
-    s.has_drawn = False
-    s.drawn = None
-    s.drawn_unknown = False
-    # s.next_seat(p), its common case inlined: the seat after is still in the match.
-    turn = (p + s.direction) % len(s.players)
-    if s.eliminated[turn]:
-        turn = s.next_seat(p)
-    s.turn = turn
-    # _announce_turn, inlined
-    if s.pending:
-        events.append(Event("pending-draw", player=turn, count=s.pending))
-    events.append(_TURN[turn])
+        end_turn(s, p, events)
 
 
 def _on_pass(s: State, a: Pass, events: list[Event]) -> None:
     p = a.player
-    _on_turn(s, p)
+    check_on_turn(s, p)
     if s.pending:
         raise IllegalPlay("draw-penalty-pending", "draw the penalty cards (or challenge) first")
-    if s.extra.on:
-        house.before_turn_action(s, p)
+    s.rules.check_turn(s)
     if not s.has_drawn:
         raise IllegalPlay("draw-first", "draw a card before passing")
-    if (
-        s.options.draw == "until-playable"
-        and s.drawn is not None
-        and not matches(s, s.drawn)
-        and _next_draw_source(s) != "none"
-    ):
+    if s.drawn is not None and draws_again(s) and next_draw_source(s) != "none":
         raise IllegalPlay("keep-drawing", "keep drawing until a playable card comes")
     if s.drawn_unknown and s.options.draw == "until-playable":
         s.unverified += 1
-        events.append(Event("unverified", player=p))
-    events.append(_PASSED[p])
-    _end_turn(s, p, events)
+        events.append(Event(EventKind.UNVERIFIED, player=p))
+    s.rules.turn_action(s, p)
+    events.append(PASSED[p])
+    end_turn(s, p, events)
 
 
 def _on_choose_color(s: State, a: ChooseColor, events: list[Event]) -> None:
-    _seat(s, a.player)
-    _in_play(s)
+    check_seat(s, a.player)
+    check_in_play(s)
     if s.awaiting_color is None:
         raise IllegalPlay("no-color-needed", "no colour is waiting to be named")
     if a.player != s.awaiting_color:
         raise IllegalPlay("not-your-turn", f"{s.players[s.awaiting_color]} names the colour")
     s.awaiting_color = None
     s.color = a.color
-    if s.extra.on:
-        house.color_named(s, a.player, a.color)
-    events.append(Event("color-chosen", player=a.player, color=a.color))
-    _announce_turn(s, events)
-
-
-def uno_due(s: State, p: int) -> bool:
-    """Whether UNO is ``p``'s to call now: about to go down to one card on their turn, or just
-    gone down to one card without calling, while the catch window is open."""
-    size = len(s.hands[p])
-    about_to = (
-        p == s.turn
-        and (size == 2 or (s.extra.on and house.several_at_once(s, size)))
-        and s.awaiting_color is None
-    )
-    return about_to or s.uno_window == p
+    s.rules.color_named(s, a.player, a.color)
+    events.append(Event(EventKind.COLOR_CHOSEN, player=a.player, color=a.color))
+    announce_turn(s, events)
 
 
 def _on_call_uno(s: State, a: CallUno, events: list[Event]) -> None:
     p = a.player
-    _seat(s, p)
-    _in_play(s)
+    check_seat(s, p)
+    check_in_play(s)
     if s.called[p]:
         raise IllegalPlay("already-called", "UNO was already called")
     if not uno_due(s, p):
@@ -922,14 +498,14 @@ def _on_call_uno(s: State, a: CallUno, events: list[Event]) -> None:
     if s.uno_window == p:
         s.uno_window = None
         s.uno_next = None
-    events.append(Event("uno", player=p))
+    events.append(Event(EventKind.UNO, player=p))
 
 
 def _on_catch(s: State, a: Catch, events: list[Event]) -> None:
     c, t = a.catcher, a.target
-    _seat(s, c)
-    _seat(s, t)
-    _in_play(s)
+    check_seat(s, c)
+    check_seat(s, t)
+    check_in_play(s)
     if c == t:
         raise IllegalPlay("cannot-catch-yourself", "a player cannot catch themself")
     opts = s.options
@@ -938,22 +514,22 @@ def _on_catch(s: State, a: Catch, events: list[Event]) -> None:
             raise IllegalPlay("only-next-player-catches", "only the next player may catch")
         s.uno_window = None
         s.uno_next = None
-        events.append(Event("caught", player=c, target=t))
-        _draw_cards(s, t, opts.uno_penalty, events, "uno-not-called")
+        events.append(Event(EventKind.CAUGHT, player=c, target=t))
+        draw_cards(s, t, opts.uno_penalty, events, "uno-not-called")
         return
     if len(s.hands[t]) == 1 and not s.called[t]:
         raise IllegalPlay("catch-too-late", "the next player has already begun their turn")
     if opts.false_catch_penalty:
-        events.append(Event("false-catch", player=c, target=t))
-        _draw_cards(s, c, opts.false_catch_penalty, events, "false-catch")
+        events.append(Event(EventKind.FALSE_CATCH, player=c, target=t))
+        draw_cards(s, c, opts.false_catch_penalty, events, "false-catch")
         return
     raise IllegalPlay("false-catch", "that player called UNO or holds more than one card")
 
 
 def _on_challenge(s: State, a: Challenge, events: list[Event]) -> None:
     p = a.player
-    _seat(s, p)
-    _in_play(s)
+    check_seat(s, p)
+    check_in_play(s)
     window = s.challenge
     if window is None or not s.pending:
         raise IllegalPlay("nothing-to-challenge", "there is no Wild Draw Four to challenge")
@@ -963,11 +539,11 @@ def _on_challenge(s: State, a: Challenge, events: list[Event]) -> None:
         )
     if s.awaiting_color is not None:
         raise IllegalPlay("color-not-chosen", "the colour of the wild has not been named")
-    _begin_turn(s, events)
-    events.append(Event("challenge", player=p, target=window.offender))
+    begin_turn(s, events)
+    events.append(Event(EventKind.CHALLENGE, player=p, target=window.offender))
     if window.hand_unknown or s.hands[window.offender].unknown:
         # The referee cannot see the hand: the offender shows it (to the challenger alone).
-        events.append(Event("show-needed", player=window.offender, reason="challenge"))
+        events.append(Event(EventKind.SHOW_NEEDED, player=window.offender, reason="challenge"))
         s.awaiting_show = window.offender
         return
     _judge_challenge(s, window, list(window.hand), events)
@@ -990,68 +566,47 @@ def _judge_challenge(
     else:
         guilty = wd4_guilty(hand, window.prior_color, window.prior_rank, opts.wild_draw_four)
     if guilty:
-        events.append(Event("guilty", player=offender, target=p))
+        events.append(Event(EventKind.GUILTY, player=offender, target=p))
         if opts.challenge_success == "take-back":
             # [000][004]: the card goes back, the offender draws 4 and plays again legally.
             s.discard.pop()
             s.hands[offender].known.append(Card(None, WILD_DRAW_FOUR))
             s.color = window.prior_color
             s.live_rank = window.prior_rank
-            _draw_cards(s, offender, count, events, "illegal-wild-draw-four")
+            draw_cards(s, offender, count, events, "illegal-wild-draw-four")
             s.turn = offender
         else:
             # [M]: the card stays, its colour stands, the challenger takes a normal turn.
-            _draw_cards(s, offender, count, events, "illegal-wild-draw-four")
+            draw_cards(s, offender, count, events, "illegal-wild-draw-four")
             s.turn = p
     else:
-        events.append(Event("innocent", player=offender, target=p))
-        _draw_cards(s, p, count + opts.challenge_penalty, events, "challenge-failed")
-        events.append(_SKIPPED[p])
+        events.append(Event(EventKind.INNOCENT, player=offender, target=p))
+        draw_cards(s, p, count + opts.challenge_penalty, events, "challenge-failed")
+        events.append(SKIPPED[p])
         s.turn = s.next_seat(p)
-    _announce_turn(s, events)
-
-
-def _check_show(s: State, player: int, cards: Sequence[Card]) -> Counter[Card]:
-    """The cards a show reveals beyond what was known; raises unless the show is the whole hand
-    and possible."""
-    hand = s.hands[player]
-    if len(cards) != len(hand):
-        raise IllegalPlay("show-mismatch", f"that hand holds {len(hand)} cards")
-    extra = Counter(cards)
-    extra.subtract(Counter(hand.known))
-    if any(v < 0 for v in extra.values()):
-        raise IllegalPlay("show-mismatch", "a card known to be in that hand was not shown")
-    extra = +extra
-    pool = s.unknown_pool()
-    if any(pool[c] < k for c, k in extra.items()):
-        raise IllegalPlay("card-not-available", "a shown card is known to be elsewhere")
-    return extra
+    announce_turn(s, events)
 
 
 def _on_show(s: State, a: Show, events: list[Event]) -> None:
     p = a.player
-    _seat(s, p)
+    check_seat(s, p)
     if s.phase is Phase.MATCH_OVER:
         raise IllegalPlay("match-over", "the match is over")
-    _check_show(s, p, a.cards)
-    hand = s.hands[p]
-    hand.known = list(a.cards)
-    s.hidden -= hand.unknown
-    hand.unknown = 0
-    events.append(Event("shown", player=p, count=len(a.cards)))
+    check_show(s, p, a.cards)
+    reveal(s, p, a.cards, events)
     window = s.challenge
-    if s.extra.don_claim == p:
-        don.judge(s, p, events)
+    if s.rules.shown(s, p, events):
+        pass
     elif window is not None and s.awaiting_show == p:
         s.awaiting_show = None
         _judge_challenge(s, window, list(a.cards), events)
     elif s.phase is Phase.ROUND_OVER and len(s.results) < s.round:
-        _try_score(s, events)
+        try_score(s, events)
 
 
 def _on_identify(s: State, a: Identify, events: list[Event]) -> None:
     p = a.player
-    _seat(s, p)
+    check_seat(s, p)
     hand = s.hands[p]
     if hand.unknown == 0:
         raise IllegalPlay("hand-already-known", "every card of that hand is already known")
@@ -1060,14 +615,14 @@ def _on_identify(s: State, a: Identify, events: list[Event]) -> None:
     hand.unknown -= 1
     s.hidden -= 1
     hand.known.append(a.card)
-    events.append(Event("identified", player=p))
+    events.append(Event(EventKind.IDENTIFIED, player=p))
     if s.drawn_unknown and p == s.turn and s.has_drawn:
         # Choice: a seat-pad read right after a blind draw names the drawn card, and the turn
         # then goes on as after a seen draw (an unplayable card ends it under one-may-play).
         s.drawn = a.card
         s.drawn_unknown = False
         if not matches(s, a.card) and s.options.draw == "one-may-play":
-            _end_turn(s, p, events)
+            end_turn(s, p, events)
         return
     if (
         s.phase is Phase.ROUND_OVER
@@ -1075,7 +630,7 @@ def _on_identify(s: State, a: Identify, events: list[Event]) -> None:
         and not any(s.hands[i].unknown for i in s.active if i != s.winner)
     ):
         # The last hidden card of the losing hands is read: the round can be scored now.
-        _try_score(s, events)
+        try_score(s, events)
 
 
 def _same_cards(a: Sequence[Card], b: Sequence[Card]) -> bool:
@@ -1085,7 +640,7 @@ def _same_cards(a: Sequence[Card], b: Sequence[Card]) -> bool:
 
 
 def _on_reshuffle(s: State, a: Reshuffle, events: list[Event]) -> None:
-    _in_play(s)
+    check_in_play(s)
     if s.pile_unknown and not s.pile and s.pile_unknown == s.unknown_slots():
         # The engine reshuffled by itself (the pile ran out in the middle of a penalty) and
         # every hand is known again: the unknown cards are the pile, and chance gives its order.
@@ -1100,14 +655,22 @@ def _on_reshuffle(s: State, a: Reshuffle, events: list[Event]) -> None:
         raise IllegalPlay("reshuffle-mismatch", "a reshuffle uses the discard pile but its top")
     s.discard = s.discard[-1:]
     s.pile = list(reversed(a.cards))
-    events.append(Event("reshuffled", count=len(a.cards)))
+    events.append(Event(EventKind.RESHUFFLED, count=len(a.cards)))
+
+
+def _on_don(s: State, a: Don, events: list[Event]) -> None:
+    s.rules.on_don(s, a, events)
+
+
+def _on_swap(s: State, a: Swap, events: list[Event]) -> None:
+    s.rules.on_swap(s, a, events)
 
 
 # While a challenged hand must be shown, only the show (and UNO business) may happen.
 _WAIT_FOR_SHOW = frozenset({Play, Draw, Pass, ChooseColor, Challenge, Swap})
 
 _HANDLERS: dict[type, Callable[[State, Action, list[Event]], None]] = {
-    Play: _on_play,  # type: ignore[dict-item]
+    Play: on_play,  # type: ignore[dict-item]
     Draw: _on_draw,  # type: ignore[dict-item]
     Pass: _on_pass,  # type: ignore[dict-item]
     ChooseColor: _on_choose_color,  # type: ignore[dict-item]
@@ -1118,16 +681,11 @@ _HANDLERS: dict[type, Callable[[State, Action, list[Event]], None]] = {
     Identify: _on_identify,  # type: ignore[dict-item]
     TurnUp: _on_turn_up,  # type: ignore[dict-item]
     Reshuffle: _on_reshuffle,  # type: ignore[dict-item]
+    Don: _on_don,  # type: ignore[dict-item]
+    Swap: _on_swap,  # type: ignore[dict-item]
 }
 # For actions known to be legal: a play skips its checks; the rest are cheap to check.
 _LEGAL_HANDLERS: dict[type, Callable[[State, Action, list[Event]], None]] = {
     **_HANDLERS,
-    Play: _play,  # type: ignore[dict-item]
+    Play: carry_out,  # type: ignore[dict-item]
 }
-
-# The competition, local and Musician rules (they use the helpers above).
-from table.rules import don, house  # noqa: E402
-
-for _table in (_HANDLERS, _LEGAL_HANDLERS):
-    _table[Don] = don.on_don  # type: ignore[assignment]
-    _table[Swap] = house.on_swap  # type: ignore[assignment]

@@ -21,6 +21,12 @@ def matches(state: State, card: Card) -> bool:
     )
 
 
+def fits(card: Card, color: Color | None, rank: str | None) -> bool:
+    """Whether ``card`` may go on a discard pile whose colour in force is ``color`` and whose
+    live rank is ``rank``: :func:`matches` for a state that has them."""
+    return card.is_wild or card.color is color or (rank is not None and card.rank == rank)
+
+
 def wd4_guilty(
     hand: Iterable[Card], prior_color: Color | None, prior_rank: str | None, rule: str
 ) -> bool:

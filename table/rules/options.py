@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Final
 
 from table.cards import EDITIONS
@@ -53,16 +53,19 @@ class OptionSpec:
         raise OptionError(f"option {self.name} = {value!r} is not allowed: use {self.allowed()}")
 
 
-def _choice(name: str, choices: tuple[str, ...], doc: str) -> OptionSpec:
-    return OptionSpec(name, choices[0], doc, choices=choices)
+def _choice(choices: tuple[str, ...], doc: str) -> str:
+    """An option that holds one of ``choices`` (the first is the default)."""
+    return field(default=choices[0], metadata={"doc": doc, "choices": choices})
 
 
-def _number(name: str, default: int, low: int, high: int, doc: str) -> OptionSpec:
-    return OptionSpec(name, default, doc, low=low, high=high)
+def _number(default: int, low: int, high: int, doc: str) -> int:
+    """An option that holds a whole number from ``low`` to ``high``."""
+    return field(default=default, metadata={"doc": doc, "low": low, "high": high})
 
 
-def _flag(name: str, default: bool, doc: str) -> OptionSpec:
-    return OptionSpec(name, default, doc)
+def _flag(default: bool, doc: str) -> bool:
+    """An option that is on or off."""
+    return field(default=default, metadata={"doc": doc})
 
 
 CUSTOMIZABLE_EFFECTS: Final = ("none", "skip", "reverse", "next-draws-two", "others-draw-one")
@@ -80,112 +83,71 @@ MUSICIAN_OPTIONS: Final = {
     "rendon": "連ドン: a third Don in a row costs 10 instead of 5",
 }
 
-SPECS: Final[dict[str, OptionSpec]] = {
-    s.name: s
-    for s in (
-        _choice("deck", tuple(EDITIONS), "deck edition"),
-        _number("hand_size", 7, 1, 20, "cards dealt to each player"),
-        _choice("dealer_draw_actions", ("zero", "redraw"), "action/wild cards in the dealer draw"),
-        _choice("first_reverse", ("dealer-first", "right-of-dealer-first"), "first card Reverse"),
-        _choice("first_wild", ("left-chooses", "redraw"), "first card Wild"),
-        _choice("first_special", ("redraw", "left-chooses"), "first card WSH or WC"),
-        _choice("draw", ("one-may-play", "until-playable", "one-no-play"), "drawing rule"),
-        _flag("draw_by_choice", True, "a player who could play may draw instead"),
-        _flag("two_player_reverse_is_skip", True, "Reverse acts as Skip with two players"),
-        _choice(
-            "wild_draw_four",
-            ("no-matching-color", "no-playable-card", "unrestricted"),
-            "when a Wild Draw Four is legal",
-        ),
-        _choice("shuffle_hands_last_card", ("redeal", "win"), "Wild Shuffle Hands as last card"),
-        _choice("customizable_effect", CUSTOMIZABLE_EFFECTS, "effect of Wild Customizable"),
-        _flag("challenge", True, "a Wild Draw Four may be challenged"),
-        _choice("challenge_success", ("offender-draws", "take-back"), "a guilty Wild Draw Four"),
-        _number("challenge_penalty", 2, 0, 10, "extra cards for a failed challenge"),
-        _number("uno_penalty", 2, 0, 10, "cards for a missed UNO call"),
-        _choice("uno_catchers", ("any", "next-player"), "who may catch a missed UNO"),
-        _choice("uno_enforcement", ("catch", "automatic"), "how a missed UNO is penalised"),
-        _number("false_catch_penalty", 0, 0, 10, "cards for a false catch"),
-        _choice("next_dealer", ("winner", "rotate-left"), "who deals the next round"),
-        _choice(
-            "scoring", ("international", "japanese", "lowest", "musician"), "scoring system"
-        ),
-        _number("target", 500, 0, 100000, "points that end the match (0: none)"),
-        _number("rounds", 0, 0, 1000, "rounds in the match (0: no limit)"),
-        _flag("eliminate", False, "lowest scoring: players at the target drop out"),
-        _flag("doubling", False, "a loser's round points times (UNO calls + 1)"),
-        # Competition options (RULES.md §4).
-        _flag("two_card_play", False, "two identical number cards may be played together"),
-        _choice("stacking", STACKING_MODES, "draw cards stacked on draw cards"),
-        # Local rules (RULES.md §5).
-        _choice("multi_play", ("off", "same-number"), "several cards of one rank at once"),
-        _flag("jump_in", False, "an identical card may be played out of turn"),
-        _flag("action_finish", True, "a round may end on an action or wild card"),
-        _choice("first_action", ("apply", "redraw"), "a first card that is not a number"),
-        _flag("seven_o", False, "a 7 swaps hands, a 0 passes every hand on"),
-        _flag("wild_keeps_symbol", False, "a Wild changes only the colour, not the rank"),
-        # Musician rules (RULES.md §6).
-        _choice("first_player", ("left-of-dealer", "dealer"), "who plays first"),
-        _flag("chin", False, "no Wild finish; with 3 players or fewer no Wild down to one"),
-        _flag("don", False, "a number-only hand wins out of turn on a card equal to its sum"),
-        _number("false_don_penalty", 2, 0, 10, "cards for a false Don (chombo)"),
-        *(_flag(f"musician_{name}", False, doc) for name, doc in MUSICIAN_OPTIONS.items()),
-    )
-}
-
 
 @dataclass(frozen=True, slots=True)
 class Options:
-    """A complete, validated set of rules options. Build with :func:`make_options`."""
+    """A complete, validated set of rules options. Build with :func:`make_options`.
+
+    This class is the table of the rules options: each field but ``preset`` is one option,
+    declared once with its type, default, allowed values and documentation line (``_choice``,
+    ``_number``, ``_flag``); :data:`SPECS` is read from it. docs/adding-a-rule-option.md says
+    how to add one.
+    """
 
     preset: str = "official"
-    deck: str = "classic-108"
-    hand_size: int = 7
-    dealer_draw_actions: str = "zero"
-    first_reverse: str = "dealer-first"
-    first_wild: str = "left-chooses"
-    first_special: str = "redraw"
-    draw: str = "one-may-play"
-    draw_by_choice: bool = True
-    two_player_reverse_is_skip: bool = True
-    wild_draw_four: str = "no-matching-color"
-    shuffle_hands_last_card: str = "redeal"
-    customizable_effect: str = "none"
-    challenge: bool = True
-    challenge_success: str = "offender-draws"
-    challenge_penalty: int = 2
-    uno_penalty: int = 2
-    uno_catchers: str = "any"
-    uno_enforcement: str = "catch"
-    false_catch_penalty: int = 0
-    next_dealer: str = "winner"
-    scoring: str = "international"
-    target: int = 500
-    rounds: int = 0
-    eliminate: bool = False
-    doubling: bool = False
-    two_card_play: bool = False
-    stacking: str = "off"
-    multi_play: str = "off"
-    jump_in: bool = False
-    action_finish: bool = True
-    first_action: str = "apply"
-    seven_o: bool = False
-    wild_keeps_symbol: bool = False
-    first_player: str = "left-of-dealer"
-    chin: bool = False
-    don: bool = False
-    false_don_penalty: int = 2
-    musician_color_call: bool = False
-    musician_reverse_back: bool = False
-    musician_skip_back: bool = False
-    musician_panpakapan: bool = False
-    musician_same_color_don: bool = False
-    musician_zero_don: bool = False
-    musician_tenhou: bool = False
-    musician_renchan: bool = False
-    musician_eight_renchan: bool = False
-    musician_rendon: bool = False
+    deck: str = _choice(tuple(EDITIONS), "deck edition")
+    hand_size: int = _number(7, 1, 20, "cards dealt to each player")
+    dealer_draw_actions: str = _choice(("zero", "redraw"), "action/wild cards in the dealer draw")
+    first_reverse: str = _choice(("dealer-first", "right-of-dealer-first"), "first card Reverse")
+    first_wild: str = _choice(("left-chooses", "redraw"), "first card Wild")
+    first_special: str = _choice(("redraw", "left-chooses"), "first card WSH or WC")
+    draw: str = _choice(("one-may-play", "until-playable", "one-no-play"), "drawing rule")
+    draw_by_choice: bool = _flag(True, "a player who could play may draw instead")
+    two_player_reverse_is_skip: bool = _flag(True, "Reverse acts as Skip with two players")
+    wild_draw_four: str = _choice(
+        ("no-matching-color", "no-playable-card", "unrestricted"), "when a Wild Draw Four is legal"
+    )
+    shuffle_hands_last_card: str = _choice(("redeal", "win"), "Wild Shuffle Hands as last card")
+    customizable_effect: str = _choice(CUSTOMIZABLE_EFFECTS, "effect of Wild Customizable")
+    challenge: bool = _flag(True, "a Wild Draw Four may be challenged")
+    challenge_success: str = _choice(("offender-draws", "take-back"), "a guilty Wild Draw Four")
+    challenge_penalty: int = _number(2, 0, 10, "extra cards for a failed challenge")
+    uno_penalty: int = _number(2, 0, 10, "cards for a missed UNO call")
+    uno_catchers: str = _choice(("any", "next-player"), "who may catch a missed UNO")
+    uno_enforcement: str = _choice(("catch", "automatic"), "how a missed UNO is penalised")
+    false_catch_penalty: int = _number(0, 0, 10, "cards for a false catch")
+    next_dealer: str = _choice(("winner", "rotate-left"), "who deals the next round")
+    scoring: str = _choice(("international", "japanese", "lowest", "musician"), "scoring system")
+    target: int = _number(500, 0, 100000, "points that end the match (0: none)")
+    rounds: int = _number(0, 0, 1000, "rounds in the match (0: no limit)")
+    eliminate: bool = _flag(False, "lowest scoring: players at the target drop out")
+    doubling: bool = _flag(False, "a loser's round points times (UNO calls + 1)")
+    # Competition options (RULES.md §4).
+    two_card_play: bool = _flag(False, "two identical number cards may be played together")
+    stacking: str = _choice(STACKING_MODES, "draw cards stacked on draw cards")
+    # Local rules (RULES.md §5).
+    multi_play: str = _choice(("off", "same-number"), "several cards of one rank at once")
+    jump_in: bool = _flag(False, "an identical card may be played out of turn")
+    action_finish: bool = _flag(True, "a round may end on an action or wild card")
+    draw_finish: bool = _flag(True, "a round may end on a Draw Two or Wild Draw Four")
+    first_action: str = _choice(("apply", "redraw"), "a first card that is not a number")
+    seven_o: bool = _flag(False, "a 7 swaps hands, a 0 passes every hand on")
+    wild_keeps_symbol: bool = _flag(False, "a Wild changes only the colour, not the rank")
+    # Musician rules (RULES.md §6).
+    first_player: str = _choice(("left-of-dealer", "dealer"), "who plays first")
+    chin: bool = _flag(False, "no Wild finish; with 3 players or fewer no Wild down to one")
+    don: bool = _flag(False, "a number-only hand wins out of turn on a card equal to its sum")
+    false_don_penalty: int = _number(2, 0, 10, "cards for a false Don (chombo)")
+    musician_color_call: bool = _flag(False, MUSICIAN_OPTIONS["color_call"])
+    musician_reverse_back: bool = _flag(False, MUSICIAN_OPTIONS["reverse_back"])
+    musician_skip_back: bool = _flag(False, MUSICIAN_OPTIONS["skip_back"])
+    musician_panpakapan: bool = _flag(False, MUSICIAN_OPTIONS["panpakapan"])
+    musician_same_color_don: bool = _flag(False, MUSICIAN_OPTIONS["same_color_don"])
+    musician_zero_don: bool = _flag(False, MUSICIAN_OPTIONS["zero_don"])
+    musician_tenhou: bool = _flag(False, MUSICIAN_OPTIONS["tenhou"])
+    musician_renchan: bool = _flag(False, MUSICIAN_OPTIONS["renchan"])
+    musician_eight_renchan: bool = _flag(False, MUSICIAN_OPTIONS["eight_renchan"])
+    musician_rendon: bool = _flag(False, MUSICIAN_OPTIONS["rendon"])
 
     def as_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -194,6 +156,22 @@ class Options:
     def challengeable(self) -> bool:
         """Whether a Wild Draw Four may be challenged at all under these options."""
         return self.challenge and self.wild_draw_four != "unrestricted"
+
+
+def _specs() -> dict[str, OptionSpec]:
+    """The option table, read from the fields of :class:`Options`."""
+    out: dict[str, OptionSpec] = {}
+    for f in dataclasses.fields(Options):
+        if "doc" not in f.metadata:
+            continue  # preset: the name of the overrides, not an option
+        if not isinstance(f.default, str | int):  # pragma: no cover - a declaration's slip
+            raise TypeError(f"option {f.name} is declared without a default")
+        out[f.name] = OptionSpec(f.name, f.default, **f.metadata)
+    return out
+
+
+#: Every rules option by name, in the order of :class:`Options`.
+SPECS: Final[dict[str, OptionSpec]] = _specs()
 
 
 PRESETS: Final[dict[str, dict[str, str | int | bool]]] = {

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from table.rules import musician
+from table.rules.events import EventKind
 from table.rules.state import Event, Phase, RoundResult, State
-from table.rules.variant_state import replace
 
 
 def hand_value(s: State, seat: int) -> int:
@@ -58,17 +57,11 @@ def match_over(s: State) -> bool:
 def score_round(s: State, events: list[Event]) -> None:
     """Score the round just won, record it and end the match when it is over."""
     assert s.winner is not None
-    if s.extra.on:  # what a Double Don that comes after the scoring starts again from
-        s.extra = replace(s.extra, base_scores=tuple(s.scores), base_streak=s.extra.don_streak)
-    if s.options.scoring == "musician":
-        points, why = musician.score(s)
-        events += why
-    else:
-        points = round_points(s)
+    points = s.rules.round_points(s, events)
     for i, p in enumerate(points):
         s.scores[i] += p
     s.results = (*s.results, RoundResult(s.winner, points))  # a new tuple: copies share it
-    events.append(Event("round-scored", player=s.winner, count=points[s.winner]))
+    events.append(Event(EventKind.ROUND_SCORED, player=s.winner, count=points[s.winner]))
     opts = s.options
     if opts.scoring == "lowest" and opts.eliminate and opts.target:
         out = [i for i in s.active if s.scores[i] >= opts.target]
@@ -77,7 +70,7 @@ def score_round(s: State, events: list[Event]) -> None:
             out.remove(min(out, key=lambda i: (s.scores[i], i)))
         for seat in out:
             s.eliminated[seat] = True
-            events.append(Event("eliminated", player=seat))
+            events.append(Event(EventKind.ELIMINATED, player=seat))
     if match_over(s):
         s.phase = Phase.MATCH_OVER
-        events.append(Event("match-over", player=standings(s)[0]))
+        events.append(Event(EventKind.MATCH_OVER, player=standings(s)[0]))

@@ -14,11 +14,16 @@ from __future__ import annotations
 import enum
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from itertools import chain
+from typing import TYPE_CHECKING, NamedTuple
 
 from table.cards import Card, Color, edition_counts
+from table.rules.events import EventKind
 from table.rules.options import Options
 from table.rules.variant_state import Extra
+
+if TYPE_CHECKING:
+    from table.rules.hooks import Rules
 
 MAX_PLAYERS = 10
 
@@ -75,7 +80,7 @@ class Event(NamedTuple):
     A named tuple rather than a frozen dataclass: events are made on every action, and a tuple
     is several times cheaper to build."""
 
-    kind: str
+    kind: EventKind
     player: int | None = None
     target: int | None = None
     card: Card | None = None
@@ -88,6 +93,8 @@ class Event(NamedTuple):
 class State:
     options: Options
     players: tuple[str, ...]
+    # The hooks of the variants these options turn on (table.rules.hooks): shared, immutable.
+    rules: Rules
     round: int = 1
     dealer: int = 0
     phase: Phase = Phase.START
@@ -120,7 +127,7 @@ class State:
     results: tuple[RoundResult, ...] = ()
     eliminated: list[bool] = field(default_factory=list)
     unverified: int = 0  # plays accepted without being able to check them
-    extra: Extra = field(default_factory=Extra)  # competition, local and Musician rules
+    extra: Extra = field(default_factory=Extra)  # what the variants remember
 
     # --- derived --------------------------------------------------------------------------
 
@@ -139,9 +146,8 @@ class State:
             return None
         if self.awaiting_color is not None:
             return self.awaiting_color
-        if self.extra.awaiting_swap is not None:
-            return self.extra.awaiting_swap
-        return self.turn
+        waiting = self.rules.awaiting(self)
+        return self.turn if waiting is None else waiting
 
     @property
     def pile_size(self) -> int:
@@ -174,6 +180,7 @@ class State:
         return State(
             options=self.options,
             players=self.players,
+            rules=self.rules,
             round=self.round,
             dealer=self.dealer,
             phase=self.phase,
@@ -208,11 +215,7 @@ class State:
     # --- card accounting --------------------------------------------------------------------
 
     def known_counts(self) -> Counter[Card]:
-        counts: Counter[Card] = Counter(self.discard)
-        counts.update(self.pile)
-        for hand in self.hands:
-            counts.update(hand.known)
-        return counts
+        return Counter(chain(self.discard, self.pile, *[hand.known for hand in self.hands]))
 
     def unknown_pool(self) -> Counter[Card]:
         """The faces of the cards whose place is not known, with their counts."""

@@ -2,7 +2,7 @@
 
 One immutable value hangs off :class:`~table.rules.state.State` (``state.extra``): copying a
 state copies a reference, and a rule that changes it replaces it (``dataclasses.replace``).
-``on`` is false under rules that need none of it, so the official game pays one test per play.
+The official game keeps the empty value all along.
 """
 
 from __future__ import annotations
@@ -11,7 +11,6 @@ import dataclasses
 from dataclasses import dataclass
 
 from table.cards import Card, Color
-from table.rules.options import Options
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,7 +32,6 @@ class Finish:
 
 @dataclass(frozen=True, slots=True)
 class Extra:
-    on: bool = False
     # --- Don: the number card on top and whose Don on it would be a chombo
     don_card: Card | None = None  # the number card a Don may claim (the top card)
     don_by: int | None = None  # who played it (the dealer for the card turned up)
@@ -51,32 +49,6 @@ class Extra:
     don_streak: tuple[int, ...] = ()  # per seat: Dons suffered in consecutive rounds (連ドン)
     base_scores: tuple[int, ...] = ()  # scores before this round was scored (Double Don)
     base_streak: tuple[int, ...] = ()
-
-
-def uses_extra(o: Options) -> bool:
-    """Whether any rule that needs :class:`Extra` (or the variant play path) is on."""
-    return bool(
-        o.two_card_play
-        or o.stacking != "off"
-        or o.multi_play != "off"
-        or o.jump_in
-        or not o.action_finish
-        or o.seven_o
-        or o.first_action != "apply"
-        or o.wild_keeps_symbol
-        or o.first_player != "left-of-dealer"
-        or o.chin
-        or o.don
-        or o.scoring == "musician"
-    )
-
-
-def round_extra(previous: Extra, options: Options, n: int) -> Extra:
-    """The value a new round starts with: round state cleared, match state kept."""
-    if not uses_extra(options):
-        return Extra()
-    streak = previous.don_streak or (0,) * n
-    return Extra(on=True, seen=(0,) * n, don_streak=streak)
 
 
 def replace(extra: Extra, **changes: object) -> Extra:

@@ -31,8 +31,9 @@ class ConfigError(TableError, ValueError):
 
 
 SECTIONS: Final = ("table", "rules", "deck", "voice", "journal", "readers", "controls")
-TABLE_KEYS: Final = ("players", "language", "dealer", "pronunciations", "color_reminder")
-VOICE_KEYS: Final = ("backend", "folder", "cache", "prewarm")
+TABLE_KEYS: Final = ("players", "language", "dealer", "pronunciations", "readings",
+                     "color_reminder")
+VOICE_KEYS: Final = ("backend", "folder", "cache", "cache_folder", "prewarm")
 JOURNAL_KEYS: Final = ("path", "sync", "snapshot_every")
 SYNC_MODES: Final = ("full", "normal")
 CONTROL_KEYS: Final = ("seats", "buzzer", "pin_factory")
@@ -62,10 +63,12 @@ class Config:
     language: str = "en"
     dealer: int = 0
     pronunciations: Mapping[str, str] = field(default_factory=dict)
+    readings: Mapping[str, str] = field(default_factory=dict)  # name -> its kana reading
     color_reminder: float = 5.0
     voice_backend: str = "pyttsx3"
     voice_folder: Path | None = None
     voice_cache: bool = True
+    voice_cache_folder: Path | None = None  # None: the user's (or the service's) cache folder
     voice_prewarm: bool = True
     journal_path: Path = Path(DEFAULT_JOURNAL)
     journal_sync: str = "full"
@@ -213,6 +216,8 @@ def parse_config(data: Mapping[str, Any], path: Path, need_deck: bool = True) ->
             c.choice("table.pronunciations", name, players)
             c.string(f"table.pronunciations.{name}", spoken, "how to say the name")
         values["pronunciations"] = dict(said)
+    if "readings" in table:
+        values["readings"] = _readings(c, table["readings"], players)
     if "color_reminder" in table:
         values["color_reminder"] = c.number("table.color_reminder", table["color_reminder"])
 
@@ -245,6 +250,20 @@ def _players(c: _Checker, value: object) -> tuple[str, ...]:
     if twins:
         raise c.fail("table.players", twins, allowed)
     return tuple(value)
+
+
+def _readings(c: _Checker, value: object, players: tuple[str, ...]) -> dict[str, str]:
+    """Each name's reading in kana (凛音 = "りおん"), for the Japanese voice."""
+    from table.voice.names import is_reading
+
+    readings = c.table("table.readings", value)
+    for name, reading in readings.items():
+        c.choice("table.readings", name, players)
+        key = f"table.readings.{name}"
+        if not isinstance(reading, str) or not is_reading(reading):
+            raise c.fail(key, f"{_show(reading)} is not allowed",
+                         "the name's reading in hiragana or katakana")
+    return dict(readings)
 
 
 def _options(c: _Checker, rules: Mapping[str, Any]) -> Options:
@@ -297,6 +316,8 @@ def _voice(c: _Checker, voice: Mapping[str, Any]) -> dict[str, Any]:
         out["voice_folder"] = c.folder("voice.folder", voice["folder"])
     if "cache" in voice:
         out["voice_cache"] = c.flag("voice.cache", voice["cache"])
+    if "cache_folder" in voice:
+        out["voice_cache_folder"] = c.folder("voice.cache_folder", voice["cache_folder"])
     if "prewarm" in voice:
         out["voice_prewarm"] = c.flag("voice.prewarm", voice["prewarm"])
     return out

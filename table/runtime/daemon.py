@@ -39,7 +39,7 @@ from table.referee.registry import Token
 from table.referee.views import standing_json, state_event_json
 from table.rules import Phase
 from table.runtime.config import Config
-from table.runtime.events import EventStream
+from table.runtime.events import EventStream, StreamType
 from table.runtime.loop import TableLoop
 from table.voice.announcer import Announcer, Backend
 from table.voice.prewarm import prewarm_texts
@@ -63,14 +63,19 @@ def setup_of(config: Config) -> MatchSetup:
 
 
 def backend_factory(config: Config, prewarm: bool = True) -> Callable[[], Backend]:
-    """Makes the configured speech backend in the speaker thread, pre-renders the table's
-    common phrases there, and falls back to captions when the backend cannot work here."""
+    """Makes the configured speech backend in the speaker thread, has the table's common
+    phrases rendered in the background (or, for a backend that renders only in its own thread,
+    there and then), and falls back to captions when the backend cannot work here."""
     from table.errors import TableError
-    from table.voice.backends import CaptionsBackend, make_backend
+    from table.voice.backends import CaptionsBackend, DiskCache, default_cache_folder, make_backend
 
     def make() -> Backend:
+        disk = None
+        if config.voice_cache:
+            disk = DiskCache(config.voice_cache_folder or default_cache_folder())
+            disk.trim()
         try:
-            backend: Any = make_backend(config.voice_backend, config.voice_folder)
+            backend: Any = make_backend(config.voice_backend, config.voice_folder, disk)
         except TableError as exc:
             log.warning("voice backend %s cannot work here (%s): captions only",
                         config.voice_backend, exc)
@@ -79,15 +84,40 @@ def backend_factory(config: Config, prewarm: bool = True) -> Callable[[], Backen
         if cache is not None:
             cache.enabled = config.voice_cache
             if prewarm and config.voice_cache and config.voice_prewarm:
-                texts = prewarm_texts(config.players, config.language, config.pronunciations)
-                started = time.perf_counter()
-                new = cache.prewarm(texts, config.language)
-                log.info("phrase cache: %d phrases rendered in %.2f s", new,
-                         time.perf_counter() - started)
+                texts = prewarm_texts(config.players, config.language, said_as(config),
+                                      stacking=config.options.stacking != "off",
+                                      musician=config.options.scoring == "musician")
+                if cache.prewarm_in_background(texts, config.language):
+                    log.info("phrase cache: %d phrases to render in the background", len(texts))
+                else:
+                    started = time.perf_counter()
+                    new = cache.prewarm(texts, config.language)
+                    log.info("phrase cache: %d phrases rendered in %.2f s", new,
+                             time.perf_counter() - started)
         result: Backend = backend
         return result
 
     return make
+
+
+def check_names_said(config: Config) -> None:
+    """For a Japanese table: fail, in one line, for a player's name the voice cannot say
+    (:func:`table.voice.names.check_names`); nothing for English."""
+    if config.language == "ja":
+        from table.voice.names import check_names
+
+        check_names(config.players, config.readings, config.pronunciations,
+                    where=f"{config.path}: table.readings")
+
+
+def said_as(config: Config) -> dict[str, str]:
+    """How the voice says each player's name: in Japanese with the readings (and names in
+    romaji as kana), else as ``[table] pronunciations`` says."""
+    if config.language != "ja":
+        return dict(config.pronunciations)
+    from table.voice.names import spoken_names
+
+    return spoken_names(config.players, config.readings, config.pronunciations)
 
 
 class Daemon:
@@ -103,7 +133,7 @@ class Daemon:
     ) -> None:
         self.config = config
         self.stream = EventStream(events)
-        self.stream.emit("start", version=__version__, config=str(config.path),
+        self.stream.emit(StreamType.START, version=__version__, config=str(config.path),
                          journal=str(config.journal_path))
         self.new_match = new_match
         self.pin_factory = pin_factory
@@ -120,7 +150,8 @@ class Daemon:
         self._ready = False
         self._started = time.monotonic()
         self.referee, said = self._resume_or_begin()
-        self.announcer = Announcer(self.backend, config.language, config.pronunciations)
+        self.announcer = Announcer(self.backend, config.language, config.pronunciations,
+                                   spoken_names=said_as(config))
         self.loop = TableLoop(self.referee, self._on_outcome, tick_every=1.0)
         self._opening = said
 
@@ -130,12 +161,12 @@ class Daemon:
         setup = self._setup
         said: list[Announcement] = []
         if self.journal.restored:
-            self.stream.emit("journal", state="restored", inputs=self.journal.restored)
+            self.stream.emit(StreamType.JOURNAL, state="restored", inputs=self.journal.restored)
         repair = self.journal.repair
         if repair is not None:
             message = repair.message(self.journal.path)
             log.warning("%s", message)
-            self.stream.emit("journal", state="repaired", message=message)
+            self.stream.emit(StreamType.JOURNAL, state="repaired", message=message)
             said.append(Announcement("journal-repaired", (), 2))
         record = None if self.new_match else self.journal.last_match()
         if record is not None and record.setup.digest() == setup.digest():
@@ -144,7 +175,7 @@ class Daemon:
                 self.journal.carry_on(record)
                 self.inputs = len(record.inputs)
                 log.info("resuming match %d after %d inputs", record.id, self.inputs)
-                self.stream.emit("resumed", inputs=self.inputs, **standing_json(ref.state))
+                self.stream.emit(StreamType.RESUMED, inputs=self.inputs, **standing_json(ref.state))
                 said.append(Announcement("match-resumed", (("round", ref.state.round),), 2))
                 said.extend(_where_we_are(ref))
                 return ref, said
@@ -158,7 +189,8 @@ class Daemon:
         self.journal.begin(setup)
         self.inputs = 0
         self._unsnapped = 0
-        self.stream.emit("new-match", players=list(setup.players), preset=setup.options.preset)
+        self.stream.emit(StreamType.NEW_MATCH, players=list(setup.players),
+                         preset=setup.options.preset)
         return ref, opening
 
     def _match_over_next_round(self, item: TagRead | Press, out: Outcome) -> bool:
@@ -218,7 +250,7 @@ class Daemon:
             self.controls.close()
         code = 0 if self.journal.flush() else self._keep_unsaved()
         self.journal.close()
-        self.stream.emit("stopped", inputs=self.inputs)
+        self.stream.emit(StreamType.STOPPED, inputs=self.inputs)
         return code
 
     def _keep_unsaved(self) -> int:
@@ -240,7 +272,8 @@ class Daemon:
         if waiting > kept:
             log.error("journal %s cannot be written (%s): %d inputs are LOST", journal.path,
                       journal.error, waiting - kept)
-        self.stream.emit("journal", state="unsaved", kept=kept, lost=waiting - kept, file=where)
+        self.stream.emit(StreamType.JOURNAL, state="unsaved", kept=kept, lost=waiting - kept,
+                         file=where)
         return EXIT_UNSAVED
 
     # --- the referee thread -------------------------------------------------------------------
@@ -257,10 +290,10 @@ class Daemon:
         self.inputs += 1
         self._unsnapped += 1
         if healthy and not self.journal.healthy:
-            self.stream.emit("journal", state="full", waiting=len(self.journal.waiting))
+            self.stream.emit(StreamType.JOURNAL, state="full", waiting=len(self.journal.waiting))
             return [Announcement("journal-full", (), 2)]
         if not healthy and self.journal.healthy:
-            self.stream.emit("journal", state="saved")
+            self.stream.emit(StreamType.JOURNAL, state="saved")
             return [Announcement("journal-back", (), 2)]
         return []
 
@@ -273,31 +306,35 @@ class Daemon:
             # Which card rests on which pad is part of the match: a card tapped again after
             # it left the pad is a new tap, in the replay of the journal as at the table.
             said[:0] = self._journal(item, verdict(out))
-            self.stream.emit("lift", n=self.inputs, reader=item.reader)
+            self.stream.emit(StreamType.LIFT, n=self.inputs, reader=item.reader)
         elif isinstance(item, TagRead | Press):
             word = verdict(out)
             said[:0] = self._journal(item, word)
             if isinstance(item, TagRead):
                 log.debug("tag %s on %s: %s", item.uid, item.reader, word)
-                self.stream.emit("tag", reader=item.reader)
+                self.stream.emit(StreamType.TAG, reader=item.reader)
                 where: dict[str, Any] = {"input": "tag", "reader": item.reader}
             else:
-                self.stream.emit("press", seat=self.config.players[item.seat], button=item.button)
+                self.stream.emit(StreamType.PRESS, seat=self.config.players[item.seat],
+                                 button=item.button)
                 where = {"input": "press", "seat": self.config.players[item.seat]}
             # The table's lights and buzzer follow the verdict before anyone hears of it.
             new_match = word == "rejected" and self._match_over_next_round(item, out)
             if word == "rejected" and not new_match and self.controls is not None:
                 self.controls.rejected()
             self._show_turn()
-            self.stream.emit("verdict", n=self.inputs, verdict=word, reason=out.reason, **where)
+            self.stream.emit(StreamType.VERDICT, n=self.inputs, verdict=word, reason=out.reason,
+                             **where)
             if word != "rejected":
-                self.stream.emit("state", n=self.inputs, **state_event_json(self.referee.state))
+                self.stream.emit(StreamType.STATE, n=self.inputs,
+                                 **state_event_json(self.referee.state))
             elif new_match:
                 self.referee, opening = self._new_match(self._setup)
                 self.loop.referee = self.referee  # this thread is the loop's: a safe swap
                 said = opening
         elif isinstance(item, ReaderStatus):
-            self.stream.emit("reader", reader=item.reader, state=item.state, detail=item.detail)
+            self.stream.emit(StreamType.READER, reader=item.reader, state=item.state,
+                             detail=item.detail)
             if item.state == "live":
                 self._live.add(item.reader)
             self._check_ready()
@@ -325,7 +362,7 @@ class Daemon:
     def _say(self, ann: Announcement) -> None:
         text = render(ann, self.config.language, self.config.pronunciations)
         log.info("says: %s", text)
-        self.stream.emit("announcement", key=ann.key, text=text)
+        self.stream.emit(StreamType.ANNOUNCEMENT, key=ann.key, text=text)
         self.announcer.announce(ann)
 
     def _show_turn(self) -> None:
@@ -343,7 +380,7 @@ class Daemon:
             missing = sorted(names - self._live)
             if missing:
                 log.warning("ready without the readers %s", ", ".join(missing))
-            self.stream.emit("ready", inputs=self.inputs, missing=missing,
+            self.stream.emit(StreamType.READY, inputs=self.inputs, missing=missing,
                              seconds=round(waited, 3))
 
 

@@ -6,9 +6,30 @@ import json
 import logging
 import threading
 import time
+from enum import StrEnum, unique
 from typing import Any, TextIO
 
 log = logging.getLogger(__name__)
+
+
+@unique
+class StreamType(StrEnum):
+    """The ``type`` of an object on the stream (docs/design.md's table says what each carries).
+    ``str`` values: the stream writes the words it always wrote."""
+
+    START = "start"
+    NEW_MATCH = "new-match"
+    RESUMED = "resumed"
+    READER = "reader"
+    READY = "ready"
+    TAG = "tag"
+    LIFT = "lift"
+    PRESS = "press"
+    VERDICT = "verdict"
+    STATE = "state"
+    ANNOUNCEMENT = "announcement"
+    JOURNAL = "journal"
+    STOPPED = "stopped"
 
 
 class EventStream:
@@ -19,7 +40,7 @@ class EventStream:
         self.out = out
         self._lock = threading.Lock()
 
-    def emit(self, kind: str, **fields: Any) -> None:
+    def emit(self, kind: StreamType, **fields: Any) -> None:
         if self.out is None:
             return
         line = json.dumps({"t": round(time.time(), 6), "type": kind, **fields},

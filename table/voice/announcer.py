@@ -8,6 +8,10 @@
   utterance within ``timeout`` seconds, the speaker is abandoned, the failure is logged, and a
   new engine is made by the factory. Captions are written for every announcement regardless,
   so the game goes on even with no working voice.
+- Each announcement is handed to the engine's phrase cache as soon as it is queued, so that it
+  renders in the background while the one before it is still being said.
+- Captions name the players as written (山田); speech says them as ``spoken_names`` gives
+  (ヤマダ for a name with a reading), over ``pronounce``.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ import queue
 import threading
 from collections import deque
 from collections.abc import Callable, Mapping
-from typing import Protocol
+from typing import Any, Protocol
 
 from table.referee.announcements import Announcement, render
 
@@ -33,11 +37,13 @@ class Backend(Protocol):
 
 
 class _Speaker:
-    """One engine in one thread: the only thread that ever touches that engine."""
+    """One engine in one thread: the only thread that ever touches that engine (its phrase
+    cache, thread-safe, is also used from the announcer's side to render ahead)."""
 
     def __init__(self, factory: Callable[[], Backend]) -> None:
         self.jobs: queue.Queue[tuple[str, str, threading.Event] | None] = queue.Queue()
         self.failed = threading.Event()
+        self.cache: Any = None  # the backend's PhraseCache, once the backend is made
         self._factory = factory
         self.thread = threading.Thread(target=self._run, name="speaker", daemon=True)
         self.thread.start()
@@ -49,6 +55,7 @@ class _Speaker:
             log.exception("the speech engine could not start")
             self.failed.set()
             return
+        self.cache = getattr(backend, "cache", None)
         while True:
             job = self.jobs.get()
             if job is None:
@@ -73,10 +80,12 @@ class Announcer:
         caption: Callable[[str], None] | None = None,
         max_backlog: int = 8,
         timeout: float = 10.0,
+        spoken_names: Mapping[str, str] | None = None,
     ) -> None:
         self.factory = factory
         self.lang = lang
         self.pronounce = dict(pronounce or {})
+        self.said_as = {**self.pronounce, **(spoken_names or {})}
         self.caption = caption
         self.max_backlog = max_backlog
         self.timeout = timeout
@@ -94,9 +103,11 @@ class Announcer:
     # --- the referee's side: never blocks ---------------------------------------------------
 
     def announce(self, ann: Announcement) -> None:
-        text = render(ann, self.lang, self.pronounce)
         if self.caption is not None:
-            self.caption(text)
+            self.caption(render(ann, self.lang, self.pronounce))
+        cache = self._speaker.cache
+        if cache is not None:
+            cache.ahead(render(ann, self.lang, self.said_as), self.lang)
         with self._cond:
             if ann.key == "turn":
                 self._backlog = [item for item in self._backlog if item[2].key != "turn"]
@@ -137,7 +148,7 @@ class Announcer:
             ann = self._next()
             if ann is None:
                 return
-            text = render(ann, self.lang, self.pronounce)
+            text = render(ann, self.lang, self.said_as)
             done = threading.Event()
             self._speaker.jobs.put((text, self.lang, done))
             if done.wait(self.timeout) and not self._speaker.failed.is_set():

@@ -1,63 +1,279 @@
 """Speech backends behind :class:`table.voice.announcer.Backend`, chosen by name
-(``[voice] backend``): ``espeak-ng``, ``wav``, ``captions``.
+(``[voice] backend``): ``pyttsx3``, ``espeak-ng``, ``wav``, ``captions``.
 
-Audio is rendered to WAV bytes by espeak-ng, through a :class:`PhraseCache`: an announcement
-said once (or pre-rendered at start-up) is ready at once the next time.
+Every backend renders audio through a :class:`PhraseCache`, which picks a :class:`Voice` per
+language: Japanese goes to Open JTalk when it is installed (:mod:`table.voice.openjtalk`),
+everything else, and Japanese on a machine without it, to espeak-ng. The cache keeps what it
+rendered in memory and, with a :class:`DiskCache`, on disk keyed by voice, language and text,
+so that a restart does not render again. Phrases known in advance are rendered in a background
+thread (:meth:`PhraseCache.prewarm_in_background`), and so is each announcement as soon as it is
+queued (:meth:`PhraseCache.ahead`): the next phrase renders while the previous one plays.
 """
 
 from __future__ import annotations
 
+import hashlib
 import logging
+import os
 import shutil
 import subprocess
 import tempfile
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from typing import Final
 
-from table.voice.espeak import TIMEOUT_S, SpeechError, render_wav
+from table.voice.espeak import TIMEOUT_S, VOICES, SpeechError, render_wav
 
 BACKENDS = ("pyttsx3", "espeak-ng", "wav", "captions")
+DISK_LIMIT: Final = 256 * 1024 * 1024  # bytes of WAV files the disk cache keeps at most
+MEMORY_LIMIT: Final = 64 * 1024 * 1024  # bytes of WAV kept in memory (the oldest go first)
 
 log = logging.getLogger(__name__)
 
 
+@dataclass(frozen=True, slots=True)
+class Voice:
+    """One engine and voice for one language."""
+
+    name: str  # engine, voice and version: part of the disk cache's key
+    render: Callable[[str], bytes]  # text -> WAV bytes
+    anywhere: bool = True  # may render in any thread (pyttsx3: only in the speaker thread)
+
+
+@cache
+def espeak_version() -> str:
+    try:
+        done = subprocess.run(["espeak-ng", "--version"], capture_output=True, text=True,
+                              timeout=TIMEOUT_S, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return "?"
+    words = done.stdout.split()
+    return words[3] if len(words) > 3 else "?"
+
+
+def espeak_voice(lang: str) -> Voice:
+    return Voice(f"espeak-ng-{espeak_version()}:{VOICES.get(lang, lang)}",
+                 lambda text: espeak_wav_bytes(text, lang))
+
+
+def japanese_voice() -> Voice | None:
+    """Open JTalk, or None when it cannot work here (said once in the log)."""
+    from table.voice.openjtalk import japanese_renderer
+
+    found = japanese_renderer()
+    return None if found is None else Voice(*found)
+
+
+def standard_voice(lang: str) -> Voice:
+    """Open JTalk for Japanese where it works, espeak-ng otherwise."""
+    if lang == "ja":
+        voice = japanese_voice()
+        if voice is not None:
+            return voice
+    return espeak_voice(lang)
+
+
+def default_cache_folder() -> Path:
+    """Where rendered phrases are kept between runs: systemd's CacheDirectory under the service,
+    else the user's cache folder."""
+    if os.environ.get("CACHE_DIRECTORY"):
+        return Path(os.environ["CACHE_DIRECTORY"].split(":")[0]) / "phrases"
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "uno-table" / "phrases"
+
+
+class DiskCache:
+    """WAV files by (voice, language, text) in one folder. A folder it cannot use is said once
+    in the log and the phrases stay in memory only; it never stops the voice."""
+
+    def __init__(self, folder: Path, limit: int = DISK_LIMIT) -> None:
+        self.folder = folder
+        self.limit = limit
+        self.broken = False
+
+    def path(self, key: tuple[str, str, str]) -> Path:
+        digest = hashlib.sha256("\0".join(key).encode()).hexdigest()[:40]
+        return self.folder / f"{digest}.wav"
+
+    def get(self, key: tuple[str, str, str]) -> bytes | None:
+        try:
+            data = self.path(key).read_bytes()
+        except OSError:
+            return None
+        return data if data.startswith(b"RIFF") and len(data) > 44 else None
+
+    def put(self, key: tuple[str, str, str], data: bytes) -> None:
+        if self.broken:
+            return
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=self.folder, suffix=".part")
+            with os.fdopen(fd, "wb") as f:
+                f.write(data)
+            os.replace(tmp, self.path(key))
+        except OSError as exc:
+            self.broken = True
+            log.warning("phrase cache: cannot write in %s (%s): phrases are kept in memory only",
+                        self.folder, exc.strerror)
+
+    def files(self) -> list[Path]:
+        try:
+            return list(self.folder.glob("*.wav"))
+        except OSError:
+            return []
+
+    def size(self) -> int:
+        return sum(p.stat().st_size for p in self.files())
+
+    def trim(self) -> int:
+        """Remove the least recently written files beyond the limit; how many went."""
+        files = sorted(self.files(), key=lambda p: p.stat().st_mtime)
+        total = sum(p.stat().st_size for p in files)
+        removed = 0
+        while files and total > self.limit:
+            oldest = files.pop(0)
+            total -= oldest.stat().st_size
+            oldest.unlink(missing_ok=True)
+            removed += 1
+        return removed
+
+
+Key = tuple[str, str, str]
+
+
 class PhraseCache:
-    """WAV bytes by (language, text). Thread-safe; rendering happens outside the lock."""
+    """WAV bytes by (voice, language, text). Thread-safe: a phrase being rendered is waited for,
+    not rendered twice; rendering happens outside the lock. With ``enabled`` false every phrase
+    is rendered each time (and neither kept nor read from disk)."""
 
     def __init__(
-        self, enabled: bool = True, render: Callable[[str, str], bytes] | None = None
+        self,
+        enabled: bool = True,
+        render: Callable[[str, str], bytes] | None = None,
+        voices: Callable[[str], Voice] | None = None,
+        disk: DiskCache | None = None,
+        memory: int = MEMORY_LIMIT,
     ) -> None:
         self.enabled = enabled
-        self._render = render or espeak_wav_bytes
-        self._wavs: dict[tuple[str, str], bytes] = {}
-        self._lock = threading.Lock()
+        self.memory = memory
+        self._bytes = 0
+        if render is not None:
+            self.voice: Callable[[str], Voice] = lambda lang: Voice(
+                "custom", lambda text: render(text, lang))
+        else:
+            self.voice = cache(voices or standard_voice)
+        self.disk = disk
+        self._wavs: dict[Key, bytes] = {}
+        self._rendering: set[Key] = set()
+        self._cond = threading.Condition()
+        self._urgent = 0  # renders a speaker is waiting for: the background thread gives way
+        self._ahead: deque[tuple[str, str]] = deque()
+        self._working = False
+        self._thread: threading.Thread | None = None
         self.hits = 0
+        self.disk_hits = 0
         self.misses = 0
 
-    def audio(self, text: str, lang: str) -> bytes:
-        key = (lang, text)
-        if self.enabled:
-            with self._lock:
-                found = self._wavs.get(key)
+    def audio(self, text: str, lang: str, urgent: bool = True) -> bytes:
+        voice = self.voice(lang)
+        if not self.enabled:
+            self.misses += 1
+            return voice.render(text)
+        key = (voice.name, lang, text)
+        with self._cond:
+            self._cond.wait_for(lambda: key not in self._rendering)
+            found = self._wavs.get(key)
             if found is not None:
-                self.hits += 1
+                self.hits += urgent  # counted for the speaker: it waited on no render of its own
                 return found
-        self.misses += 1
-        data = self._render(text, lang)
-        if self.enabled:
-            with self._lock:
-                self._wavs[key] = data
-        return data
+            self._rendering.add(key)
+            self._urgent += urgent
+        data = None
+        try:
+            data = self.disk.get(key) if self.disk is not None else None
+            if data is not None:
+                self.disk_hits += 1
+            else:
+                self.misses += 1
+                data = voice.render(text)
+                if self.disk is not None:
+                    self.disk.put(key, data)
+            return data
+        finally:
+            with self._cond:
+                self._rendering.discard(key)
+                self._urgent -= urgent
+                if data is not None and key not in self._wavs:
+                    self._keep(key, data)
+                self._cond.notify_all()
+
+    def _keep(self, key: Key, data: bytes) -> None:
+        """Keep ``data`` in memory, dropping the oldest phrases beyond the limit (the disk
+        cache still has them). Called under the lock."""
+        self._wavs[key] = data
+        self._bytes += len(data)
+        while self._bytes > self.memory and len(self._wavs) > 1:
+            oldest = next(iter(self._wavs))
+            self._bytes -= len(self._wavs.pop(oldest))
 
     def prewarm(self, texts: Iterable[str], lang: str) -> int:
-        """Render ``texts`` ahead of time; returns how many were new."""
+        """Render ``texts`` now; returns how many were not in memory or on disk."""
         before = self.misses
         for text in texts:
-            self.audio(text, lang)
+            self.audio(text, lang, urgent=False)
         return self.misses - before
+
+    # --- rendering ahead, in a background thread -------------------------------------------
+
+    def ahead(self, text: str, lang: str) -> None:
+        """Render ``text`` soon, in the background, before anything prewarm queued. Does
+        nothing for a voice that renders only in the speaker thread (pyttsx3)."""
+        self._queue([text], lang, first=True)
+
+    def prewarm_in_background(self, texts: Iterable[str], lang: str) -> bool:
+        """Queue ``texts`` for the background thread; False (nothing queued) when the voice
+        renders only in the speaker thread, for which :meth:`prewarm` is the way."""
+        return self._queue(list(texts), lang, first=False)
+
+    def _queue(self, texts: list[str], lang: str, first: bool) -> bool:
+        if not self.enabled or not self.voice(lang).anywhere:
+            return False
+        with self._cond:
+            if first:
+                self._ahead.extendleft((t, lang) for t in reversed(texts))
+            else:
+                self._ahead.extend((t, lang) for t in texts)
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._work, name="phrase-renderer",
+                                                daemon=True)
+                self._thread.start()
+            self._cond.notify_all()
+        return True
+
+    def settled(self, timeout: float | None = None) -> bool:
+        """Wait until the background thread has nothing left to render."""
+        with self._cond:
+            return self._cond.wait_for(lambda: not self._ahead and not self._working, timeout)
+
+    def _work(self) -> None:
+        while True:
+            with self._cond:
+                self._cond.wait_for(lambda: self._ahead and not self._urgent)
+                text, lang = self._ahead.popleft()
+                self._working = True
+            try:
+                self.audio(text, lang, urgent=False)
+            except Exception:  # said by the speaker when the phrase is needed
+                log.warning("phrase cache: could not render %r ahead", text, exc_info=True)
+            finally:
+                with self._cond:
+                    self._working = False
+                    self._cond.notify_all()
 
 
 def espeak_wav_bytes(text: str, lang: str) -> bytes:
@@ -129,10 +345,11 @@ class Pyttsx3Backend:
     thread has written the file and left pyttsx3's callback), and renders again an utterance
     that was lost."""
 
-    VOICE_IDS: Final = {"en": "gmw/en", "ja": "jpx/ja"}
+    VOICE_IDS: Final = {"en": "gmw/en-US+klatt4", "ja": "jpx/ja"}  # as the espeak-ng backend's
+    RATE: Final = 175  # words a minute: espeak-ng's own default (pyttsx3 would say 200)
     TRIES: Final = 3
 
-    def __init__(self, play: bool = True) -> None:
+    def __init__(self, play: bool = True, disk: DiskCache | None = None) -> None:
         try:
             import pyttsx3
         except ImportError:
@@ -144,13 +361,27 @@ class Pyttsx3Backend:
         self.player = audio_player() if play else None
         self.rendered = 0
         self.lost = 0  # utterances pyttsx3 reported finished without writing them
-        self.cache = PhraseCache(render=self.render)
+        self.cache = PhraseCache(voices=self._voice, disk=disk)
         self._finished = threading.Event()
         self.engine.connect("finished-utterance", lambda **_: self._finished.set())
+        self.engine.setProperty("rate", self.RATE)
+
+    def _voice(self, lang: str) -> Voice:
+        if lang == "ja":
+            voice = japanese_voice()
+            if voice is not None:
+                return voice
+        voice_id = self.VOICE_IDS.get(lang, self.VOICE_IDS["en"])
+        name = f"pyttsx3-{espeak_version()}:{voice_id}@{self.RATE}"
+        return Voice(name, lambda text: self.render(text, lang), anywhere=False)
 
     def render(self, text: str, lang: str) -> bytes:
+        if lang == "ja":
+            from table.voice.kana import to_kana
+
+            text = to_kana(text)  # espeak-ng reads no kanji
         for _ in range(self.TRIES):
-            data = self._render_once(text, self.VOICE_IDS.get(lang, "gmw/en"))
+            data = self._render_once(text, self.VOICE_IDS.get(lang, self.VOICE_IDS["en"]))
             if data is not None:
                 self.rendered += 1
                 return data
@@ -189,14 +420,15 @@ def _wait_espeak_idle(timeout: float) -> None:
         time.sleep(0.002)
 
 
-def make_backend(name: str, folder: Path | None = None) -> object:
-    """A backend by its config name. Raises :class:`SpeechError` when it cannot work here."""
+def make_backend(name: str, folder: Path | None = None, disk: DiskCache | None = None) -> object:
+    """A backend by its config name, its phrases kept in ``disk`` too when given. Raises
+    :class:`SpeechError` when it cannot work here."""
     if name == "pyttsx3":
-        return Pyttsx3Backend()
+        return Pyttsx3Backend(disk=disk)
     if name == "espeak-ng":
-        return EspeakBackend()
+        return EspeakBackend(PhraseCache(disk=disk))
     if name == "wav":
-        return WavBackend(folder or Path("announcements"))
+        return WavBackend(folder or Path("announcements"), PhraseCache(disk=disk))
     if name == "captions":
         return CaptionsBackend()
     raise SpeechError(f"unknown voice backend {name!r}: use {', '.join(BACKENDS)}")

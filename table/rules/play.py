@@ -1,0 +1,519 @@
+"""The play: checked, carried out and listed as legal here, under every option set.
+
+One path serves the official game and every variant. Where a rule of RULES.md §4-§6 changes a
+play, the path asks the hooks of the state's rules (:mod:`table.rules.hooks`), whose official
+answers change nothing: several cards at once, stacking on a pending draw, jumping in, what a
+round may end on, a Wild that keeps the rank under it, and what a variant notes of a play.
+
+:func:`on_play` checks before the first change, so a refused play changes nothing.
+:func:`list_plays` lists the plays :func:`on_play` accepts, with the same checks (the plays of
+single cards that match are looked up in a table made from :func:`matches`); a property test
+holds the two to each other.
+
+Choices where RULES.md leaves room are documented where they are made (search "Choice:").
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+
+from table.cards import (
+    COLORS,
+    CUSTOMIZABLE,
+    DRAW_TWO,
+    EDITIONS,
+    REVERSE,
+    SHUFFLE_HANDS,
+    SKIP,
+    WILD_DRAW_FOUR,
+    Card,
+    Color,
+)
+from table.errors import IllegalPlay
+from table.rules.actions import Action, Play
+from table.rules.events import EventKind
+from table.rules.flow import (
+    PLAY,
+    REVERSED,
+    SKIPPED,
+    TURN,
+    begin_turn,
+    check_on_turn,
+    draw_cards,
+    shuffle_hands,
+    win_round,
+)
+from table.rules.matching import fits, matches, wd4_guilty
+from table.rules.options import Options
+from table.rules.state import MAX_PLAYERS, ChallengeWindow, Event, State
+
+DRAWS = {DRAW_TWO: 2, WILD_DRAW_FOUR: 4}
+_WILD_DRAW_FOUR = Card(None, WILD_DRAW_FOUR)
+# A play's cards taken from the hand one by one (several cards at once): no single index.
+_GROUP = -2
+# What the effect of a Wild Draw Four needs (the rest of the hand, its unknown cards, and the
+# colour, rank and card it covered), for any other card.
+_NOT_WD4: tuple[Sequence[Card], int, Color | None, str | None, Card | None] = (
+    (), 0, None, None, None
+)
+
+# "played" events of coloured cards, per seat and card, made when first needed...
+_PLAYED: tuple[dict[Card, Event], ...] = tuple({} for _ in range(MAX_PLAYERS))
+# ... and of wilds, per seat, card and id() of the colour named (or of None).
+_PLAYED_WILD: tuple[dict[tuple[Card, int], Event], ...] = tuple({} for _ in range(MAX_PLAYERS))
+
+
+def restricted(opts: Options) -> bool:
+    """Whether the referee itself refuses a Wild Draw Four it can see is illegal: the
+    restriction holds and no challenge can expose it.
+
+    Choice: with no challenge the restriction can only be enforced by the referee, so it
+    refuses a Wild Draw Four it can see is illegal; with a hidden hand the play is accepted as
+    unverified."""
+    return not opts.challenge and opts.wild_draw_four != "unrestricted"
+
+
+# ---------------------------------------------------------------------------------------------
+# Checks
+
+
+def _check_cards(s: State, p: int, cards: tuple[Card, ...], jump: bool) -> int:
+    """Raise unless ``p`` holds ``cards`` (on a turn begun with a draw, only the card drawn).
+    Returns where the single card is among the known cards (-1: one of the unknown ones;
+    ``_GROUP`` for several cards)."""
+    hand = s.hands[p]
+    card = cards[0]
+    if s.has_drawn and not jump:
+        # The one check of "only the card just drawn": the card seen drawn, or (drawn blind)
+        # a card that may be the one.
+        drawn = s.drawn
+        if len(cards) != 1 or (
+            card is not drawn
+            if drawn is not None
+            else not (s.drawn_unknown and hand.unknown and s.is_available(card))
+        ):
+            raise IllegalPlay("must-play-drawn-card", "only the card just drawn may be played")
+        try:
+            return hand.known.index(card)
+        except ValueError:
+            return -1
+    if len(cards) == 1:
+        try:
+            return hand.known.index(card)
+        except ValueError:
+            pass
+        if hand.unknown == 0:
+            raise IllegalPlay("card-not-in-hand", f"{card} is not in that hand")
+        if not s.is_available(card):
+            raise IllegalPlay("card-not-available", f"every {card} is already accounted for")
+        return -1
+    short = Counter(cards)
+    short.subtract(Counter(hand.known))
+    short = +short
+    if short:
+        if sum(short.values()) > hand.unknown:
+            raise IllegalPlay("card-not-in-hand", f"{card} is not in that hand")
+        pool = s.unknown_pool()
+        if any(pool[c] < k for c, k in short.items()):
+            raise IllegalPlay("card-not-available", "that card is already accounted for")
+    return _GROUP
+
+
+def check_card(s: State, p: int, cards: tuple[Card, ...], known: bool) -> None:
+    """Raise unless ``cards``, held by ``p`` (``known``: the lead card is one of the known
+    ones), may go on the discard pile now: on a pending draw only to stack, else matching;
+    then what the round may end on, and the Wild Draw Four's restriction."""
+    lead = cards[0]
+    if s.pending:
+        if not s.rules.may_stack(s, lead):
+            raise IllegalPlay("draw-penalty-pending", "draw the penalty cards (or challenge) first")
+    elif not matches(s, lead):
+        raise IllegalPlay("wrong-color-or-number", f"{lead} does not match")
+    check_kept(s, p, cards, known)
+
+
+def check_kept(s: State, p: int, cards: tuple[Card, ...], known: bool) -> None:
+    """The checks of a matching play that depend on the cards kept: what a round may end on
+    (a hook) and the Wild Draw Four's restriction."""
+    hand = s.hands[p]
+    left = len(hand.known) + hand.unknown - len(cards)
+    if left <= 1:
+        s.rules.check_going_out(s, p, cards, left)
+    lead = cards[0]
+    if (
+        lead.rank == WILD_DRAW_FOUR
+        and not s.pending
+        and restricted(s.options)
+        and wd4_guilty(_rest(hand.known, lead, known), s.color, s.live_rank,
+                       s.options.wild_draw_four)
+    ):
+        raise IllegalPlay(
+            "wild-draw-four-not-allowed", "a Wild Draw Four needs no matching card in hand"
+        )
+
+
+def _rest(held: list[Card], card: Card, known: bool) -> list[Card]:
+    """The known cards left after playing ``card`` (a known one or not)."""
+    rest = held.copy()
+    if known:
+        rest.remove(card)
+    return rest
+
+
+# ---------------------------------------------------------------------------------------------
+# The handler
+
+
+def on_play(s: State, a: Play, events: list[Event]) -> None:
+    """Check the play ``a`` and carry it out; raise :class:`IllegalPlay` (changing nothing)."""
+    p = a.player
+    cards = a.cards
+    jump = False
+    # The common case (the player on turn, in play, no colour awaited) costs three tests.
+    if p != s.turn or s.phase is not PLAY or s.awaiting_color is not None:
+        jump = p != s.turn and s.rules.may_jump(s, p, cards)
+        if not jump:
+            check_on_turn(s, p)
+    if not jump and "check_turn" in s.rules.hooked:
+        s.rules.check_turn(s)
+    if len(cards) != 1:
+        if not cards:
+            raise IllegalPlay("one-card-at-a-time", "name the card played")
+        s.rules.check_group(s, cards)
+    index = _check_cards(s, p, cards, jump)
+    if index == _GROUP:
+        known = True
+    elif s.has_drawn and not jump:
+        known = s.drawn is not None
+    else:
+        known = index >= 0
+    check_card(s, p, cards, known)
+    carry_out(s, a, events, index, known, jump)
+
+
+# ---------------------------------------------------------------------------------------------
+# Carrying out
+
+
+def carry_out(
+    s: State,
+    a: Play,
+    events: list[Event],
+    index: int | None = None,
+    known: bool = True,
+    jump: bool | None = None,
+) -> None:
+    """Carry out the play ``a``, checked by :func:`on_play`, which found its single card at
+    ``index`` among the known cards (-1: it is one of the unknown cards; ``_GROUP``: several
+    cards, taken one by one; ``known`` says whether the card played was known: a card drawn
+    blind may be played while an equal known card stays in hand), or listed by
+    :func:`list_plays` (or a variant's out-of-turn list) for this very state, and not checked
+    again (no ``index``: its cards are known and held). This is the play handler of
+    :func:`~table.rules.engine.apply_legal`."""
+    p = a.player
+    cards = a.cards
+    card = cards[0]
+    last = cards[-1]
+    hand = s.hands[p]
+    if index is None:
+        index = hand.known.index(card) if len(cards) == 1 else _GROUP
+        jump = p != s.turn
+    rules = s.rules
+    rank = card.rank
+    stacked = s.pending
+    prior_rank = s.live_rank
+    # The rest of the hand and what the card covers matter only to a Wild Draw Four (its
+    # restriction and challenge): read them before the play changes them.
+    wd4 = _NOT_WD4
+    if rank == WILD_DRAW_FOUR:
+        unknown_rest = hand.unknown - (0 if known else 1)
+        wd4 = (_rest(hand.known, card, known), unknown_rest, s.color, prior_rank, s.top)
+        if not stacked and unknown_rest and restricted(s.options):
+            s.unverified += 1  # the referee could not see whether the restriction held
+            events.append(Event(EventKind.UNVERIFIED, player=p))
+    if jump:
+        events.append(Event(EventKind.JUMP_IN, player=p, target=s.turn))
+        s.turn = p
+    if s.uno_window is not None:
+        begin_turn(s, events)
+    color = a.color
+    if index != _GROUP:
+        # Take the card from the hand, at the place found (or from its unknown cards).
+        if index >= 0:
+            del hand.known[index]
+        else:
+            hand.unknown -= 1
+            s.hidden -= 1
+        s.discard.append(card)
+        # The "played" event, the hottest one, is made once per seat, card and colour named.
+        if card.is_wild:
+            wilds = _PLAYED_WILD[p]
+            key = (card, id(color))  # a colour's id(): an enum member hashes in Python
+            event = wilds.get(key)
+            if event is None:
+                event = wilds[key] = Event(EventKind.PLAYED, p, None, card, color)
+        else:
+            played = _PLAYED[p]
+            event = played.get(card)
+            if event is None:
+                event = played[card] = Event(EventKind.PLAYED, p, None, card, None)
+        events.append(event)
+    else:
+        for each in cards:
+            if each in hand.known:
+                hand.known.remove(each)
+            else:
+                hand.unknown -= 1
+                s.hidden -= 1
+            s.discard.append(each)
+            events.append(Event(EventKind.PLAYED, p, None, each, None))  # no wild goes in a group
+    if s.has_drawn:
+        s.has_drawn = False
+        s.drawn = None
+        s.drawn_unknown = False
+    if not last.is_wild:
+        s.color = last.color
+        s.live_rank = last.rank
+    else:
+        s.color = color
+        s.live_rank = (
+            rules.rank_after_wild(s, last, prior_rank) if "rank_after_wild" in rules.hooked
+            else None
+        )
+    shuffled = rank == SHUFFLE_HANDS
+    if shuffled and (
+        len(hand.known) + hand.unknown or s.options.shuffle_hands_last_card == "redeal"
+    ):
+        shuffle_hands(s, p, events)
+        hand = s.hands[p]  # the redeal gave every seat a new hand
+    size = len(hand.known) + hand.unknown
+    if size == 0:
+        _go_out(s, p, cards, events)
+        return
+    if size == 1:
+        if not s.called[p] and not shuffled:
+            s.uno_window = p
+    elif s.called[p]:
+        s.called[p] = False  # a call made for a play of several cards that did not come
+    if last.number is None:
+        _effect(s, p, last, len(cards), events, stacked, wd4)
+    else:  # a number card has no effect: the next seat is on turn
+        # s.next_seat(p), its common case inlined: the seat after is still in the match.
+        nxt = (p + s.direction) % len(s.players)
+        s.turn = s.next_seat(p) if s.eliminated[nxt] else nxt
+    held = "after_play" in rules.hooked and rules.after_play(s, p, cards, color, events)
+    if s.uno_window == p:
+        s.uno_next = s.turn
+    if last.is_wild and color is None:
+        s.awaiting_color = p
+        events.append(Event(EventKind.COLOR_NEEDED, player=p))
+    elif not held:
+        # announce_turn, inlined
+        if s.pending:
+            events.append(Event(EventKind.PENDING_DRAW, player=s.turn, count=s.pending))
+        events.append(TURN[s.turn])
+
+
+def _effect(
+    s: State,
+    p: int,
+    card: Card,
+    count: int,
+    events: list[Event],
+    stacked: int,
+    wd4: tuple[Sequence[Card], int, Color | None, str | None, Card | None],
+) -> None:
+    """The effect of ``count`` action or wild cards like ``card`` just played by ``p``.
+
+    Several action cards stack their effects [000]: 「ドロー2」を3枚 → 6枚; Skips skip one
+    player each (「自分から4番目、6番目の人とターンが飛ぶ」); 「奇数枚出すと順番が逆に、偶数枚だと
+    そのまま」. Choice: Skips never skip their own player."""
+    opts = s.options
+    rank = card.rank
+    nxt = s.next_seat(p)
+    if rank == SKIP or (
+        rank == REVERSE and opts.two_player_reverse_is_skip and s.eliminated.count(False) == 2
+    ):
+        seat = nxt
+        events.append(SKIPPED[seat])
+        for _ in range(min(count, s.eliminated.count(False) - 1) - 1):
+            seat = s.next_seat(seat)
+            events.append(SKIPPED[seat])
+        s.turn = s.next_seat(seat)
+    elif rank == REVERSE:
+        if count % 2:
+            s.direction = -s.direction
+            events.append(REVERSED[s.direction])
+        s.turn = s.next_seat(p)
+    elif rank in DRAWS:
+        total = stacked + DRAWS[rank] * count
+        window: ChallengeWindow | None = None
+        rest, unknown_rest, prior_color, prior_rank, prior_top = wd4
+        on_four = stacked and prior_top is not None and prior_top.rank == WILD_DRAW_FOUR
+        if rank == WILD_DRAW_FOUR and opts.challengeable and not on_four:
+            # [000] 「「ワイルド・ドロー4」の上にさらに「ワイルド・ドロー4」が重ねられた場合、
+            # 「チャレンジ」ができない。ただし「ドロー2」の上に重ねた「ワイルド・ドロー4」には
+            # 「チャレンジ」ができる」
+            window = ChallengeWindow(
+                p, nxt, tuple(rest), unknown_rest, prior_color, prior_rank, True, bool(stacked)
+            )
+        s.pending = 0
+        s.challenge = None
+        if window is not None or s.rules.draws_wait(s, rank):
+            s.pending = total
+            s.challenge = window
+            s.turn = nxt
+        else:
+            reason = "draw-two" if rank == DRAW_TWO else "wild-draw-four"
+            draw_cards(s, nxt, total, events, reason)
+            events.append(SKIPPED[nxt])
+            s.turn = s.next_seat(nxt)
+    elif rank == CUSTOMIZABLE:
+        _customizable(s, p, events)
+    else:
+        s.turn = nxt
+
+
+def _customizable(s: State, p: int, events: list[Event]) -> None:
+    """Wild Customizable: a Wild plus the table's house effect (``customizable_effect``).
+
+    The menu: ``none``; ``skip`` (the next player loses their turn); ``reverse`` (the direction
+    reverses); ``next-draws-two`` (the next player draws 2 and loses their turn; it cannot be
+    stacked or challenged); ``others-draw-one`` (every other player draws one card).
+    """
+    effect = s.options.customizable_effect
+    nxt = s.next_seat(p)
+    if effect == "skip":
+        events.append(SKIPPED[nxt])
+        s.turn = s.next_seat(nxt)
+    elif effect == "reverse":
+        s.direction = -s.direction
+        events.append(REVERSED[s.direction])
+        s.turn = s.next_seat(p)
+    elif effect == "next-draws-two":
+        draw_cards(s, nxt, 2, events, "customizable")
+        events.append(SKIPPED[nxt])
+        s.turn = s.next_seat(nxt)
+    elif effect == "others-draw-one":
+        for seat in s.active:
+            if seat != p:
+                draw_cards(s, seat, 1, events, "customizable")
+        s.turn = nxt
+    else:
+        s.turn = nxt
+
+
+def _go_out(s: State, p: int, cards: tuple[Card, ...], events: list[Event]) -> None:
+    """``p`` played their last card(s). A last draw card (several, or stacked on a pending
+    draw) is still drawn by the next player, in full, and counts in the score
+    [000][001][003][M]. Choice: a last Wild Draw Four cannot be challenged, since the round is
+    over."""
+    last = cards[-1]
+    total = s.pending + DRAWS.get(last.rank, 0) * len(cards)
+    if total:
+        reason = "draw-two" if last.rank == DRAW_TWO else "wild-draw-four"
+        draw_cards(s, s.next_seat(p), total, events, reason)
+    s.rules.going_out(s, p, last)
+    win_round(s, p, events)
+
+
+# ---------------------------------------------------------------------------------------------
+# Listing
+
+# Plays are immutable values, so each is made once and shared: listing the legal plays then
+# costs a dictionary look-up per card instead of building objects.
+_PLAYS: tuple[dict[Card, tuple[Play, ...]], ...] = tuple({} for _ in range(MAX_PLAYERS))
+# Every face of every edition, in a fixed order.
+_FACES: tuple[Card, ...] = tuple(dict.fromkeys(c for counts in EDITIONS.values() for c in counts))
+# The single-card plays of one seat onto one (colour in force, live rank), by card: only the
+# cards that match (:func:`matches`) are keys. Keyed by the colour's id(): an enum member
+# hashes in Python, and lives for ever.
+_MATCHING: dict[tuple[int, int, str | None], dict[Card, tuple[Play, ...]]] = {}
+
+
+def plays_of(player: int, cards: tuple[Card, ...]) -> tuple[Play, ...]:
+    """The plays of ``cards`` by ``player``: one per colour for a wild, else one."""
+    if len(cards) != 1:
+        return (Play(player, cards),)
+    card = cards[0]
+    seat_plays = _PLAYS[player]
+    plays = seat_plays.get(card)
+    if plays is None:
+        colors: tuple[Color | None, ...] = COLORS if card.is_wild else (None,)
+        plays = seat_plays[card] = tuple(Play(player, cards, c) for c in colors)
+    return plays
+
+
+def _matching(player: int, color: Color | None, rank: str | None) -> dict[Card, tuple[Play, ...]]:
+    """The entry of ``_MATCHING`` for this seat, colour and rank, made once."""
+    plays = _MATCHING[(player, id(color), rank)] = {
+        card: plays_of(player, (card,)) for card in _FACES if fits(card, color, rank)
+    }
+    return plays
+
+
+def list_plays(s: State, p: int, out: list[Action]) -> None:
+    """Add to ``out`` the plays of known cards that :func:`on_play` accepts from ``p``, the
+    player on turn, now: each card once, in the order of the hand, a wild once per colour; then
+    the groups of cards the variant allows."""
+    rules = s.rules
+    hand = s.hands[p]
+    known: Sequence[Card] = hand.known
+    if s.has_drawn:
+        # Only the card just drawn may be played (when it was seen), and nothing together.
+        if s.drawn is None:
+            return
+        known = (s.drawn,)
+    elif s.pending:
+        if "may_stack" in rules.hooked:  # the official game stacks nothing
+            for card in dict.fromkeys(known):
+                if rules.may_stack(s, card):
+                    _add_checked(s, p, (card,), out)
+        known = ()
+    if known:
+        # Keyed by the colour's id(): an enum member hashes in Python, and lives for ever.
+        matching = _MATCHING.get((p, id(s.color), s.live_rank))
+        if matching is None:
+            matching = _matching(p, s.color, s.live_rank)
+        # The matching cards picked out in C, then each distinct one, in hand order.
+        cards = dict.fromkeys(filter(matching.__contains__, known))
+        if len(hand.known) + hand.unknown > 2:
+            # More than one card is kept, so check_kept can refuse only a Wild Draw Four (its
+            # restriction); the other matching cards need no check.
+            if _WILD_DRAW_FOUR in cards and restricted(s.options):
+                try:
+                    check_kept(s, p, (_WILD_DRAW_FOUR,), True)
+                except IllegalPlay:
+                    del cards[_WILD_DRAW_FOUR]
+            for card in cards:
+                out += matching[card]
+        else:
+            for card in cards:
+                try:
+                    check_kept(s, p, (card,), True)
+                except IllegalPlay:
+                    continue
+                out += matching[card]
+    if s.has_drawn:
+        return
+    if "groups" in rules.hooked:
+        for group in rules.groups(s, p):
+            _add_checked(s, p, group, out)
+
+
+def _add_checked(s: State, p: int, cards: tuple[Card, ...], out: list[Action]) -> None:
+    try:
+        if len(cards) != 1:
+            s.rules.check_group(s, cards)
+        check_card(s, p, cards, True)
+    except IllegalPlay:
+        return
+    out += plays_of(p, cards)
+
+
+def has_play(s: State, p: int) -> bool:
+    """Whether ``p``, on turn, holds a known card these rules let them play now."""
+    plays: list[Action] = []
+    list_plays(s, p, plays)
+    return bool(plays)

@@ -1,0 +1,175 @@
+"""Local rules (RULES.md §5): jump-in, a first card that is not a number, no action finish, no
+draw finish, a Wild that keeps the rank under it, and Seven-O (Mattel House Rules edition)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from table.cards import DRAW_TWO, WILD, WILD_DRAW_FOUR, Card, Color
+from table.errors import IllegalPlay
+from table.rules.actions import Action, Play, Swap
+from table.rules.events import EventKind
+from table.rules.flow import announce_turn, check_in_play, check_seat
+from table.rules.state import Event, Phase, State
+from table.rules.variant_state import replace
+from table.rules.variants.base import Variant
+
+if TYPE_CHECKING:
+    from table.rules.options import Options
+
+
+def _can_jump(s: State, p: int, cards: tuple[Card, ...]) -> bool:
+    """割り込み [000] local rule 8: 「場のカードと色も数字/記号も一致するカードは、番を無視して
+    いきなり出すことができる」. Choice: one card at a time, never a wild (it has no colour to
+    be identical in), and not while a draw is pending, a colour or a swap is awaited."""
+    top = s.top
+    return (
+        s.phase is Phase.PLAY
+        and 0 <= p < s.n
+        and not s.eliminated[p]
+        and len(cards) == 1
+        and top is not None
+        and cards[0] is top
+        and not top.is_wild
+        and not s.pending
+        and s.awaiting_color is None
+        and s.rules.awaiting(s) is None
+    )
+
+
+class JumpIn(Variant):
+    @classmethod
+    def applies(cls, options: Options) -> bool:
+        return options.jump_in
+
+    def may_jump(self, s: State, p: int, cards: tuple[Card, ...]) -> bool:
+        return _can_jump(s, p, cards) or super().may_jump(s, p, cards)
+
+    def out_of_turn(self, s: State) -> list[Action]:
+        out: list[Action] = []
+        top = s.top
+        if top is not None and s.phase is Phase.PLAY:
+            for seat in s.active:
+                if seat != s.turn and top in s.hands[seat].known and _can_jump(s, seat, (top,)):
+                    out.append(Play(seat, (top,)))
+        return out + super().out_of_turn(s)
+
+
+class FirstActionRedraw(Variant):
+    """``first_action = "redraw"`` [000] 「最初の1枚目が記号カードの時は山札の間に戻し、もう一枚
+    めくったりする」: every first card that is not a number (記号カード) goes back."""
+
+    @classmethod
+    def applies(cls, options: Options) -> bool:
+        return options.first_action == "redraw"
+
+    def buries(self, s: State, card: Card, official: bool) -> bool:
+        return card.number is None or super().buries(s, card, official)
+
+
+class ActionFinish(Variant):
+    """``action_finish = false``: a round cannot end on an action or wild card."""
+
+    @classmethod
+    def applies(cls, options: Options) -> bool:
+        return not options.action_finish
+
+    def check_going_out(self, s: State, p: int, cards: tuple[Card, ...], left: int) -> None:
+        if left == 0 and cards[-1].number is None:
+            raise IllegalPlay("no-action-finish", "a round cannot end on an action or wild card")
+        super().check_going_out(s, p, cards, left)
+
+
+class DrawFinish(Variant):
+    """``draw_finish = false``: a round cannot end on a draw card. [002] 「人によっては、
+    「ドロー2上がり」を禁止しています」; [004] tells of the older rule that a last action card
+    could not go out. Choice: the Wild Draw Four is a draw card as much as the Draw Two, and
+    a group of Draw Twos is refused as one card is; the player draws instead."""
+
+    @classmethod
+    def applies(cls, options: Options) -> bool:
+        return not options.draw_finish
+
+    def check_going_out(self, s: State, p: int, cards: tuple[Card, ...], left: int) -> None:
+        if left == 0 and cards[-1].rank in (DRAW_TWO, WILD_DRAW_FOUR):
+            raise IllegalPlay("no-draw-finish", "a round cannot end on a draw card")
+        super().check_going_out(s, p, cards, left)
+
+
+class WildKeepsSymbol(Variant):
+    """[002] 「「ワイルド」は色を変えるだけなので、その直前にだされたカードの数字や文字は
+    いきています」. Choice: only a plain Wild keeps the rank; the seed says it of 「ワイルド」
+    alone."""
+
+    @classmethod
+    def applies(cls, options: Options) -> bool:
+        return options.wild_keeps_symbol
+
+    def rank_after_wild(self, s: State, card: Card, prior: str | None) -> str | None:
+        if card.rank == WILD:
+            return prior
+        return super().rank_after_wild(s, card, prior)
+
+
+class SevenO(Variant):
+    """``seven_o``: a 7's player names whose hand to swap with (:class:`Swap`); after a 0 every
+    hand passes one seat in the direction of play. Choice, as for Shuffle Hands: UNO calls are
+    cleared and a player handed a single card is not catchable."""
+
+    @classmethod
+    def applies(cls, options: Options) -> bool:
+        return options.seven_o
+
+    def awaiting(self, s: State) -> int | None:
+        swapper = s.extra.awaiting_swap
+        return super().awaiting(s) if swapper is None else swapper
+
+    def check_turn(self, s: State) -> None:
+        if s.extra.awaiting_swap is not None:
+            raise IllegalPlay("swap-needed", "the player of the 7 names whose hand to swap")
+        super().check_turn(s)
+
+    def after_play(
+        self, s: State, p: int, cards: tuple[Card, ...], color: Color | None, events: list[Event]
+    ) -> bool:
+        card = cards[-1]
+        if card.number == 7:
+            s.extra = replace(s.extra, awaiting_swap=p)
+        elif card.number == 0:
+            seats = s.active
+            moved = {s.next_seat(i): s.hands[i] for i in seats}
+            for i, hand in moved.items():
+                s.hands[i] = hand
+            s.called = [False] * s.n
+            s.uno_window = None
+            events.append(Event(EventKind.HANDS_PASSED, player=p, count=s.direction))
+        held = super().after_play(s, p, cards, color, events)
+        if s.extra.awaiting_swap is not None:
+            events.append(Event(EventKind.SWAP_NEEDED, player=p))
+            return True
+        return held
+
+    def waiting_actions(self, s: State) -> list[Action] | None:
+        swapper = s.extra.awaiting_swap
+        if swapper is None:
+            return super().waiting_actions(s)
+        return [Swap(swapper, t) for t in s.active if t != swapper]
+
+    def on_swap(self, s: State, a: Swap, events: list[Event]) -> None:
+        p, t = a.player, a.target
+        check_seat(s, p)
+        check_seat(s, t)
+        check_in_play(s)
+        swapper = s.extra.awaiting_swap
+        if swapper is None:
+            raise IllegalPlay("no-swap-needed", "no 7 is waiting for a swap")
+        if p != swapper:
+            raise IllegalPlay("not-your-turn", f"{s.players[swapper]} names the swap")
+        if t == p:
+            raise IllegalPlay("swap-with-yourself", "name another player")
+        s.hands[p], s.hands[t] = s.hands[t], s.hands[p]
+        s.called[p] = s.called[t] = False
+        s.uno_window = None
+        s.extra = replace(s.extra, awaiting_swap=None)
+        events.append(Event(EventKind.SWAPPED, player=p, target=t))
+        announce_turn(s, events)
