@@ -12,7 +12,7 @@ from typing import Any
 import browser
 import pytest
 
-from table.analysis.study import Plan, parse_variants, run, summary, wilson
+from table.analysis.study import wilson
 from table.commands.cli import main
 from table.commands.stats import Progress
 
@@ -55,20 +55,12 @@ def test_intervals_narrow_as_the_rounds_grow(tmp_path: Path) -> None:
 
 
 def test_a_variant_with_bigger_hands_has_longer_rounds(tmp_path: Path) -> None:
+    # Stacking "any" lengthens rounds by half a turn in 20,000 (docs/study.md): too little to
+    # see in a test's few hundred rounds. Ten cards a hand against seven is beyond doubt.
     data = study(tmp_path, "--rules", "official,official+hand_size=10", "--rounds", "400",
                  "--players", "4", "--policy", "play-first", "--jobs", "2")
     seven, ten = (v["cells"][0]["turns"] for v in data["variants"])
     assert ten["mean_low"] > seven["mean_high"]  # longer beyond doubt
-
-
-def test_stacking_any_is_played_and_measured_against_the_official_game() -> None:
-    # Stacking "any" changes the game (Draw Twos stacked on Wild Draw Fours) but its effect
-    # on the length of rounds is small (docs/study.md): it is reported with its interval.
-    plan = Plan(parse_variants("official,official+stacking=any"), [4], 200, "play-first", 5)
-    data = summary(plan, run(plan, 1))
-    official, stacked = (v["cells"][0] for v in data["variants"])
-    assert official["rounds"] == stacked["rounds"] == 200
-    assert official["turns"]["histogram"] != stacked["turns"]["histogram"]
 
 
 def test_musician_rounds_end_by_don_or_chin(tmp_path: Path) -> None:
