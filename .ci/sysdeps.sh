@@ -21,6 +21,8 @@
 #       open-jtalk-mecab-naist-jdic   as for demo-ja (the test extra brings pyopenjtalk-ndy;
 #                                     the tests run the real Japanese voice)
 #       mosquitto                the MQTT broker the tables publish to and the hub reads
+#       fonts-noto-cjk           names in Japanese in the plots of `stats` and `study`
+#       chromium                 opens their HTML reports in the tests (through Playwright)
 #
 # Quiet and fast (a few dpkg queries) when everything is present. When something is missing
 # it installs it with apt-get: as root, through sudo (asking for the password on a
@@ -30,7 +32,7 @@ set -eu
 DEMO_PACKAGES="python3 python3-venv espeak-ng"
 JAPANESE_PACKAGES="open-jtalk-mecab-naist-jdic"
 TEST_PACKAGES="$DEMO_PACKAGES make gcc-avr avr-libc simavr libsimavr-dev libelf-dev gcc libc6-dev
-python3-dev socat systemd mosquitto chromium $JAPANESE_PACKAGES"
+python3-dev socat systemd mosquitto chromium fonts-noto-cjk $JAPANESE_PACKAGES"
 
 list=false
 if [ "${1:-}" = --list ]; then

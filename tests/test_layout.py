@@ -20,8 +20,8 @@ TABLE = ROOT / "table"
 # Who may import whom inside table/: a room uses itself, the package root (``__version__``) and
 # the rooms listed here. cards/errors/files <- rules <- referee <- journal <- runtime <- commands;
 # readers sit beside rules (the hardware side), voice above the referee (it says its
-# announcements), analysis on the bare rules, mqtt (publishing a table) beside the runtime,
-# the hub on mqtt and web, web beside runtime.
+# announcements), analysis on the bare rules and, for an evening's figures, the journal;
+# mqtt (publishing a table) beside the runtime, the hub on mqtt and web, web beside runtime.
 ALLOWED: dict[str, frozenset[str]] = {
     "errors": frozenset(),
     "cards": frozenset({"errors"}),
@@ -31,7 +31,7 @@ ALLOWED: dict[str, frozenset[str]] = {
     "referee": frozenset({"cards", "errors", "files", "rules", "readers"}),
     "voice": frozenset({"cards", "errors", "referee"}),
     "journal": frozenset({"cards", "errors", "files", "rules", "readers", "referee"}),
-    "analysis": frozenset({"cards", "errors", "rules"}),
+    "analysis": frozenset({"cards", "errors", "files", "rules", "readers", "referee", "journal"}),
     "mqtt": frozenset({"cards", "errors", "files", "rules", "readers", "referee", "journal"}),
     "runtime": frozenset({"cards", "errors", "files", "rules", "readers", "referee", "voice",
                           "journal", "mqtt"}),

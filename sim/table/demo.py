@@ -18,6 +18,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TextIO, cast
 
 from sim.hardware.faults import Faults
@@ -28,6 +29,7 @@ from sim.table.remote import start_web
 from sim.table.virtual import SimError, SimTable
 from sim.terminal.view import table_lines
 from table.errors import TableError
+from table.journal.store import Journal
 from table.mqtt.settings import MqttSettings
 from table.rules import Options, Phase, make_options, standings
 from table.voice.announcer import Announcer, Backend
@@ -115,6 +117,7 @@ class TableConfig:
     pace: float = 0.8  # seconds between moves when not --fast
     hands: str = "full"  # full: seat pads and a draw shoe; counts: only the play pad
     web: str | None = None  # --web PORT or HOST:PORT: the table on the web too
+    journal: str | None = None  # --journal FILE: the match kept there as the daemon keeps it
 
 
 @dataclass
@@ -162,10 +165,11 @@ def run_demo(
         screen.header += f" | faults: {cfg.faults.describe()}"
     screen.write(screen.header)
     publish = DemoFeed(cfg.mqtt, names, options.scoring, cfg.lang) if cfg.mqtt else None
+    journal = Journal(Path(cfg.journal)) if cfg.journal is not None else None
     table = SimTable(
         options, names, cfg.seed, cfg.lang, cfg.faults,
         say=announcer.announce if announcer else None, hands=cfg.hands,
-        watch=publish.watch if publish else None,
+        watch=publish.watch if publish else None, journal=journal,
     )
     server = remote = None
     if cfg.web is not None:
@@ -207,6 +211,8 @@ def run_demo(
             remote.over = True
         if announcer is not None:
             announcer.close(timeout=30 if not cfg.fast else 0.1)
+        if journal is not None:
+            journal.close()
     s = table.state
     if replay.scores != s.scores or replay.results != s.results:
         raise SimError(

@@ -39,7 +39,9 @@ if TYPE_CHECKING:
 from sim.table.world import World
 from table.cards import Card, CardCopy, edition_counts
 from table.errors import TableError
-from table.readers.base import ReaderStatus, TagRead
+from table.journal.records import MatchSetup, verdict
+from table.journal.store import Journal
+from table.readers.base import ReaderStatus, TagLifted, TagRead
 from table.readers.factory import SimReader
 from table.referee.announcements import Announcement, render
 from table.referee.referee import BUTTONS, Outcome, Press, ReaderRole, Referee
@@ -120,6 +122,7 @@ class SimTable:
     # Told of every input and its outcome in the referee's own thread, as the daemon's event
     # stream is (the web view's events come from here).
     listen: Callable[[Input, Outcome, Referee], None] | None = None
+    journal: Journal | None = None  # the match kept there, input by input, as the daemon does
 
     def __post_init__(self) -> None:
         if self.hands not in HAND_TRACKING:
@@ -137,6 +140,9 @@ class SimTable:
             self.options, self.players, self.deck, self._roles(), self.dealer
         )
         self._outcomes: queue.Queue[Heard] = queue.Queue()
+        if self.journal is not None:
+            self.journal.begin(MatchSetup(tuple(self.players), self.options, self.dealer,
+                                          tuple(self._roles()), self.deck))
         self.loop = TableLoop(
             self.referee,
             self._refereed,
@@ -155,8 +161,11 @@ class SimTable:
         self._announce(said)
 
     def _refereed(self, item: Input, out: Outcome) -> None:
-        """In the referee's thread: tell the watcher and the listener, then the thread that waits
-        for it."""
+        """In the referee's thread: the input into the journal (as ``uno-table run`` writes it:
+        reads, lifts and presses with their verdicts), then tell the watcher and the listener,
+        then the thread that waits for it."""
+        if self.journal is not None and isinstance(item, TagRead | TagLifted | Press):
+            self.journal.append(item, verdict(out))
         if self.watch is not None:
             self.watch(item, out, self.referee)
         if self.listen is not None:

@@ -1,1 +1,2 @@
-"""Studies of the rules away from a table: self-play matches."""
+"""Studies of the rules away from a table (self-play, rule variants compared) and an evening's
+figures read from its journal."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from table.analysis.policies import DEFAULT_POLICY, make_policy
@@ -167,8 +167,10 @@ class RandomTable:
         return self.policy.react(s, acts) if acts else None
 
 
-def play_round(table: RandomTable, s: State, stats: Stats | None = None) -> State:
-    """Play ``s`` (a freshly dealt round) to its end, in place."""
+def play_round(table: RandomTable, s: State, stats: Stats | None = None,
+               watch: Callable[[list[Event]], None] | None = None) -> State:
+    """Play ``s`` (a freshly dealt round) to its end, in place; ``watch`` hears the events of
+    each move."""
     actions = 0
     while s.phase is Phase.PLAY:
         if actions >= MAX_ACTIONS:
@@ -185,6 +187,8 @@ def play_round(table: RandomTable, s: State, stats: Stats | None = None) -> Stat
         if late is not None:
             events += apply_in_place(s, late)
             actions += 1
+        if watch is not None:
+            watch(events)
         if stats is not None:
             for e in events:
                 if e.kind is EventKind.PENALTY and e.reason:

@@ -219,7 +219,7 @@ def _demo(args: argparse.Namespace) -> int:
         players=args.players, preset=args.rules, overrides=parse_overrides(args.set),
         seed=args.seed, fast=args.fast, voice=args.voice, rounds=args.rounds, lang=args.lang,
         bots=parse_bots(args.bots), faults=faults,
-        pace=args.pace, hands=args.hands, web=args.web,
+        pace=args.pace, hands=args.hands, web=args.web, journal=args.journal,
         names=[n.strip() for n in args.names.split(",")] if args.names else [],
         mqtt=_demo_mqtt(args),
     )
@@ -320,6 +320,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--pace", type=float, default=0.8,
                    help="seconds between moves without --fast (default 0.8)")
     p.add_argument("--transcript", metavar="FILE", help="also write the transcript to FILE")
+    p.add_argument("--journal", metavar="FILE",
+                   help="keep the match in a journal, as the daemon does (for status, "
+                   "history and stats)")
     p.add_argument("--drop-reads", type=float, default=0.0, metavar="P",
                    help="lose each tag read with probability P (the player taps again)")
     p.add_argument("--duplicate-reads", type=float, default=0.0, metavar="P",
@@ -356,11 +359,12 @@ def build_parser() -> argparse.ArgumentParser:
                    help="the edition, unless the file names one")
     p.set_defaults(run=_deck_check)
 
-    from table.commands.daemon import add_commands
+    from table.commands import daemon, stats
     from table.commands.hub import add_commands as add_hub_commands
 
-    add_commands(sub)
+    daemon.add_commands(sub)
     add_hub_commands(sub)
+    stats.add_commands(sub)
     return parser
 
 
