@@ -114,6 +114,34 @@ def test_every_answer_has_the_web_headers_and_errors_are_json(
     assert headers["cache-control"] == "no-store"
 
 
+def test_a_page_that_stops_reading_is_dropped_and_the_hub_goes_on(
+        page: tuple[Hub, StandingsPage, queue.Queue[dict[str, Any]]],
+        caplog: pytest.LogCaptureFixture) -> None:
+    """A TV that hangs falls out of the stream's ring and is let go; every change still
+    returns at once, and a page that reads keeps up."""
+    hub, served, _ = page
+    stalled = Sse(served.port, rcvbuf=4096, read=False)
+    reader = Sse(served.port)
+    assert reader.next()[1]["type"] == "snapshot"
+    # An evening of twelve tables: 48 players in the ranking of every update.
+    evening = {**hub.standings(), "ranking": [
+        {"rank": n, "player": f"Player {n:02}", "match_wins": 0, "points": 0, "rounds": 0,
+         "wins": 0} for n in range(1, 49)]}
+    pushed = 0
+    while not any("dropped" in r.getMessage() for r in caplog.records):
+        assert pushed < 50_000, "the stalled page was never dropped"
+        served.changed({**evening, "results": pushed})
+        pushed += 1
+        if pushed % 200 == 0:  # the reading page catches up: it stays within the ring
+            while reader.next()[1]["results"] != pushed - 1:
+                pass
+    hub._heard("uno-table/2/result", result(1))  # the hub went on: its next change reaches
+    while reader.next()[1]["ranking"][0]["player"] != "Aki":
+        pass
+    stalled.close()
+    reader.close()
+
+
 def test_hub_web_on_a_port_in_use_is_one_line_and_exit_2(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     taken = StandingsPage("127.0.0.1", 0)
