@@ -50,24 +50,27 @@ def _hub(args: argparse.Namespace) -> int:
     if args.store is None:
         raise TableError("hub: --store FILE is required (the hub's SQLite store)")
     plan, settings = _plan(args)
+    page = None
+    if args.web is not None:
+        from table.hub.page import StandingsPage
+        from table.web.server import parse_listen
+
+        page = StandingsPage(*parse_listen(args.web))  # the address first: in use is one line
     logging.basicConfig(level=getattr(logging, args.log_level.upper()),
                         format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     signal.signal(signal.SIGINT, lambda *_: stop.set())
     hub = Hub(settings, HubStore(args.store), plan)
-    web = None
-    if args.web is not None:
-        from table.hub.page import serve
-
-        web = serve(hub, args.web)
-        print(f"hub: standings at http://localhost:{web.port}/", flush=True)
+    if page is not None:
+        page.serve(hub)
+        print(f"hub: standings at http://localhost:{page.port}/", flush=True)
     hub.start()
     print(f"hub: listening on {settings.host}:{settings.port} under {settings.prefix}/",
           flush=True)
     stop.wait()
-    if web is not None:
-        web.close()
+    if page is not None:
+        page.close()
     hub.close()
     return 0
 
@@ -117,7 +120,7 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     p.add_argument("--mqtt", metavar="HOST:PORT", help="the broker (default: hub.toml's [mqtt])")
     p.add_argument("--store", metavar="FILE", help="the hub's SQLite store (made if missing)")
     p.add_argument("--config", metavar="HUB.TOML", help="the evening's plan and broker")
-    p.add_argument("--web", type=int, metavar="PORT", help="serve the standings page on PORT")
+    p.add_argument("--web", metavar="PORT", help="serve the standings page on PORT (or HOST:PORT)")
     p.add_argument("--log-level", choices=("debug", "info", "warning", "error"), default="info")
     p.set_defaults(run=_hub)
     hub_sub = p.add_subparsers(dest="hub_command", metavar="HUB-COMMAND")
