@@ -208,7 +208,8 @@ class Publisher:
         with self._cond:
             self._stopping = True
             self._cond.notify()
-        self._thread.join(timeout)
+        if self._thread.is_alive():  # never started: nothing to join
+            self._thread.join(timeout)
         if self.availability is not None and self.connected.is_set():
             info = self.client.publish(self.availability, b"offline", qos=1, retain=True)
             try:
