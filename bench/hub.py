@@ -132,8 +132,9 @@ def flood_bench(root: Path, count: int) -> dict[str, float]:
         broker.stop()
 
 
-def taps_bench(root: Path, taps: int, with_mqtt: bool, run_no: int) -> dict[str, float]:
-    folder = root / f"taps-{'mqtt' if with_mqtt else 'plain'}-{run_no}"
+def taps_bench(root: Path, taps: int, with_mqtt: bool, run_no: int,
+               gap: float = 0.0) -> dict[str, float]:
+    folder = root / f"taps-{'mqtt' if with_mqtt else 'plain'}-{run_no}-{gap}"
     folder.mkdir()
     broker = Broker(folder)
     broker.start()
@@ -149,6 +150,7 @@ def taps_bench(root: Path, taps: int, with_mqtt: bool, run_no: int) -> dict[str,
             listener.wait_for(lambda h: h.topic == "uno-table/1/availability")
         latencies = []
         for _, uid in scripted_taps(PLAYERS, taps, seed=1):
+            time.sleep(gap)  # the pace of the taps (0: each as soon as the last verdict is out)
             sent = time.perf_counter()
             pad.send_uid(uid)
             latencies.append((run.wait("verdict") - sent) * 1000)
@@ -168,6 +170,8 @@ def main() -> int:
     parser.add_argument("--flood", type=int, default=2000)
     parser.add_argument("--taps", type=int, default=1000)
     parser.add_argument("--only", choices=("tables", "flood", "taps"), help="one part only")
+    parser.add_argument("--gap", type=float, action="append", metavar="MS",
+                        help="milliseconds between taps (repeatable; default 0 and 100)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
@@ -180,13 +184,15 @@ def main() -> int:
             f = flood_bench(root, args.flood)
             print(f"flood: {f['results']} results in {f['seconds']:.2f} s: "
                   f"{f['per_second']:.0f} results/s")
-        for run_no, with_mqtt in enumerate((False, True, False, True)):
-            if args.only not in (None, "taps"):
-                break
-            d = taps_bench(root, args.taps, with_mqtt, run_no)
-            print(f"tap to verdict, MQTT {'on ' if with_mqtt else 'off'}: p50 {d['p50']:.2f} "
-                  f"ms, p99 {d['p99']:.2f} ms, max {d['max']:.2f} ms "
-                  f"({d['events_published']} events published)")
+        for gap in args.gap or [0.0, 100.0]:
+            pace = "each tap at its verdict" if gap == 0 else f"a tap every {gap:.0f} ms or more"
+            for run_no, with_mqtt in enumerate((False, True, False, True)):
+                if args.only not in (None, "taps"):
+                    break
+                d = taps_bench(root, args.taps, with_mqtt, run_no, gap / 1000)
+                print(f"tap to verdict ({pace}), MQTT {'on ' if with_mqtt else 'off'}: p50 "
+                      f"{d['p50']:.2f} ms, p99 {d['p99']:.2f} ms, max {d['max']:.2f} ms "
+                      f"({d['events_published']} events published)")
     return 0
 
 
