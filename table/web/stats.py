@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Final
 
 from table.analysis import evening, evening_report
-from table.analysis.plots import HOW_TO_GET, PlotsUnavailable, load
+from table.analysis.plots import HOW_TO_GET, PlotsUnavailable, SvgOnly, load
 from table.analysis.report import note, page
 from table.journal.store import JournalError, last_entry, read_journal
 
@@ -80,6 +80,6 @@ class StatsPage:
         except PlotsUnavailable:
             why = f"No plots: {HOW_TO_GET}."
         else:
-            made = evening_report.make_plots(plt, summary, evening.turn_times(facts))
+            made = evening_report.make_plots(SvgOnly(plt), summary, evening.turn_times(facts))
             plots = {p.name: (p.title, p.svg) for p in made}
         return Report(200, page(TITLE, BACK + evening_report.body(summary, plots, why)))
