@@ -7,14 +7,17 @@ import html
 import re
 import statistics
 import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import known_evening as K
 import pytest
 import report_browser as browser
-from web_harness import WebDaemon, card_codes, web_daemon
+from web_harness import Client, WebDaemon, card_codes, web_daemon
 
+from table.journal.store import Journal
 from table.rules import make_options
 
 
@@ -146,10 +149,58 @@ def test_a_table_without_a_journal_says_so() -> None:
     table = SimTable(make_options("official"), ["Aki", "Ken", "Mio"], 1, hands="full")
     server, _ = start_web(table, "127.0.0.1:0", plays_cards=False)
     try:
-        from web_harness import Client
-
         status, _, data = Client(server.port).request("GET", "/stats")
     finally:
         server.stop()
     page = data.decode("utf-8")
     assert status == 404 and "keeps no journal" in page and "--journal FILE" in page
+
+
+def test_the_referee_and_the_other_pages_go_on_while_a_report_is_built(
+        table: WebDaemon, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The build runs in a worker thread: held half-way, a tap is refereed and the table
+    view's API answers meanwhile."""
+    from table.analysis import evening
+
+    building, release = threading.Event(), threading.Event()
+    summary = evening.summary
+
+    def held(*args: Any) -> Any:
+        building.set()
+        assert release.wait(30)
+        return summary(*args)
+
+    monkeypatch.setattr(evening, "summary", held)
+    answers: list[int] = []
+    asking = threading.Thread(target=lambda: answers.append(get(table)[0]))
+    asking.start()
+    try:
+        assert building.wait(30)
+        assert table.tap("R5#1")["verdict"] == "accepted"
+        status, state = table.client.get("/api/state")
+        assert status == 200 and state["state"]["top"] == "R5"
+    finally:
+        release.set()
+        asking.join(30)
+    assert answers == [200]
+
+
+def test_the_demo_with_a_journal_serves_its_report(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from sim.table.remote import start_web
+    from sim.table.virtual import SimTable
+
+    path = tmp_path / "demo.sqlite3"
+    K.write(path, monkeypatch)
+    journal = Journal(path)
+    table = SimTable(make_options("official"), ["Aki", "Ken", "Mio"], 1, hands="full",
+                     journal=journal)
+    server, _ = start_web(table, "127.0.0.1:0", plays_cards=False)
+    try:
+        status, _, data = Client(server.port).request("GET", "/stats")
+    finally:
+        server.stop()
+        journal.close()
+    page = data.decode("utf-8")
+    assert status == 200
+    assert rows_of(section(page, "Match 1 ("), "player", "points")["美緒"][0] == "71"
