@@ -64,6 +64,7 @@ def without_plots(page: str) -> str:
 def test_stats_serves_the_journal_s_evening_with_the_known_figures(table: WebDaemon) -> None:
     status, headers, page = get(table)
     assert status == 200 and headers["content-type"].startswith("text/html")
+    assert '<meta name="viewport" content="width=device-width' in page  # a phone's width
     match = section(page, "Match 1 (")
     assert "over, won by 美緒" in match
     players = rows_of(match, "player", "points")
