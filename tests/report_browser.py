@@ -31,9 +31,9 @@ def inks(png: bytes) -> int:
     return len(image.getcolors(maxcolors=1 << 20) or [])
 
 
-def rendered_plots(page_file: Path) -> dict[str, int]:
-    """Each figure of the page at ``page_file`` (by its caption) and the colours of its
-    screenshot, as Chromium draws it."""
+def rendered_plots(page_file: Path | str) -> dict[str, int]:
+    """Each figure of the page at ``page_file`` (a file, or a URL as a string; by its
+    caption) and the colours of its screenshot, as Chromium draws it."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
@@ -43,7 +43,7 @@ def rendered_plots(page_file: Path) -> dict[str, int]:
             errors: list[str] = []
             page.on("pageerror", lambda exc: errors.append(str(exc)))
             page.on("requestfailed", lambda req: errors.append(req.url))
-            page.goto(page_file.resolve().as_uri())
+            page.goto(page_file if isinstance(page_file, str) else page_file.resolve().as_uri())
             out = {}
             figures = page.locator("figure")
             for i in range(figures.count()):

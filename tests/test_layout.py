@@ -21,7 +21,8 @@ TABLE = ROOT / "table"
 # the rooms listed here. cards/errors/files <- rules <- referee <- journal <- runtime <- commands;
 # readers sit beside rules (the hardware side), voice above the referee (it says its
 # announcements), analysis on the bare rules and, for an evening's figures, the journal;
-# mqtt (publishing a table) beside the runtime, the hub on mqtt and web, web beside runtime.
+# mqtt (publishing a table) beside the runtime, the hub on mqtt and web, web beside runtime
+# (it reads the journal and serves the evening's report of analysis at /stats).
 ALLOWED: dict[str, frozenset[str]] = {
     "errors": frozenset(),
     "cards": frozenset({"errors"}),
@@ -36,8 +37,9 @@ ALLOWED: dict[str, frozenset[str]] = {
     "runtime": frozenset({"cards", "errors", "files", "rules", "readers", "referee", "voice",
                           "journal", "mqtt"}),
     # web sits beside runtime: the daemon, the demo and the simulator start it; it knows
-    # neither (they offer it what it needs), and nothing below it knows it.
-    "web": frozenset({"cards", "errors", "rules", "referee", "voice"}),
+    # neither (they offer it what it needs), and nothing below it knows it. It reads the
+    # journal the table writes (read only) and builds the evening's report from it (/stats).
+    "web": frozenset({"cards", "errors", "rules", "referee", "voice", "journal", "analysis"}),
     "hub": frozenset({"cards", "errors", "files", "rules", "readers", "referee", "journal",
                       "mqtt", "web"}),
     "commands": frozenset({"cards", "errors", "files", "rules", "readers", "referee", "voice",

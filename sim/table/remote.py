@@ -17,6 +17,7 @@ import queue
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from sim.players.bots import SeatView
@@ -117,6 +118,10 @@ class SimRemote:
     @property
     def language(self) -> str:
         return self.table.lang
+
+    @property
+    def journal(self) -> Path | None:
+        return self.table.journal.path if self.table.journal is not None else None
 
     def state(self) -> State:
         return self.table.state

@@ -79,6 +79,7 @@ def page(title: str, body: str) -> str:
     """A whole self-contained HTML document around ``body``."""
     return (
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
         f"<title>{html.escape(title)}</title><style>{STYLE}</style></head>"
         f"<body>\n{body}\n</body></html>\n"
     )

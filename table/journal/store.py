@@ -802,6 +802,24 @@ def read_journal(path: str | Path) -> list[MatchRecord]:
     return _records(iter(_with_unsaved(path, rows)), path)
 
 
+def last_entry(path: str | Path) -> int | None:
+    """The id of the journal's latest row, read only: it changes with every input and every
+    match the table writes (what a report built from the journal is cached by). None: no
+    journal file there, or not one SQLite can read."""
+    path = Path(path)
+    if not path.is_file():
+        return None
+    try:
+        db = sqlite3.connect(_uri(path), uri=True)
+        try:
+            row = db.execute("SELECT max(id) FROM entries").fetchone()
+        finally:
+            db.close()
+    except sqlite3.Error:
+        return None
+    return int(row[0]) if row and row[0] is not None else 0
+
+
 def _with_unsaved(path: Path, rows: list[Entry]) -> list[Entry]:
     try:
         kept = unsaved.read(path)

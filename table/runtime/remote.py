@@ -10,6 +10,7 @@ referee's thread, in turn with the inputs. Nothing here waits for the referee.
 from __future__ import annotations
 
 import time
+from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from table.errors import TableError
@@ -59,6 +60,10 @@ class DaemonRemote:
     @property
     def language(self) -> str:
         return self.daemon.config.web_language or self.daemon.config.language
+
+    @property
+    def journal(self) -> Path:
+        return self.daemon.journal.path
 
     def state(self) -> State:
         return self.daemon.referee.state

@@ -1,7 +1,8 @@
 """The web application: pages, the JSON API and the event stream of one table (docs/web.md).
 
-Public: ``/`` (the table view), ``/overlay``, ``/api/info``, ``/api/state``, ``/api/events``,
-``/api/speech/ID``. A seat's own: ``/seat/TOKEN``, ``/api/seat/TOKEN``, ``POST /api/press``.
+Public: ``/`` (the table view), ``/overlay``, ``/stats`` (the evening's report), ``/api/info``,
+``/api/state``, ``/api/events``, ``/api/speech/ID``. A seat's own: ``/seat/TOKEN``,
+``/api/seat/TOKEN``, ``POST /api/press``.
 The admin's: ``/admin`` and ``/api/admin/...``, with the ``api_key`` (``X-Api-Key``, or the
 cookie of a login with it) or from the Pi itself.
 
@@ -39,6 +40,7 @@ from table.web.feed import Feed
 from table.web.seats import BURST, PRESS_ID_SHAPE, RATE, Seats
 from table.web.seatview import rule_buttons, seat_json
 from table.web.side import ADMIN_ACTIONS, SEAT_BUTTONS, SeatPress, TableSide
+from table.web.stats import CSP, StatsPage
 from table.web.stream import EventsEndpoint
 
 log = logging.getLogger(__name__)
@@ -91,6 +93,7 @@ class WebTable:
         self._sessions: deque[tuple[str, float]] = deque(maxlen=SESSIONS)
         self._logins: deque[float] = deque(maxlen=LOGINS_PER_MINUTE)
         self._speech: Any = None  # the phrase cache, made at the first request for speech
+        self.stats = StatsPage(side.journal)
         feed.listeners.append(self._on_event)
 
     def _on_event(self, event: Any) -> None:
@@ -269,6 +272,17 @@ def make_app(web: WebTable) -> Starlette:
             return page("login.html", 401)
         return page("admin.html")
 
+    async def stats(request: Request) -> Response:
+        if web.stats.journal is None:
+            return refused_page(
+                "No journal, no report / きろくが ありません",
+                "This table keeps no journal, so there is no evening to report on: start the "
+                "demo with --journal FILE (a table run by uno-table run always keeps one). / "
+                "きろくを とって いないので せいせきは ありません。", 404)
+        report = await run_in_threadpool(web.stats.report)
+        return HTMLResponse(report.html, report.status,
+                            headers={**PRIVATE, "content-security-policy": CSP})
+
     async def info(request: Request) -> Response:
         return JSONResponse(web.info())
 
@@ -371,6 +385,7 @@ def make_app(web: WebTable) -> Starlette:
         Route("/overlay", overlay),
         Route("/seat/{token}", seat_page),
         Route("/admin", admin_page),
+        Route("/stats", stats),
         Route("/api/info", info),
         Route("/api/state", state),
         Route("/api/events", EventsEndpoint(web.feed, web.standing)),

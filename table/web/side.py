@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Protocol
 
 from table.cards import Card, Color
@@ -50,6 +51,12 @@ class TableSide(Protocol):
     def plays_cards(self) -> bool:
         """Whether a seat page plays the seat's cards itself (the simulator) or the player
         holds real cards and taps them on the play pad."""
+        ...
+
+    @property
+    def journal(self) -> Path | None:
+        """The journal the table writes (``/stats`` reports on it, read only); ``None``: it
+        keeps none (the demo and the simulator without ``--journal``)."""
         ...
 
     def state(self) -> State:

@@ -36,6 +36,7 @@ const WORDS = {
     "voice-test": "Voice test", readers: "Readers", seats: "Seats (scan with a phone)",
     "new-match-sure": "Abandon this match and start a new one?", pages: "{n} pages following",
     login: "Log in", key: "api_key", done: "Done: {a}",
+    stats: "Stats",
   },
   ja: {
     title: "ウノ テーブル",
@@ -70,6 +71,7 @@ const WORDS = {
     "voice-test": "こえの テスト", readers: "リーダー", seats: "せき (スマホで よみとり)",
     "new-match-sure": "この ゲームを やめて あたらしく はじめますか?", pages: "{n}ページが みています",
     login: "ログイン", key: "api_key", done: "{a}: OK",
+    stats: "せいせき",
   },
 };
 

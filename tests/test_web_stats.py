@@ -1,0 +1,207 @@
+"""``/stats`` on the web view: the evening's report of the journal a real daemon is writing,
+checked against a scripted match whose every figure is known (tests/known_evening.py)."""
+
+from __future__ import annotations
+
+import html
+import re
+import statistics
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import known_evening as K
+import pytest
+import report_browser as browser
+from web_harness import Client, WebDaemon, card_codes, web_daemon
+
+from table.journal.store import Journal
+from table.rules import make_options
+
+
+@pytest.fixture
+def table(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[WebDaemon]:
+    """A daemon whose journal holds the scripted match (over: the daemon begins match 2)."""
+    K.write(tmp_path / "journal.sqlite3", monkeypatch)
+    with web_daemon(tmp_path) as daemon:
+        yield daemon
+
+
+def get(daemon: WebDaemon, path: str = "/stats") -> tuple[int, dict[str, str], str]:
+    status, headers, data = daemon.client.request("GET", path)
+    return status, headers, data.decode("utf-8")
+
+
+def section(page: str, heading: str) -> str:
+    """The report's section whose heading starts with ``heading``."""
+    found = re.search(r"<section><h2>" + re.escape(html.escape(heading)) + r".*?</section>",
+                      page, re.S)
+    assert found is not None, heading
+    return found.group(0)
+
+
+def tables(fragment: str) -> list[list[list[str]]]:
+    """Every table of ``fragment``: rows of cells' text."""
+    return [[[html.unescape(c) for c in re.findall(r"<t[hd]>(.*?)</t[hd]>", row)]
+             for row in re.findall(r"<tr>(.*?)</tr>", table, re.S)]
+            for table in re.findall(r"<table>(.*?)</table>", fragment, re.S)]
+
+
+def rows_of(fragment: str, first_header: str, second_header: str) -> dict[str, list[str]]:
+    """The table whose headers begin so, by its rows' first cell."""
+    for table in tables(fragment):
+        if table[0][:2] == [first_header, second_header]:
+            return {row[0]: row[1:] for row in table[1:]}
+    raise AssertionError(f"no table {first_header}, {second_header}")
+
+
+def without_plots(page: str) -> str:
+    return re.sub(r"<svg.*?</svg>", "", page, flags=re.S)
+
+
+def test_stats_serves_the_journal_s_evening_with_the_known_figures(table: WebDaemon) -> None:
+    status, headers, page = get(table)
+    assert status == 200 and headers["content-type"].startswith("text/html")
+    assert '<meta name="viewport" content="width=device-width' in page  # a phone's width
+    match = section(page, "Match 1 (")
+    assert "over, won by 美緒" in match
+    players = rows_of(match, "player", "points")
+    assert list(players) == list(K.PLAYERS)
+    for name, row in players.items():
+        points, won, paid, penalties, cards, catches, turns, mean, median = row
+        assert int(points) == K.SCORES[name]
+        assert int(won) == K.ROUNDS_WON[name]
+        assert int(paid) == K.POINTS_PAID[name]
+        assert int(penalties) == sum(K.PENALTIES[name].values())
+        assert int(cards) == K.PENALTY_CARDS[name]
+        assert int(catches) == K.CATCHES[name]
+        assert int(turns) == len(K.TURNS[name])
+        assert float(mean) == round(statistics.fmean(K.TURNS[name]), 2)
+        assert float(median) == statistics.median(K.TURNS[name])
+    kinds = rows_of(match, "player", "UNO not called")
+    assert kinds["Ken"][0] == "1" and kinds["Aki"][1] == "1" and kinds["美緒"][2] == "1"
+    assert "longest round: match 1, round 1, 52 s over 9 turns" in match
+    # The match the daemon began after it, and the evening over both.
+    assert "in progress" in section(page, "Match 2 (")
+    evening = section(page, "The evening: 2 matches")
+    assert "most played colour: blue (red 2, yellow 3, green 4, blue 5, wild 1)" in evening
+
+
+def test_every_plot_is_inline_svg_and_nothing_hidden_or_outside_is_in_the_page(
+        table: WebDaemon) -> None:
+    pytest.importorskip("matplotlib")
+    status, headers, page = get(table)
+    assert status == 200
+    # The evening's five plots and one line plot of scores per match.
+    assert page.count("<figure") == page.count("<svg") == 7
+    for outside in ("src=", "<link", "<script", "@import", "url(http"):
+        assert outside not in page
+    assert "script-src" not in headers["content-security-policy"]  # none: default 'none'
+    assert headers["cache-control"] == "no-store"
+    # Public figures only: no card of any hand, no journal path.
+    assert card_codes(re.sub(r"<[^>]+>", " ", without_plots(page))) == set()
+    assert "journal.sqlite3" not in page and "No plots" not in page
+
+
+def test_the_report_is_kept_until_the_journal_gains_an_input(table: WebDaemon) -> None:
+    first = get(table)[2]
+    assert get(table)[2] == first
+    assert table.web.stats.builds == 1
+    assert table.tap("R5#1")["verdict"] == "accepted"  # turned up
+    assert table.tap("R7#1")["verdict"] == "accepted"  # played: written before its verdict
+    now = get(table)[2]
+    assert table.web.stats.builds == 2
+    assert "most played colour: red (red 1, yellow 0, green 0, blue 0, wild 0)" in section(
+        now, "Match 2 (")
+    assert "(red 3, yellow 3, green 4, blue 5, wild 1)" in section(now, "The evening")
+    assert get(table)[2] == now and table.web.stats.builds == 2
+
+
+def test_without_matplotlib_the_tables_and_how_to_get_plots(
+        table: WebDaemon, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib: ImportError
+    status, _, page = get(table)
+    assert status == 200 and "<svg" not in page
+    assert page.count("pip install &#x27;uno-table[stats]&#x27;") == 1
+    assert rows_of(section(page, "Match 1 ("), "player", "points")["美緒"][0] == "71"
+
+
+def test_the_stats_page_opens_in_chromium_with_every_plot_drawn(table: WebDaemon) -> None:
+    pytest.importorskip("matplotlib")
+    drawn = browser.rendered_plots(f"http://127.0.0.1:{table.port}/stats")
+    assert len(drawn) == 7
+    blank = [caption for caption, colours in drawn.items() if colours < 10]
+    assert blank == []
+
+
+def test_the_table_view_and_the_admin_page_link_to_it(table: WebDaemon) -> None:
+    for path in ("/", "/admin"):
+        status, _, page = get(table, path)
+        assert status == 200 and 'href="/stats"' in page
+    assert 'href="/"' in get(table)[2]
+
+
+def test_a_table_without_a_journal_says_so() -> None:
+    from sim.table.remote import start_web
+    from sim.table.virtual import SimTable
+
+    table = SimTable(make_options("official"), ["Aki", "Ken", "Mio"], 1, hands="full")
+    server, _ = start_web(table, "127.0.0.1:0", plays_cards=False)
+    try:
+        status, _, data = Client(server.port).request("GET", "/stats")
+    finally:
+        server.stop()
+    page = data.decode("utf-8")
+    assert status == 404 and "keeps no journal" in page and "--journal FILE" in page
+
+
+def test_the_referee_and_the_other_pages_go_on_while_a_report_is_built(
+        table: WebDaemon, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The build runs in a worker thread: held half-way, a tap is refereed and the table
+    view's API answers meanwhile."""
+    from table.analysis import evening
+
+    building, release = threading.Event(), threading.Event()
+    summary = evening.summary
+
+    def held(*args: Any) -> Any:
+        building.set()
+        assert release.wait(30)
+        return summary(*args)
+
+    monkeypatch.setattr(evening, "summary", held)
+    answers: list[int] = []
+    asking = threading.Thread(target=lambda: answers.append(get(table)[0]))
+    asking.start()
+    try:
+        assert building.wait(30)
+        assert table.tap("R5#1")["verdict"] == "accepted"
+        status, state = table.client.get("/api/state")
+        assert status == 200 and state["state"]["top"] == "R5"
+    finally:
+        release.set()
+        asking.join(30)
+    assert answers == [200]
+
+
+def test_the_demo_with_a_journal_serves_its_report(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from sim.table.remote import start_web
+    from sim.table.virtual import SimTable
+
+    path = tmp_path / "demo.sqlite3"
+    K.write(path, monkeypatch)
+    journal = Journal(path)
+    table = SimTable(make_options("official"), ["Aki", "Ken", "Mio"], 1, hands="full",
+                     journal=journal)
+    server, _ = start_web(table, "127.0.0.1:0", plays_cards=False)
+    try:
+        status, _, data = Client(server.port).request("GET", "/stats")
+    finally:
+        server.stop()
+        journal.close()
+    page = data.decode("utf-8")
+    assert status == 200
+    assert rows_of(section(page, "Match 1 ("), "player", "points")["美緒"][0] == "71"
