@@ -41,6 +41,7 @@ from typing import Final
 RING: Final = 1024  # events kept for pages that are behind (as the daemon's feed)
 WRITE_TIMEOUT: Final = 10.0  # seconds a page may take to accept what is written to it
 KEEPALIVE: Final = 15.0  # seconds of quiet before a comment line keeps the connection open
+SPACING: Final = 0.010  # seconds at least between two rounds of writes to the pages
 READ: Final = 1 << 16  # bytes read from the pair at once
 HEAD: Final = struct.Struct("!cQ")
 NUMBERS: Final = struct.Struct("!cQQ")
@@ -103,18 +104,29 @@ class Fanout:
         self.pages: dict[int, Page] = {}
         self.inbox = bytearray()  # what came from the daemon and is not a whole message yet
         self.fds: deque[int] = deque()  # sockets that came with it, in order
+        self.due: float | None = None  # when the pages are next written to
+        self.round = float("-inf")  # when they last were
         self.selector = selectors.DefaultSelector()
         self.selector.register(control, selectors.EVENT_READ, None)
 
     def run(self) -> None:
         while True:
-            for key, mask in self.selector.select(timeout=1.0):
+            now = time.monotonic()
+            wait = 1.0 if self.due is None else max(0.0, self.due - now)
+            for key, mask in self.selector.select(timeout=wait):
                 if key.data is None:
                     if not self.heard():
                         return
                 elif mask & selectors.EVENT_WRITE:
                     self.push(key.data)
-            self.tick(time.monotonic())
+            now = time.monotonic()
+            if self.due is not None and now >= self.due:
+                # One round of writes for whatever came since the last: under a burst of
+                # inputs each page is written to at most once every SPACING seconds.
+                self.due, self.round = None, now
+                for page in list(self.pages.values()):
+                    self.fill(page)
+            self.tick(now)
 
     def heard(self) -> bool:
         """What the daemon sent; False when it has gone."""
@@ -141,8 +153,8 @@ class Fanout:
             for offset, frame in enumerate(frames):
                 self.ring.append((first + offset, frame))
             self.newest = first + len(frames) - 1
-            for page in list(self.pages.values()):
-                self.fill(page)
+            if self.due is None:
+                self.due = max(time.monotonic(), self.round + SPACING)
         elif kind == b"P":
             _, page_id, cursor = NUMBERS.unpack(message)
             sock = socket.socket(fileno=self.fds.popleft())
