@@ -350,6 +350,7 @@ def make_app(web: WebTable) -> Starlette:
             "seats": seats,
             "readers": dict(web.side.readers()),
             "pages": web.feed.subscribers,
+            "fanout": web.feed.relayed,
             "standing": web.standing(),
         }, headers=PRIVATE)
 

@@ -26,6 +26,8 @@ from dataclasses import dataclass, field
 from itertools import islice
 from typing import Any, Final
 
+from table.web.relay import Relay
+
 log = logging.getLogger(__name__)
 
 # The kinds of event a page may see. Left out: ``start`` and ``journal`` (file paths of the
@@ -50,6 +52,7 @@ class Subscriber:
     wake: asyncio.Event = field(default_factory=asyncio.Event)
     dropped: bool = False
     deadline: asyncio.Timeout | None = None
+    page: int | None = None  # its number at the fan-out, once handed over
 
     def drop(self) -> None:
         """End this page's stream (in the server's loop)."""
@@ -76,6 +79,8 @@ class Feed:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._subscribers: set[Subscriber] = set()
         self._wake_pending = False
+        self.relay: Relay | None = None
+        self._relayed: dict[int, Subscriber] = {}
         self.closed = False
 
     # --- the publishing side (any thread) -----------------------------------------------------
@@ -125,10 +130,17 @@ class Feed:
         self._loop.call_later(GATHER, self._wake)
 
     def _wake(self) -> None:
+        relay = self.relay
         with self._lock:
             self._wake_pending = False
             newest, kept = self._seq, len(self._ring)
+            news = (self._news(relay.forwarded) if relay is not None and relay.alive
+                    else None)
+        if relay is not None and news:
+            relay.forward(newest - len(news) + 1, news)
         for sub in self._subscribers:
+            if sub.page is not None:
+                continue  # the fan-out writes to it
             if newest - sub.cursor > kept and not sub.dropped:
                 # Still writing what it took long ago, and what followed has left the ring:
                 # whatever it does next, it cannot have every event.
@@ -164,10 +176,67 @@ class Feed:
     def subscribers(self) -> int:
         return len(self._subscribers)
 
+    @property
+    def relayed(self) -> int:
+        """Pages the fan-out process writes to."""
+        return len(self._relayed)
+
     def snapshot_mark(self) -> tuple[str, list[dict[str, Any]]]:
         """The id of the latest event and the latest captions, for a page's first frame."""
         with self._lock:
             return self.event_id(self._seq), list(self._captions)
+
+    def _news(self, after: int) -> list[bytes]:
+        """The frames after event ``after`` that the ring still holds (under the lock)."""
+        behind = min(self._seq - after, len(self._ring))
+        if behind <= 0:
+            return []
+        frames = [frame for _, frame in islice(reversed(self._ring), behind)]
+        frames.reverse()
+        return frames
+
+    # --- the fan-out (the server's loop) ------------------------------------------------------
+
+    def start_fanout(self) -> None:
+        """Have a process of its own write the events to the pages (:mod:`table.web.fanout`);
+        the pages are written from here when it cannot start, or after it ends."""
+        assert self._loop is not None
+        with self._lock:
+            newest = self._seq
+        try:
+            self.relay = Relay(self._loop, newest, self._fanout_dropped, self._fanout_gone)
+        except OSError as exc:
+            log.warning("the web's fan-out process cannot start (%s): the daemon writes to "
+                        "the pages itself", exc)
+
+    def hand_over(self, sub: Subscriber, fd: int) -> bool:
+        """Hand a page that has had its first frame to the fan-out; False when there is none."""
+        relay = self.relay
+        if relay is None or not relay.alive or sub.dropped:
+            return False
+        sub.page = relay.hand(fd, sub.cursor)
+        self._relayed[sub.page] = sub
+        return True
+
+    def let_go(self, sub: Subscriber) -> None:
+        """The page ``sub`` has ended: the fan-out closes its end of it."""
+        if (sub.page is not None and self._relayed.pop(sub.page, None) is not None
+                and self.relay is not None):
+            self.relay.let_go(sub.page)
+
+    def stop_fanout(self) -> None:
+        if self.relay is not None:
+            self.relay.stop()
+
+    def _fanout_dropped(self, page: int) -> None:
+        sub = self._relayed.get(page)
+        if sub is not None:
+            sub.drop()
+
+    def _fanout_gone(self) -> None:
+        self.relay = None
+        for sub in list(self._relayed.values()):
+            sub.drop()  # their browsers reconnect, and are written to from here
 
     def take(self, sub: Subscriber) -> list[bytes] | None:
         """The frames ``sub`` has not had yet; ``None`` when some of them already left the

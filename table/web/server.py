@@ -18,10 +18,12 @@ from typing import Final, TextIO
 import segno
 import uvicorn
 from starlette.types import ASGIApp
+from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from table.errors import TableError
 from table.web.app import WebTable, make_app
 from table.web.feed import Feed
+from table.web.relay import CONNECTIONS
 
 log = logging.getLogger(__name__)
 
@@ -29,6 +31,20 @@ STOP_TIMEOUT: Final = 5.0
 # What uvicorn says when a stream ends without its last chunk: how a page too slow for the
 # table is dropped (the stream module says so itself, once, as a warning).
 _DROPPED = "ASGI callable returned without completing response."
+
+
+class _Connection(H11Protocol):
+    """uvicorn's HTTP/1.1 connection, known by its two ends while it is open, so that the
+    event stream can hand a page's connection to the fan-out (:mod:`table.web.relay`)."""
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._ends = (self.server, self.client)
+        CONNECTIONS[self._ends] = transport
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        CONNECTIONS.pop(self._ends, None)
+        super().connection_lost(exc)
 
 
 class WebError(TableError, OSError):
@@ -131,8 +147,8 @@ class WebServer:
         logging.getLogger("uvicorn.error").addFilter(_QUIET_DROPS)  # (once: a set of filters)
         config = uvicorn.Config(
             app, log_config=None, access_log=False, lifespan="off",
-            loop="asyncio", http="h11", ws="none", timeout_graceful_shutdown=2,
-            timeout_keep_alive=30,
+            loop="asyncio", http=_Connection, ws="none", proxy_headers=False,
+            timeout_graceful_shutdown=2, timeout_keep_alive=30,
         )
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(target=self._run, args=(sock,), name="web", daemon=True)
@@ -146,7 +162,12 @@ class WebServer:
             loop = asyncio.get_running_loop()
             for feed in self._feeds:
                 feed.attach(loop)
-            await server.serve(sockets=[sock])
+                feed.start_fanout()
+            try:
+                await server.serve(sockets=[sock])
+            finally:
+                for feed in self._feeds:
+                    feed.stop_fanout()
 
         asyncio.run(serve())
 

@@ -14,14 +14,17 @@ after the id it had, none missed, none twice. A page whose writes stall for
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
+import socket
 from collections.abc import Callable
 from typing import Any, Final
 
 from starlette.types import Message, Receive, Scope, Send
 
 from table.web.feed import RETRY_MS, Feed, Subscriber
+from table.web.relay import connection
 
 log = logging.getLogger(__name__)
 
@@ -47,11 +50,13 @@ class EventsEndpoint:
         last_id = _last_event_id(scope)
         sub, resumed = self.feed.subscribe(last_id)
         try:
-            await self._serve(sub, resumed, receive, send)
+            await self._serve(sub, resumed, scope, receive, send)
         finally:
+            self.feed.let_go(sub)
             self.feed.unsubscribe(sub)
 
-    async def _serve(self, sub: Subscriber, resumed: bool, receive: Receive, send: Send) -> None:
+    async def _serve(self, sub: Subscriber, resumed: bool, scope: Scope, receive: Receive,
+                     send: Send) -> None:
         await send({"type": "http.response.start", "status": 200, "headers": [
             (b"content-type", b"text/event-stream; charset=utf-8"),
             (b"cache-control", b"no-store"),
@@ -64,9 +69,37 @@ class EventsEndpoint:
         try:
             if not await _write(send, first, sub):
                 return
-            await self._follow(sub, send)
+            if not await self._hand_over(sub, scope, watcher):
+                await self._follow(sub, send)
         finally:
             watcher.cancel()
+
+    async def _hand_over(self, sub: Subscriber, scope: Scope,
+                         watcher: asyncio.Future[None]) -> bool:
+        """Let the fan-out process write this page's events from now on, and wait for the
+        page to end; False when this page is written from here (no fan-out, or a connection
+        that cannot be handed over: HTTP/1.0, or its first frame still in the buffer)."""
+        transport = connection(scope)
+        if (transport is None or scope.get("http_version") != "1.1"
+                or scope["method"] != "GET" or transport.get_write_buffer_size()):
+            return False
+        sock = transport.get_extra_info("socket")
+        if sock is None or not self.feed.hand_over(sub, sock.fileno()):
+            return False
+        while not watcher.done() and not sub.dropped:
+            sub.wake.clear()
+            woken = asyncio.ensure_future(sub.wake.wait())
+            await asyncio.wait((watcher, woken), return_when=asyncio.FIRST_COMPLETED)
+            woken.cancel()
+        if not watcher.done():
+            # Dropped (by the fan-out, or the server): the connection is shut, the server
+            # sees it end, the browser reconnects and resumes.
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(WRITE_TIMEOUT):
+                    await asyncio.shield(watcher)
+        return True
 
     def _snapshot_frame(self) -> bytes:
         event_id, captions = self.feed.snapshot_mark()
