@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from daemon_harness import start, write_config
-from web_harness import Sse, WebDaemon, uid, web_daemon
+from web_harness import Client, Sse, WebDaemon, uid, web_daemon
 
 from sim.hardware.ptys import PtyReader
 
@@ -114,6 +114,38 @@ def test_a_killed_daemon_leaves_no_fan_out_running(tmp_path: Path) -> None:
     daemon.kill9()
     deadline = time.monotonic() + BOUND
     while not ended(fanouts[0]):
+        assert time.monotonic() < deadline, "the fan-out outlived its daemon"
+        time.sleep(0.05)
+    pad.close()
+
+
+def test_a_stop_signal_to_the_whole_group_stops_the_table_cleanly(tmp_path: Path) -> None:
+    """A service manager's SIGTERM (or Ctrl-C at a terminal) reaches the fan-out too: it waits
+    for the daemon to close its pages, and nobody is told that it ended early."""
+    pad = PtyReader(tmp_path / "pad")
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    config = write_config(tmp_path, extra=f'[web]\nenabled = true\nlisten = "127.0.0.1:{port}"\n')
+    daemon, _ = start(config, pad, "--log-level", "warning")
+    page = Sse(port)
+    assert page.next()[1]["type"] == "snapshot"
+    client = Client(port)
+    deadline = time.monotonic() + BOUND
+    while client.get("/api/admin/status")[1]["fanout"] < 1:  # (from the Pi itself: no key)
+        assert time.monotonic() < deadline, "the page was never handed to the fan-out"
+        time.sleep(0.01)
+    pad.send_uid(uid("R5#1"))  # written by the fan-out: it is up
+    page.until("verdict", input="tag")
+    (fanout,) = children(daemon.proc.pid)
+    os.kill(fanout, signal.SIGINT)
+    os.kill(fanout, signal.SIGTERM)
+    pad.send_uid(uid("R7#1"))  # the page still follows the table
+    assert page.until("verdict", input="tag")[-1][1]["verdict"] == "accepted"
+    assert daemon.stop() == 0
+    assert "fan-out" not in "".join(daemon.stderr)
+    deadline = time.monotonic() + BOUND
+    while not ended(fanout):
         assert time.monotonic() < deadline, "the fan-out outlived its daemon"
         time.sleep(0.05)
     pad.close()

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import contextlib
 import selectors
+import signal
 import socket
 import struct
 import sys
@@ -228,9 +229,12 @@ class Fanout:
 
 
 def main(argv: list[str]) -> int:
+    # Ctrl-C at the terminal and a service manager's SIGTERM reach the whole process group:
+    # the daemon ends this process itself, when it has closed its pages.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
     control = socket.socket(fileno=int(argv[1]))
-    with contextlib.suppress(KeyboardInterrupt):
-        Fanout(control).run()
+    Fanout(control).run()
     return 0
 
 

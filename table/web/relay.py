@@ -59,7 +59,9 @@ class Relay:
         try:
             self.proc = subprocess.Popen(
                 [sys.executable, "-m", "table.web.fanout", str(theirs.fileno())],
-                pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL)
+                pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,  # the daemon's stdout may be its event stream
+                process_group=0)  # Ctrl-C at the terminal is the daemon's to handle
         except OSError:
             ours.close()
             raise
