@@ -83,11 +83,24 @@ def test_a_fan_out_that_dies_hands_its_pages_back_without_a_gap(table: WebDaemon
     assert again.until("verdict", input="tag")[-1][1]["verdict"] == "accepted"
 
 
+def handed_over(port: int) -> None:
+    """Wait until the daemon at ``port`` has handed its page to the fan-out."""
+    client = Client(port)
+    deadline = time.monotonic() + BOUND
+    while client.get("/api/admin/status")[1]["fanout"] < 1:  # (from the Pi itself: no key)
+        assert time.monotonic() < deadline, "the page was never handed to the fan-out"
+        time.sleep(0.01)
+
+
 def children(pid: int) -> list[int]:
     found = []
     for task in Path(f"/proc/{pid}/task").iterdir():
         found += [int(c) for c in (task / "children").read_text().split()]
     return found
+
+
+def nice(pid: int) -> int:
+    return int(Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[16])
 
 
 def ended(pid: int) -> bool:
@@ -107,10 +120,13 @@ def test_a_killed_daemon_leaves_no_fan_out_running(tmp_path: Path) -> None:
     daemon, _ = start(config, pad)
     page = Sse(port)
     assert page.next()[1]["type"] == "snapshot"
-    pad.send_uid(uid("R5#1"))
+    handed_over(port)
+    pad.send_uid(uid("R5#1"))  # written by the fan-out: it is up
     page.until("verdict", input="tag")
     fanouts = children(daemon.proc.pid)
     assert len(fanouts) == 1
+    # The referee comes first: the fan-out runs at a nice value 10 above the daemon's.
+    assert nice(fanouts[0]) == min(19, nice(daemon.proc.pid) + 10)
     daemon.kill9()
     deadline = time.monotonic() + BOUND
     while not ended(fanouts[0]):
@@ -130,11 +146,7 @@ def test_a_stop_signal_to_the_whole_group_stops_the_table_cleanly(tmp_path: Path
     daemon, _ = start(config, pad, "--log-level", "warning")
     page = Sse(port)
     assert page.next()[1]["type"] == "snapshot"
-    client = Client(port)
-    deadline = time.monotonic() + BOUND
-    while client.get("/api/admin/status")[1]["fanout"] < 1:  # (from the Pi itself: no key)
-        assert time.monotonic() < deadline, "the page was never handed to the fan-out"
-        time.sleep(0.01)
+    handed_over(port)
     pad.send_uid(uid("R5#1"))  # written by the fan-out: it is up
     page.until("verdict", input="tag")
     (fanout,) = children(daemon.proc.pid)
