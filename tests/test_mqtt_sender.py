@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import select
+import signal
 import sys
 import time
 from pathlib import Path
@@ -118,3 +119,27 @@ def test_a_sender_that_does_not_read_never_holds_up_the_referee(
     assert proc is not None
     publisher.close(timeout=0.1)
     assert proc.returncode is not None
+
+
+def test_the_sender_stays_for_the_daemon_to_stop_it(
+        broker: Broker, tmp_path: Path) -> None:  # noqa: F811
+    """Ctrl-C at a terminal, or systemd stopping the service, signals the sender too: it
+    stays, and ends when its daemon has delivered the last results and stops it."""
+    taps = scripted_taps(PLAYERS, 100, seed=7)
+    config, listener, pad = table_one(broker, tmp_path)
+    try:
+        daemon, _ = start(config, pad)
+        heard = availability(listener, b"online", 0)
+        sender = sender_of(daemon.proc.pid)
+        os.kill(sender, signal.SIGINT)
+        os.kill(sender, signal.SIGTERM)
+        tap_all(daemon, pad, taps)
+        assert daemon.stop() == 0
+        assert ended(sender)
+        availability(listener, b"offline", heard)
+    finally:
+        reap()
+        pad.close()
+        listener.close()
+    assert not any("the sender process stopped" in line for line in daemon.stderr)
+    assert Outbox(tmp_path / "journal.sqlite3").counts() == (2, 0)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import logging
 import os
+import signal
 import sys
 import threading
 from collections.abc import Callable
@@ -137,6 +138,10 @@ def serve(inp: IO[bytes], out: IO[bytes]) -> int:
 
 
 def main() -> int:
+    # Ctrl-C at the daemon's terminal, or systemd stopping the service, signals the whole
+    # group: the daemon stops its sender itself (``close``), after the last results.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     return serve(sys.stdin.buffer, sys.stdout.buffer)
 
