@@ -6,11 +6,13 @@ referee. Real daemons, a real Mosquitto."""
 from __future__ import annotations
 
 import os
+import queue
 import select
 import signal
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from daemon_harness import reap, start, tap_all
@@ -20,7 +22,9 @@ from test_mqtt_outbox import PLAYERS, table_one
 from sim.players.scripted import scripted_taps
 from table.journal.outbox import Outbox
 from table.mqtt import remote
+from table.mqtt.publisher import Publisher
 from table.mqtt.remote import RemotePublisher
+from table.mqtt.sender import Pending
 from table.mqtt.settings import MqttSettings
 
 
@@ -143,3 +147,23 @@ def test_the_sender_stays_for_the_daemon_to_stop_it(
         listener.close()
     assert not any("the sender process stopped" in line for line in daemon.stderr)
     assert Outbox(tmp_path / "journal.sqlite3").counts() == (2, 0)
+
+
+def test_a_result_handed_over_again_after_its_acknowledgement_goes_again(
+        broker: Broker) -> None:  # noqa: F811
+    """The daemon hands the sender its unsent results again (on each connection) while an
+    acknowledgement is on its way back: the sender sends such a result again (the hub counts
+    its id once) rather than keeping it for ever, unsent, and stalling its clean stop."""
+    acks: queue.Queue[tuple[Any, ...]] = queue.Queue()
+    pending = Pending(lambda m: acks.put(m) if m[0] == "ack" else None)
+    publisher = Publisher(MqttSettings("127.0.0.1", broker.port, table="5"), "t5",
+                          outbox=pending)
+    publisher.start()
+    result = {"id": "5/1/1", "table": "5", "round": 1}
+    try:
+        for _ in range(2):
+            publisher.kick([result])
+            assert acks.get(timeout=30) == ("ack", "5/1/1")
+            assert pending.counts() == (0, 0)
+    finally:
+        publisher.close()

@@ -353,6 +353,7 @@ class Publisher(Delivery):
         assert self.outbox is not None
         done = [rid for rid in (self._inflight.pop(mid, None) for mid in acks) if rid]
         for rid in done:
+            self._sending.discard(rid)  # handed over again later: sent again
             self.outbox.mark_sent(rid)
         if done:
             with self._acked:
