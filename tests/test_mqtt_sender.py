@@ -9,6 +9,7 @@ import os
 import queue
 import select
 import signal
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -22,6 +23,7 @@ from test_mqtt_outbox import PLAYERS, table_one
 from sim.players.scripted import scripted_taps
 from table.journal.outbox import Outbox
 from table.mqtt import remote
+from table.mqtt.frames import frame
 from table.mqtt.publisher import Publisher
 from table.mqtt.remote import RemotePublisher
 from table.mqtt.sender import Pending
@@ -167,3 +169,12 @@ def test_a_result_handed_over_again_after_its_acknowledgement_goes_again(
             assert pending.counts() == (0, 0)
     finally:
         publisher.close()
+
+
+@pytest.mark.parametrize("stdin", [b"\x00\x00\x00\x05junk!", frame({"host": "h"})])
+def test_the_sender_started_by_hand_refuses_in_one_line(stdin: bytes) -> None:
+    done = subprocess.run([sys.executable, "-m", "table.mqtt.sender"], input=stdin,
+                          capture_output=True, timeout=60)
+    assert done.returncode == 2
+    lines = done.stderr.decode().splitlines()
+    assert len(lines) == 1 and "not a table daemon's frames" in lines[0], lines

@@ -19,17 +19,20 @@ from __future__ import annotations
 
 import logging
 import os
+import pickle
 import signal
 import sys
 import threading
 from collections.abc import Callable
-from typing import IO, Any
+from typing import IO, Any, Final
 
 from table.mqtt.frames import frame, read_frame
 from table.mqtt.publisher import Message, MqttError, Publisher
 
 log = logging.getLogger(__name__)
 Report = Callable[[tuple[Any, ...]], None]
+HELLO: Final = frozenset({"settings", "client_id", "availability", "subscriptions", "capacity",
+                          "level"})
 
 
 class Pending:
@@ -96,7 +99,15 @@ def serve(inp: IO[bytes], out: IO[bytes]) -> int:
             except (BrokenPipeError, ValueError):
                 os._exit(0)  # the daemon is gone: the broker's last will says so
 
-    hello = read_frame(inp)
+    try:
+        hello = read_frame(inp)
+        if hello is not None and not (isinstance(hello, dict) and hello.keys() >= HELLO):
+            raise ValueError("not the settings")
+    except (pickle.UnpicklingError, EOFError, ValueError, TypeError, AttributeError,
+            ImportError, IndexError) as exc:
+        print(f"table.mqtt.sender: stdin: not a table daemon's frames ({exc}); the daemon "
+              "starts this process itself, with [mqtt] in its configuration", file=sys.stderr)
+        return 2
     if hello is None:
         return 0
     logging.getLogger().setLevel(hello["level"])
