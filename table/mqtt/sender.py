@@ -17,6 +17,7 @@ broker publishes the last will.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import pickle
@@ -156,7 +157,8 @@ def main() -> int:
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
     # Behind the referee for the CPU: when both want a core, the next tap goes first; the
     # events of the last one can wait a few milliseconds.
-    os.nice(NICE)
+    with contextlib.suppress(OSError):  # a sandbox that refuses it: it runs all the same
+        os.nice(NICE)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     return serve(sys.stdin.buffer, sys.stdout.buffer)
 
