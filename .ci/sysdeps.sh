@@ -21,6 +21,7 @@
 #       open-jtalk-mecab-naist-jdic   as for demo-ja (the test extra brings pyopenjtalk-ndy;
 #                                     the tests run the real Japanese voice)
 #       mosquitto                the MQTT broker the tables publish to and the hub reads
+#       mosquitto-clients        mosquitto_sub, bench/hub.py's observer in a process of its own
 #       fonts-noto-cjk           names in Japanese in the plots of `stats` and `study`
 #       chromium                 opens their HTML reports in the tests (through Playwright)
 #
@@ -32,7 +33,7 @@ set -eu
 DEMO_PACKAGES="python3 python3-venv espeak-ng"
 JAPANESE_PACKAGES="open-jtalk-mecab-naist-jdic"
 TEST_PACKAGES="$DEMO_PACKAGES make gcc-avr avr-libc simavr libsimavr-dev libelf-dev gcc libc6-dev
-python3-dev socat systemd mosquitto chromium fonts-noto-cjk $JAPANESE_PACKAGES"
+python3-dev socat systemd mosquitto mosquitto-clients chromium fonts-noto-cjk $JAPANESE_PACKAGES"
 
 list=false
 if [ "${1:-}" = --list ]; then

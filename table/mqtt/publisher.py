@@ -22,16 +22,27 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, Protocol
 
 from table.errors import TableError
-from table.journal.outbox import Outbox, OutboxError
+from table.journal.outbox import OutboxError
 from table.mqtt.settings import MqttSettings
 
 log = logging.getLogger(__name__)
 
 CAPACITY: Final = 1000  # messages waiting for the network before new ones are dropped
 Handler = Callable[[str, bytes], None]
+
+
+class Results(Protocol):
+    """Where the results to deliver wait: the outbox (:class:`table.journal.outbox.Outbox`),
+    or the sender process's share of it (:class:`table.mqtt.sender.Pending`)."""
+
+    def add(self, result: dict[str, Any]) -> bool: ...
+    def unsent(self) -> list[dict[str, Any]]: ...
+    def mark_sent(self, result_id: str) -> None: ...
+    def send_again(self, prefix: str) -> int: ...
+    def counts(self) -> tuple[int, int]: ...
 
 
 class MqttError(TableError, RuntimeError):
@@ -65,7 +76,37 @@ def _paho() -> Any:
     return mqtt
 
 
-class Publisher:
+class Delivery:
+    """What both publishers (this one and :class:`table.mqtt.remote.RemotePublisher`) do with
+    the results they deliver: keep them in the outbox, and wait until it is empty."""
+
+    outbox: Results | None
+    _keep: list[dict[str, Any]]  # results for the outbox, not kept yet
+    _acked: threading.Condition  # told when a result is kept or acknowledged
+
+    def drained(self, timeout: float) -> bool:
+        """Wait until the outbox has nothing unsent (or ``timeout``); whether it is empty."""
+        if self.outbox is None:
+            return True
+        deadline = time.monotonic() + timeout
+        with self._acked:
+            while self._keep or self.outbox.counts()[1]:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                self._acked.wait(left)
+        return True
+
+    def _store(self, result: dict[str, Any]) -> None:
+        assert self.outbox is not None
+        try:
+            self.outbox.add(result)
+        except OutboxError as exc:  # a full disk: the journal has the round all the same, and
+            # the next start keeps its result again from there
+            log.error("mqtt: %s", exc)
+
+
+class Publisher(Delivery):
     """One client to the broker. ``availability`` is the topic of the last will (None: no
     will, as for a command that only reads). ``subscriptions`` are handed to ``on_message``
     from paho's thread. ``persistent``: the broker keeps this client's subscriptions and
@@ -79,7 +120,7 @@ class Publisher:
         client_id: str,
         *,
         availability: str | None = None,
-        outbox: Outbox | None = None,
+        outbox: Results | None = None,
         subscriptions: Iterable[str] = (),
         on_message: Handler | None = None,
         capacity: int = CAPACITY,
@@ -188,19 +229,6 @@ class Publisher:
             self._kicked = True
             self._cond.notify()
 
-    def drained(self, timeout: float) -> bool:
-        """Wait until the outbox has nothing unsent (or ``timeout``); whether it is empty."""
-        if self.outbox is None:
-            return True
-        deadline = time.monotonic() + timeout
-        with self._acked:
-            while self._keep or self.outbox.counts()[1]:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    return False
-                self._acked.wait(left)
-        return True
-
     def close(self, timeout: float = 5.0) -> None:
         """Deliver what waits (within ``timeout``), say ``offline``, disconnect."""
         if self.connected.is_set():
@@ -304,14 +332,6 @@ class Publisher:
         self.client.publish(message.topic, encode(message.payload), message.qos,
                             message.retain)
 
-    def _store(self, result: dict[str, Any]) -> None:
-        assert self.outbox is not None
-        try:
-            self.outbox.add(result)
-        except OutboxError as exc:  # a full disk: the journal has the round all the same, and
-            # the next start keeps its result again from there
-            log.error("mqtt: %s", exc)
-
     def _send_outbox(self, again: bool) -> None:
         """Send the unsent results: all of them on a new connection (``again``), else only
         those not sent yet on this one."""
@@ -333,6 +353,7 @@ class Publisher:
         assert self.outbox is not None
         done = [rid for rid in (self._inflight.pop(mid, None) for mid in acks) if rid]
         for rid in done:
+            self._sending.discard(rid)  # handed over again later: sent again
             self.outbox.mark_sent(rid)
         if done:
             with self._acked:
