@@ -135,36 +135,40 @@ class PlayFirst:
         # after the last play are read from the end, and a card is picked among the plays by
         # rejection (a wild is listed once per colour it may name, so each of its listings is
         # kept a time in as many: every card is as likely, and so is each colour).
-        end = len(acts)
+        end = len(acts) - 1
         call: Action | None = None
-        draw: Action | None = None
-        done: Action | None = None
-        while end:
-            a = acts[end - 1]
-            kind = type(a)
-            if kind is Play:
-                break
-            if kind is CallUno:
-                call = a
-            elif kind is Draw:
-                draw = a
-            elif kind is Pass:
-                done = a
-            end -= 1
-        if end:
+        # The commonest list, plays and then a draw, is read without the loop below.
+        if not (type(acts[end]) is Draw and end and type(acts[end - 1]) is Play):
+            end += 1
+            draw: Action | None = None
+            done: Action | None = None
+            while end:
+                a = acts[end - 1]
+                kind = type(a)
+                if kind is Play:
+                    break
+                if kind is CallUno:
+                    call = a
+                elif kind is Draw:
+                    draw = a
+                elif kind is Pass:
+                    done = a
+                end -= 1
+            if not end:
+                if draw is not None:
+                    return draw
+                if done is not None:
+                    return done
+                # A colour to name, or what a house rule adds (a swap target, ...); never a
+                # challenge.
+                return self.rng.choice([a for a in acts if type(a) is not Challenge])
             if call is not None:
                 return call  # UNO first, then the play that leaves one card
-            # The common case of _card, first: the first card picked is not a wild.
-            a = acts[int(self.rng.random() * end)]
-            if type(a) is Play and a.color is None:
-                return a
-            return self._card(acts, end, a)
-        if draw is not None:
-            return draw
-        if done is not None:
-            return done
-        # A colour to name, or what a house rule adds (a swap target, ...); never a challenge.
-        return self.rng.choice([a for a in acts if type(a) is not Challenge])
+        # The common case of _card, first: the first card picked is not a wild.
+        a = acts[int(self.rng.random() * end)]
+        if type(a) is Play and a.color is None:
+            return a
+        return self._card(acts, end, a)
 
     def _card(self, acts: Sequence[Action], end: int, a: Action) -> Action:
         """A uniformly random card of the plays ``acts[:end]``, a Wild Draw Four only when

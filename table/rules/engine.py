@@ -46,6 +46,7 @@ from table.rules.actions import (
 )
 from table.rules.events import EventKind
 from table.rules.flow import (
+    CALLED_UNO,
     DREW_ONE,
     PASSED,
     PLAY,
@@ -526,7 +527,7 @@ def _on_call_uno(s: State, a: CallUno, events: list[Event]) -> None:
     if s.uno_window == p:
         s.uno_window = None
         s.uno_next = None
-    events.append(Event(EventKind.UNO, player=p))
+    events.append(CALLED_UNO[p])
 
 
 def _on_catch(s: State, a: Catch, events: list[Event]) -> None:

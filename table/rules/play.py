@@ -58,12 +58,9 @@ _NOT_WD4: tuple[Sequence[Card], int, Color | None, str | None, Card | None] = (
     (), 0, None, None, None
 )
 
-# "played" events of coloured cards, per seat and card, made when first needed...
-_PLAYED: tuple[dict[Card, Event], ...] = tuple({} for _ in range(MAX_PLAYERS))
-# ... and of wilds, per seat, card and colour named (or None).
-_PLAYED_WILD: tuple[dict[tuple[Card, Color | None], Event], ...] = tuple(
-    {} for _ in range(MAX_PLAYERS)
-)
+# "played" events, per seat, colour named (``None`` for a coloured card) and card, made when
+# first needed.
+_PLAYED: tuple[dict[Color | None, dict[Card, Event]], ...] = tuple({} for _ in range(MAX_PLAYERS))
 
 
 def restricted(opts: Options) -> bool:
@@ -247,17 +244,12 @@ def carry_out(
         s.discard.append(card)
         last = card
         # The "played" event, the hottest one, is made once per seat, card and colour named.
-        if not card.is_wild:
-            played = _PLAYED[p]
-            event = played.get(card)
-            if event is None:
-                event = played[card] = Event(EventKind.PLAYED, p, None, card, None)
-        else:
-            wilds = _PLAYED_WILD[p]
-            key = (card, color)
-            event = wilds.get(key)
-            if event is None:
-                event = wilds[key] = Event(EventKind.PLAYED, p, None, card, color)
+        try:  # subscripts, not get(): a method call costs more than the try
+            event = _PLAYED[p][color][card]
+        except KeyError:
+            event = _PLAYED[p].setdefault(color, {})[card] = Event(
+                EventKind.PLAYED, p, None, card, color if card.is_wild else None
+            )
         events.append(event)
     else:
         for each in cards:
@@ -439,8 +431,9 @@ _FACES: tuple[Card, ...] = tuple(dict.fromkeys(c for counts in EDITIONS.values()
 # The single-card plays of one seat onto one (colour in force, live rank), by card: only the
 # cards that match (:func:`matches`) are keys; with the table, its ``__contains__``, made once
 # (a bound method is a new object each time it is read).
+# By seat, then colour, then rank: nested look-ups are cheaper than one by a tuple made for it.
 _Matching = tuple[dict[Card, tuple[Play, ...]], Callable[[Card], bool]]
-_MATCHING: tuple[dict[tuple[Color | None, str | None], _Matching], ...] = tuple(
+_MATCHING: tuple[dict[Color | None, dict[str | None, _Matching]], ...] = tuple(
     {} for _ in range(MAX_PLAYERS)
 )
 
@@ -461,7 +454,7 @@ def plays_of(player: int, cards: tuple[Card, ...]) -> tuple[Play, ...]:
 def _matching(player: int, color: Color | None, rank: str | None) -> _Matching:
     """The entry of ``_MATCHING`` for this seat, colour and rank, made once."""
     plays = {card: plays_of(player, (card,)) for card in _FACES if fits(card, color, rank)}
-    entry = _MATCHING[player][(color, rank)] = (plays, plays.__contains__)
+    entry = _MATCHING[player].setdefault(color, {})[rank] = (plays, plays.__contains__)
     return entry
 
 
@@ -488,10 +481,10 @@ def list_plays(s: State, p: int, out: list[Action]) -> None:
         known = hand.known
     if known:
         color, rank = s.color, s.live_rank
-        entry = _MATCHING[p].get((color, rank))
-        if entry is None:
-            entry = _matching(p, color, rank)
-        matching, contains = entry
+        try:  # subscripts, not get(): a method call costs more than the try
+            matching, contains = _MATCHING[p][color][rank]
+        except KeyError:
+            matching, contains = _matching(p, color, rank)
         # The matching cards picked out in C, then each distinct one, in hand order (a dict
         # only when there are two or more: most hands match once or not at all).
         cards: Sequence[Card] | dict[Card, None] = [*filter(contains, known)]
