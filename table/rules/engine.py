@@ -425,20 +425,23 @@ def _on_draw(s: State, a: Draw, events: list[Event]) -> None:
         s.turn = s.next_seat(p)
         announce_turn(s, events)
         return
-    if s.has_drawn:
-        if not draws_again(s):
-            raise IllegalPlay("already-drew", "one card is drawn per turn")
-    elif not opts.draw_by_choice and has_play(s, p):
-        raise IllegalPlay("has-playable-card", "a card in hand can be played")
-    if a.card is not None:
-        check_named_draw(s, a.card)
-    elif s.has_drawn and next_draw_source(s) == "none":
-        raise IllegalPlay("pile-empty", "there is no card left to draw")
+    has_drawn = s.has_drawn
+    # The common case (a first draw, by choice, of a card not named) costs one test.
+    if has_drawn or not opts.draw_by_choice or a.card is not None:
+        if has_drawn:
+            if not draws_again(s):
+                raise IllegalPlay("already-drew", "one card is drawn per turn")
+        elif not opts.draw_by_choice and has_play(s, p):
+            raise IllegalPlay("has-playable-card", "a card in hand can be played")
+        if a.card is not None:
+            check_named_draw(s, a.card)
+        elif has_drawn and next_draw_source(s) == "none":
+            raise IllegalPlay("pile-empty", "there is no card left to draw")
 
     # --- accepted ---
     if "turn_action" in rules.hooked:
         rules.turn_action(s, p)
-    if not s.has_drawn and not opts.draw_by_choice and hand.unknown:
+    if not has_drawn and not opts.draw_by_choice and hand.unknown:
         s.unverified += 1
         events.append(Event(EventKind.UNVERIFIED, player=p))
     if s.uno_window is not None:

@@ -489,7 +489,10 @@ def list_plays(s: State, p: int, out: list[Action]) -> None:
         # only when there are two or more: most hands match once or not at all).
         cards: Sequence[Card] | dict[Card, None] = [*filter(contains, known)]
         if len(cards) > 1:
-            cards = dict.fromkeys(cards)
+            if len(cards) > 2:
+                cards = dict.fromkeys(cards)
+            elif cards[0] is cards[1]:
+                del cards[1]
         if len(hand.known) + hand.unknown > 2:
             # More than one card is kept, so check_kept can refuse only a Wild Draw Four (its
             # restriction); the other matching cards need no check.
