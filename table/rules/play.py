@@ -16,7 +16,7 @@ Choices where RULES.md leaves room are documented where they are made (search "C
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 
 from table.cards import (
     COLORS,
@@ -487,12 +487,12 @@ def list_plays(s: State, p: int, out: list[Action]) -> None:
             matching, contains = _matching(p, color, rank)
         # The matching cards picked out in C, then each distinct one, in hand order (a dict
         # only when there are two or more: most hands match once or not at all).
-        cards: Sequence[Card] | dict[Card, None] = [*filter(contains, known)]
-        if len(cards) > 1:
-            if len(cards) > 2:
-                cards = dict.fromkeys(cards)
-            elif cards[0] is cards[1]:
-                del cards[1]
+        matched = [*filter(contains, known)]
+        cards: Collection[Card] = matched
+        if len(matched) > 2:
+            cards = dict.fromkeys(matched)
+        elif len(matched) == 2 and matched[0] is matched[1]:
+            del matched[1]
         if len(hand.known) + hand.unknown > 2:
             # More than one card is kept, so check_kept can refuse only a Wild Draw Four (its
             # restriction); the other matching cards need no check.
