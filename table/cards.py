@@ -23,6 +23,11 @@ class Color(enum.Enum):
     GREEN = "green"
     BLUE = "blue"
 
+    # By identity, in C: an enum hashes its name in Python, and colours are looked up every
+    # action (the tables of the cards that match a colour). Members are unique, so equal
+    # colours are the same object.
+    __hash__ = object.__hash__
+
     @property
     def letter(self) -> str:
         return self.value[0].upper()

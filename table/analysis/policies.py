@@ -42,6 +42,7 @@ from table.rules import (
 )
 
 _WILD_DRAW_FOUR = Card(None, WILD_DRAW_FOUR)
+_SHARE: Final = 1 / len(COLORS)  # the chance of each colour named for a wild
 
 
 class PolicyError(TableError, ValueError):
@@ -134,54 +135,59 @@ class PlayFirst:
         # after the last play are read from the end, and a card is picked among the plays by
         # rejection (a wild is listed once per colour it may name, so each of its listings is
         # kept a time in as many: every card is as likely, and so is each colour).
-        end = len(acts)
+        end = len(acts) - 1
         call: Action | None = None
-        draw: Action | None = None
-        done: Action | None = None
-        while end:
-            a = acts[end - 1]
-            kind = type(a)
-            if kind is Play:
-                break
-            if kind is CallUno:
-                call = a
-            elif kind is Draw:
-                draw = a
-            elif kind is Pass:
-                done = a
-            end -= 1
-        if end:
+        # The commonest list, plays and then a draw, is read without the loop below.
+        if not (type(acts[end]) is Draw and end and type(acts[end - 1]) is Play):
+            end += 1
+            draw: Action | None = None
+            done: Action | None = None
+            while end:
+                a = acts[end - 1]
+                kind = type(a)
+                if kind is Play:
+                    break
+                if kind is CallUno:
+                    call = a
+                elif kind is Draw:
+                    draw = a
+                elif kind is Pass:
+                    done = a
+                end -= 1
+            if not end:
+                if draw is not None:
+                    return draw
+                if done is not None:
+                    return done
+                # A colour to name, or what a house rule adds (a swap target, ...); never a
+                # challenge.
+                return self.rng.choice([a for a in acts if type(a) is not Challenge])
             if call is not None:
                 return call  # UNO first, then the play that leaves one card
-            return self._card(acts, end)
-        if draw is not None:
-            return draw
-        if done is not None:
-            return done
-        # A colour to name, or what a house rule adds (a swap target, ...); never a challenge.
-        return self.rng.choice([a for a in acts if type(a) is not Challenge])
+        # The common case of _card, first: the first card picked is not a wild.
+        a = acts[int(self.rng.random() * end)]
+        if type(a) is Play and a.color is None:
+            return a
+        return self._card(acts, end, a)
 
-    def _card(self, acts: Sequence[Action], end: int) -> Action:
+    def _card(self, acts: Sequence[Action], end: int, a: Action) -> Action:
         """A uniformly random card of the plays ``acts[:end]``, a Wild Draw Four only when
-        nothing else plays; a random colour for a wild."""
+        nothing else plays; a random colour for a wild. ``a`` is the first action picked (among
+        ``acts[:end]``, uniformly)."""
         roll = self.rng.random
-        share = 1 / len(COLORS)
+        share = _SHARE
         only_wd4: bool | None = None
         while True:
-            a = acts[int(roll() * end)]
-            if type(a) is not Play:
-                continue  # a list with other actions among the plays: those are not cards
-            if a.color is None:
-                return a
-            if a.cards[0] is _WILD_DRAW_FOUR:
-                if only_wd4 is None:
+            if type(a) is Play:  # other actions among the plays are not cards: pick again
+                if a.color is None:
+                    return a
+                if a.cards[0] is _WILD_DRAW_FOUR and only_wd4 is None:
                     only_wd4 = all(
                         type(b) is Play and b.cards[0] is _WILD_DRAW_FOUR for b in acts[:end]
                     )
-                if not only_wd4:
-                    continue
-            if roll() < share:
-                return a
+                if (only_wd4 or a.cards[0] is not _WILD_DRAW_FOUR) and roll() < share:
+                    return a
+            a = acts[int(roll() * end)]
 
     def react(self, s: State, acts: Sequence[Action]) -> Action | None:
         """Its own UNO, late (after playing a drawn card down to one); nothing else."""

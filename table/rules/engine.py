@@ -9,8 +9,9 @@ Choices where RULES.md leaves room are documented where they are made (search "C
 
 from __future__ import annotations
 
+import collections
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import chain, repeat
 
@@ -45,6 +46,7 @@ from table.rules.actions import (
 )
 from table.rules.events import EventKind
 from table.rules.flow import (
+    CALLED_UNO,
     DREW_ONE,
     PASSED,
     PLAY,
@@ -106,6 +108,8 @@ class Deal:
 def same_names(players: Sequence[str]) -> str | None:
     """What is wrong when two names are one name in any case (``Aki``, ``aki``), else None.
     Choice: names are told apart without case, as scenarios and seat names are read."""
+    if len(set(map(str.casefold, players))) == len(players):
+        return None  # the common case, in C: every name is another name
     seen: dict[str, str] = {}
     for name in players:
         first = seen.get(name.casefold())
@@ -198,16 +202,17 @@ def _deal_round(s: State, deal: Deal) -> tuple[State, list[Event]]:
                 raise SetupError(f"{s.players[i]} cannot hold a negative number of cards")
             if s.eliminated[i] and len(hand):
                 raise SetupError(f"{s.players[i]} is out of the match and gets no cards")
-    s.hidden = sum(h.unknown for h in s.hands)
+    s.hidden = sum([h.unknown for h in s.hands])
     s.pile = list(reversed(deal.pile))
     # The known cards (the discard pile is still empty) and the cards turned up.
-    known = Counter(chain(s.pile, deal.start, *[h.known for h in s.hands]))
-    total = sum(edition.values())
+    known: Counter[Card] = Counter()
+    _count_elements(known, chain(s.pile, deal.start, *[h.known for h in s.hands]))
+    total = _DECK_SIZES.get(opts.deck) or _DECK_SIZES.setdefault(opts.deck, sum(edition.values()))
     # The whole deck dealt, every card seen (a shuffled deck, as self-play deals): one
     # comparison of the counts, in C. Anything else is checked face by face.
     if s.hidden or not dict.__eq__(edition, known):
         _check_counts(opts.deck, edition, known)
-    used = known.total() + s.hidden
+    used = sum(known.values()) + s.hidden
     if used > total:
         raise SetupError(f"the set-up uses {used} cards; the {opts.deck} deck has {total}")
     s.pile_unknown = total - used + len(deal.start)
@@ -218,6 +223,14 @@ def _deal_round(s: State, deal: Deal) -> tuple[State, list[Event]]:
         s.pile_unknown -= 1
         _turn_up(s, card, events)
     return s, events
+
+
+# Counter.update's own counter, in C: counts an iterable into a dict, without Counter.__init__.
+_count_elements: Callable[[dict[Card, int], Iterable[Card]], None] = (
+    collections._count_elements  # type: ignore[attr-defined]
+)
+# Cards in each edition's deck, counted once.
+_DECK_SIZES: dict[str, int] = {}
 
 
 def _check_counts(deck: str, edition: dict[Card, int], known: Counter[Card]) -> None:
@@ -320,12 +333,16 @@ def _turn_up(s: State, card: Card, events: list[Event]) -> None:
     opts = s.options
     s.discard.append(card)
     events.append(Event(EventKind.TURNED_UP, card=card))
-    bury = (
+    rules = s.rules
+    hooked = rules.hooked
+    bury = card.is_wild and (
         card.rank == WILD_DRAW_FOUR
         or (card.rank == WILD and opts.first_wild == "redraw")
         or (card.rank in (SHUFFLE_HANDS, CUSTOMIZABLE) and opts.first_special == "redraw")
     )
-    if s.rules.buries(s, card, bury):
+    if "buries" in hooked:
+        bury = rules.buries(s, card, bury)
+    if bury:
         # Choice: the card is buried in the pile (its place unknown) rather than the whole pile
         # reshuffled, so a known top of the pile stays known [003][004].
         s.discard.pop()
@@ -338,17 +355,17 @@ def _turn_up(s: State, card: Card, events: list[Event]) -> None:
     left = s.next_seat(s.dealer)
     s.color = card.color
     s.live_rank = None if card.is_wild else card.rank
-    s.rules.turned_up(s, card)
-    if s.rules.first_turn(s, card, events):
+    if "turned_up" in hooked:
+        rules.turned_up(s, card)
+    if "first_turn" in hooked and rules.first_turn(s, card, events):
         return
-    two = len(s.active) == 2
     if card.number is not None:
         s.turn = left
     elif card.rank == SKIP:
         events.append(SKIPPED[left])
         s.turn = s.next_seat(left)
     elif card.rank == REVERSE:
-        if two and opts.two_player_reverse_is_skip:
+        if len(s.active) == 2 and opts.two_player_reverse_is_skip:
             events.append(SKIPPED[left])
             s.turn = s.dealer
         else:
@@ -408,20 +425,23 @@ def _on_draw(s: State, a: Draw, events: list[Event]) -> None:
         s.turn = s.next_seat(p)
         announce_turn(s, events)
         return
-    if s.has_drawn:
-        if not draws_again(s):
-            raise IllegalPlay("already-drew", "one card is drawn per turn")
-    elif not opts.draw_by_choice and has_play(s, p):
-        raise IllegalPlay("has-playable-card", "a card in hand can be played")
-    if a.card is not None:
-        check_named_draw(s, a.card)
-    elif s.has_drawn and next_draw_source(s) == "none":
-        raise IllegalPlay("pile-empty", "there is no card left to draw")
+    has_drawn = s.has_drawn
+    # The common case (a first draw, by choice, of a card not named) costs one test.
+    if has_drawn or not opts.draw_by_choice or a.card is not None:
+        if has_drawn:
+            if not draws_again(s):
+                raise IllegalPlay("already-drew", "one card is drawn per turn")
+        elif not opts.draw_by_choice and has_play(s, p):
+            raise IllegalPlay("has-playable-card", "a card in hand can be played")
+        if a.card is not None:
+            check_named_draw(s, a.card)
+        elif has_drawn and next_draw_source(s) == "none":
+            raise IllegalPlay("pile-empty", "there is no card left to draw")
 
     # --- accepted ---
     if "turn_action" in rules.hooked:
         rules.turn_action(s, p)
-    if not s.has_drawn and not opts.draw_by_choice and hand.unknown:
+    if not has_drawn and not opts.draw_by_choice and hand.unknown:
         s.unverified += 1
         events.append(Event(EventKind.UNVERIFIED, player=p))
     if s.uno_window is not None:
@@ -510,7 +530,7 @@ def _on_call_uno(s: State, a: CallUno, events: list[Event]) -> None:
     if s.uno_window == p:
         s.uno_window = None
         s.uno_next = None
-    events.append(Event(EventKind.UNO, player=p))
+    events.append(CALLED_UNO[p])
 
 
 def _on_catch(s: State, a: Catch, events: list[Event]) -> None:

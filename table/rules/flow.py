@@ -22,6 +22,7 @@ TURN = tuple(Event(EventKind.TURN, seat) for seat in range(MAX_PLAYERS))
 SKIPPED = tuple(Event(EventKind.SKIPPED, seat) for seat in range(MAX_PLAYERS))
 DREW_ONE = tuple(Event(EventKind.DREW, seat, count=1) for seat in range(MAX_PLAYERS))
 PASSED = tuple(Event(EventKind.PASSED, seat) for seat in range(MAX_PLAYERS))
+CALLED_UNO = tuple(Event(EventKind.UNO, seat) for seat in range(MAX_PLAYERS))
 # "reversed" events, by the new direction.
 REVERSED = {d: Event(EventKind.REVERSED, count=d) for d in (1, -1)}
 PLAY = Phase.PLAY  # a module global is read faster than an enum member

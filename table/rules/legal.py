@@ -32,9 +32,9 @@ def legal_actions(s: State) -> list[Action]:
         return []
     if s.awaiting_color is not None:
         return [ChooseColor(s.awaiting_color, c) for c in COLORS]
-    rules = s.rules
-    if "waiting_actions" in rules.hooked:
-        waiting = rules.waiting_actions(s)
+    hooked = s.rules.hooked
+    if "waiting_actions" in hooked:
+        waiting = s.rules.waiting_actions(s)
         if waiting is not None:
             return waiting
     p = s.turn
@@ -58,7 +58,7 @@ def legal_actions(s: State) -> list[Action]:
         # Offered at the start of a turn only (a call after a draw is accepted, not offered).
         # uno_ahead decides; most hands are far from one card, which costs no call here.
         hand = s.hands[p]
-        if (len(hand.known) + hand.unknown == 2 or "several_at_once" in rules.hooked) and (
+        if (len(hand.known) + hand.unknown == 2 or "several_at_once" in hooked) and (
             not s.called[p] and uno_ahead(s, p)
         ):
             out.append(_CALL_UNO[p])

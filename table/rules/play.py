@@ -16,7 +16,7 @@ Choices where RULES.md leaves room are documented where they are made (search "C
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Collection, Sequence
 
 from table.cards import (
     COLORS,
@@ -58,10 +58,9 @@ _NOT_WD4: tuple[Sequence[Card], int, Color | None, str | None, Card | None] = (
     (), 0, None, None, None
 )
 
-# "played" events of coloured cards, per seat and card, made when first needed...
-_PLAYED: tuple[dict[Card, Event], ...] = tuple({} for _ in range(MAX_PLAYERS))
-# ... and of wilds, per seat, card and id() of the colour named (or of None).
-_PLAYED_WILD: tuple[dict[tuple[Card, int], Event], ...] = tuple({} for _ in range(MAX_PLAYERS))
+# "played" events, per seat, colour named (``None`` for a coloured card) and card, made when
+# first needed.
+_PLAYED: tuple[dict[Color | None, dict[Card, Event]], ...] = tuple({} for _ in range(MAX_PLAYERS))
 
 
 def restricted(opts: Options) -> bool:
@@ -214,21 +213,18 @@ def carry_out(
     p = a.player
     cards = a.cards
     card = cards[0]
-    last = cards[-1]
     hand = s.hands[p]
     if index is None:
         index = hand.known.index(card) if len(cards) == 1 else _GROUP
         jump = p != s.turn
-    rules = s.rules
     rank = card.rank
     stacked = s.pending
-    prior_rank = s.live_rank
     # The rest of the hand and what the card covers matter only to a Wild Draw Four (its
     # restriction and challenge): read them before the play changes them.
     wd4 = _NOT_WD4
     if rank == WILD_DRAW_FOUR:
         unknown_rest = hand.unknown - (0 if known else 1)
-        wd4 = (_rest(hand.known, card, known), unknown_rest, s.color, prior_rank, s.top)
+        wd4 = (_rest(hand.known, card, known), unknown_rest, s.color, s.live_rank, s.top)
         if not stacked and unknown_rest and restricted(s.options):
             s.unverified += 1  # the referee could not see whether the restriction held
             events.append(Event(EventKind.UNVERIFIED, player=p))
@@ -246,18 +242,14 @@ def carry_out(
             hand.unknown -= 1
             s.hidden -= 1
         s.discard.append(card)
+        last = card
         # The "played" event, the hottest one, is made once per seat, card and colour named.
-        if card.is_wild:
-            wilds = _PLAYED_WILD[p]
-            key = (card, id(color))  # a colour's id(): an enum member hashes in Python
-            event = wilds.get(key)
-            if event is None:
-                event = wilds[key] = Event(EventKind.PLAYED, p, None, card, color)
-        else:
-            played = _PLAYED[p]
-            event = played.get(card)
-            if event is None:
-                event = played[card] = Event(EventKind.PLAYED, p, None, card, None)
+        try:  # subscripts, not get(): a method call costs more than the try
+            event = _PLAYED[p][color][card]
+        except KeyError:
+            event = _PLAYED[p].setdefault(color, {})[card] = Event(
+                EventKind.PLAYED, p, None, card, color if card.is_wild else None
+            )
         events.append(event)
     else:
         for each in cards:
@@ -268,51 +260,61 @@ def carry_out(
                 s.hidden -= 1
             s.discard.append(each)
             events.append(Event(EventKind.PLAYED, p, None, each, None))  # no wild goes in a group
+        last = cards[-1]
     if s.has_drawn:
         s.has_drawn = False
         s.drawn = None
         s.drawn_unknown = False
-    if not last.is_wild:
+    number = last.number
+    if number is not None or not last.is_wild:
         s.color = last.color
         s.live_rank = last.rank
     else:
+        prior_rank = s.live_rank
         s.color = color
+        rules = s.rules
         s.live_rank = (
             rules.rank_after_wild(s, last, prior_rank) if "rank_after_wild" in rules.hooked
             else None
         )
+    size = len(hand.known) + hand.unknown
     shuffled = rank == SHUFFLE_HANDS
-    if shuffled and (
-        len(hand.known) + hand.unknown or s.options.shuffle_hands_last_card == "redeal"
-    ):
+    if shuffled and (size or s.options.shuffle_hands_last_card == "redeal"):
         shuffle_hands(s, p, events)
         hand = s.hands[p]  # the redeal gave every seat a new hand
-    size = len(hand.known) + hand.unknown
-    if size == 0:
-        _go_out(s, p, cards, events)
-        return
-    if size == 1:
+        size = len(hand.known) + hand.unknown
+    if size > 1:
+        if s.called[p]:
+            s.called[p] = False  # a call made for a play of several cards that did not come
+    elif size:
         if not s.called[p] and not shuffled:
             s.uno_window = p
-    elif s.called[p]:
-        s.called[p] = False  # a call made for a play of several cards that did not come
-    if last.number is None:
+    else:
+        _go_out(s, p, cards, events)
+        return
+    if number is None:
         _effect(s, p, last, len(cards), events, stacked, wd4)
+        turn = s.turn
     else:  # a number card has no effect: the next seat is on turn
         # s.next_seat(p), its common case inlined: the seat after is still in the match.
-        nxt = (p + s.direction) % len(s.players)
-        s.turn = s.next_seat(p) if s.eliminated[nxt] else nxt
-    held = "after_play" in rules.hooked and rules.after_play(s, p, cards, color, events)
+        turn = (p + s.direction) % len(s.players)
+        if s.eliminated[turn]:
+            turn = s.next_seat(p)
+        s.turn = turn
+    held = False
+    if "after_play" in s.rules.hooked:
+        held = s.rules.after_play(s, p, cards, color, events)
+        turn = s.turn
     if s.uno_window == p:
-        s.uno_next = s.turn
-    if last.is_wild and color is None:
+        s.uno_next = turn
+    if color is None and last.is_wild:
         s.awaiting_color = p
         events.append(Event(EventKind.COLOR_NEEDED, player=p))
     elif not held:
         # announce_turn, inlined
         if s.pending:
-            events.append(Event(EventKind.PENDING_DRAW, player=s.turn, count=s.pending))
-        events.append(TURN[s.turn])
+            events.append(Event(EventKind.PENDING_DRAW, player=turn, count=s.pending))
+        events.append(TURN[turn])
 
 
 def _effect(
@@ -427,9 +429,13 @@ _PLAYS: tuple[dict[Card, tuple[Play, ...]], ...] = tuple({} for _ in range(MAX_P
 # Every face of every edition, in a fixed order.
 _FACES: tuple[Card, ...] = tuple(dict.fromkeys(c for counts in EDITIONS.values() for c in counts))
 # The single-card plays of one seat onto one (colour in force, live rank), by card: only the
-# cards that match (:func:`matches`) are keys. Keyed by the colour's id(): an enum member
-# hashes in Python, and lives for ever.
-_MATCHING: dict[tuple[int, int, str | None], dict[Card, tuple[Play, ...]]] = {}
+# cards that match (:func:`matches`) are keys; with the table, its ``__contains__``, made once
+# (a bound method is a new object each time it is read).
+# By seat, then colour, then rank: nested look-ups are cheaper than one by a tuple made for it.
+_Matching = tuple[dict[Card, tuple[Play, ...]], Callable[[Card], bool]]
+_MATCHING: tuple[dict[Color | None, dict[str | None, _Matching]], ...] = tuple(
+    {} for _ in range(MAX_PLAYERS)
+)
 
 
 def plays_of(player: int, cards: tuple[Card, ...]) -> tuple[Play, ...]:
@@ -445,39 +451,48 @@ def plays_of(player: int, cards: tuple[Card, ...]) -> tuple[Play, ...]:
     return plays
 
 
-def _matching(player: int, color: Color | None, rank: str | None) -> dict[Card, tuple[Play, ...]]:
+def _matching(player: int, color: Color | None, rank: str | None) -> _Matching:
     """The entry of ``_MATCHING`` for this seat, colour and rank, made once."""
-    plays = _MATCHING[(player, id(color), rank)] = {
-        card: plays_of(player, (card,)) for card in _FACES if fits(card, color, rank)
-    }
-    return plays
+    plays = {card: plays_of(player, (card,)) for card in _FACES if fits(card, color, rank)}
+    entry = _MATCHING[player].setdefault(color, {})[rank] = (plays, plays.__contains__)
+    return entry
 
 
 def list_plays(s: State, p: int, out: list[Action]) -> None:
     """Add to ``out`` the plays of known cards that :func:`on_play` accepts from ``p``, the
     player on turn, now: each card once, in the order of the hand, a wild once per colour; then
     the groups of cards the variant allows."""
-    rules = s.rules
     hand = s.hands[p]
-    known: Sequence[Card] = hand.known
+    known: Sequence[Card]
     if s.has_drawn:
         # Only the card just drawn may be played (when it was seen), and nothing together.
-        if s.drawn is None:
+        drawn = s.drawn
+        if drawn is None:
             return
-        known = (s.drawn,)
+        known = (drawn,)
     elif s.pending:
+        rules = s.rules
         if "may_stack" in rules.hooked:  # the official game stacks nothing
-            for card in dict.fromkeys(known):
+            for card in dict.fromkeys(hand.known):
                 if rules.may_stack(s, card):
                     _add_checked(s, p, (card,), out)
         known = ()
+    else:
+        known = hand.known
     if known:
-        # Keyed by the colour's id(): an enum member hashes in Python, and lives for ever.
-        matching = _MATCHING.get((p, id(s.color), s.live_rank))
-        if matching is None:
-            matching = _matching(p, s.color, s.live_rank)
-        # The matching cards picked out in C, then each distinct one, in hand order.
-        cards = dict.fromkeys(filter(matching.__contains__, known))
+        color, rank = s.color, s.live_rank
+        try:  # subscripts, not get(): a method call costs more than the try
+            matching, contains = _MATCHING[p][color][rank]
+        except KeyError:
+            matching, contains = _matching(p, color, rank)
+        # The matching cards picked out in C, then each distinct one, in hand order (a dict
+        # only when there are two or more: most hands match once or not at all).
+        matched = [*filter(contains, known)]
+        cards: Collection[Card] = matched
+        if len(matched) > 2:
+            cards = dict.fromkeys(matched)
+        elif len(matched) == 2 and matched[0] is matched[1]:
+            del matched[1]
         if len(hand.known) + hand.unknown > 2:
             # More than one card is kept, so check_kept can refuse only a Wild Draw Four (its
             # restriction); the other matching cards need no check.
@@ -485,7 +500,7 @@ def list_plays(s: State, p: int, out: list[Action]) -> None:
                 try:
                     check_kept(s, p, (_WILD_DRAW_FOUR,), True)
                 except IllegalPlay:
-                    del cards[_WILD_DRAW_FOUR]
+                    cards = [card for card in cards if card is not _WILD_DRAW_FOUR]
             for card in cards:
                 out += matching[card]
         else:
@@ -495,10 +510,8 @@ def list_plays(s: State, p: int, out: list[Action]) -> None:
                 except IllegalPlay:
                     continue
                 out += matching[card]
-    if s.has_drawn:
-        return
-    if "groups" in rules.hooked:
-        for group in rules.groups(s, p):
+    if not s.has_drawn and "groups" in s.rules.hooked:
+        for group in s.rules.groups(s, p):
             _add_checked(s, p, group, out)
 
 

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from table.cards import Card, Color, edition_counts
 from table.rules.events import EventKind
 from table.rules.options import Options
-from table.rules.variant_state import Extra
+from table.rules.variant_state import NO_EXTRA, Extra
 
 if TYPE_CHECKING:
     from table.rules.hooks import Rules
@@ -127,7 +127,7 @@ class State:
     results: tuple[RoundResult, ...] = ()
     eliminated: list[bool] = field(default_factory=list)
     unverified: int = 0  # plays accepted without being able to check them
-    extra: Extra = field(default_factory=Extra)  # what the variants remember
+    extra: Extra = NO_EXTRA  # what the variants remember (immutable: shared, as a default)
 
     # --- derived --------------------------------------------------------------------------
 

@@ -51,5 +51,8 @@ class Extra:
     base_streak: tuple[int, ...] = ()
 
 
+NO_EXTRA = Extra()  # what the official game remembers: nothing
+
+
 def replace(extra: Extra, **changes: object) -> Extra:
     return dataclasses.replace(extra, **changes)  # type: ignore[arg-type]
