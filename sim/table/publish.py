@@ -23,6 +23,8 @@ from table.referee.views import state_event_json
 from table.runtime.events import EventStream, StreamType
 from table.runtime.loop import Input
 
+ONLINE_WAIT = 30.0  # seconds a demo waits for its sender to reach the broker, at most
+
 
 class DemoFeed:
     """The feed of one simulated table; :meth:`watch` is the table's ``watch``."""
@@ -39,6 +41,10 @@ class DemoFeed:
 
     def __enter__(self) -> DemoFeed:
         self.feed.start()
+        # Play starts once the table is online (or the broker is known to be away), as a
+        # daemon's once its readers are: a fast demo's first events are not published into
+        # a connection still being made, where they would be lost.
+        self.feed.publisher.answered.wait(ONLINE_WAIT)
         return self
 
     def __exit__(self, *exc: object) -> None:
