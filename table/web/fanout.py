@@ -53,6 +53,7 @@ LENGTH: Final = struct.Struct("!I")
 
 @dataclass(eq=False)
 class Page:
+    number: int  # the daemon's number for it
     sock: socket.socket
     cursor: int  # the last event written to ``out`` (or to the page)
     out: bytearray = field(default_factory=bytearray)
@@ -162,7 +163,7 @@ class Fanout:
             _, page_id, cursor = NUMBERS.unpack(message)
             sock = socket.socket(fileno=self.fds.popleft())
             sock.setblocking(False)
-            page = Page(sock, cursor)
+            page = Page(page_id, sock, cursor)
             self.pages[page_id] = page
             self.fill(page)
         elif kind == b"C":
@@ -214,12 +215,11 @@ class Fanout:
                 self.push(page)
 
     def drop(self, page: Page, why: bytes) -> None:
-        page_id = next(k for k, v in self.pages.items() if v is page)
         with contextlib.suppress(OSError):
             page.sock.shutdown(socket.SHUT_RDWR)  # the web server sees the page end
-        self.forget(page_id)
+        self.forget(page.number)
         with contextlib.suppress(OSError):
-            self.control.sendall(framed(HEAD.pack(b"G", page_id) + why))
+            self.control.sendall(framed(HEAD.pack(b"G", page.number) + why))
 
     def forget(self, page_id: int) -> None:
         page = self.pages.pop(page_id, None)
