@@ -15,6 +15,9 @@ loopback port, a pty play pad, and Debian's chromium.
   ms. The spectators run in a process of their own (as the phones and TVs that follow a table
   are other devices), so that the clock that times each verdict never waits for them, at a
   nice value of 10 (on the machine's own cores, they give the processor to the table first).
+  While the taps run they only keep what they receive, and count each page's events after the
+  taps: reading every frame as it came took half of one core, which a phone or a TV spends on
+  its own processor.
 - memory: the daemon's resident memory with the web off, with it on, with the spectators
   connected and after the taps. Target: the spectators add at most 25 MB.
 """
@@ -109,7 +112,9 @@ class Spectators:
 
 def follow(port: int, count: int) -> None:
     """The spectators' process: ``count`` streams read on one thread; prints ``connected``,
-    then, given the newest event's number on stdin, what each page had."""
+    then, given the newest event's number on stdin, what each page had. While the taps run,
+    what each page receives is only kept; it is read once the taps are over, so that these
+    stand-ins for other devices take as little of the table's processor as they can."""
     os.nice(SPECTATORS_NICE)
     socks = []
     for _ in range(count):
@@ -118,7 +123,21 @@ def follow(port: int, count: int) -> None:
         sock.setblocking(False)
         socks.append(sock)
     pages = [{"first": -1, "latest": -1, "events": 0} for _ in socks]
-    rest = [b""] * count
+    kept = [bytearray() for _ in socks]
+
+    def read(i: int) -> None:
+        """Count the whole lines page ``i`` has received."""
+        buf = kept[i]
+        cut = buf.rfind(b"\n") + 1
+        for line in bytes(buf[:cut]).split(b"\n"):
+            if line.startswith(b"id: "):
+                pages[i]["latest"] = int(line.split(b"-")[1])
+                if pages[i]["first"] < 0:
+                    pages[i]["first"] = pages[i]["latest"]
+            elif line.startswith(b"data: "):
+                pages[i]["events"] += 1
+        del buf[:cut]
+
     selector = selectors.DefaultSelector()
     for i, sock in enumerate(socks):
         selector.register(sock, selectors.EVENT_READ, i)
@@ -126,12 +145,17 @@ def follow(port: int, count: int) -> None:
     threading.Thread(target=lambda: newest.append(int(sys.stdin.readline())),
                      daemon=True).start()
     connected = False
+    counting = True  # until every page has its snapshot, then again after the taps
     deadline = float("inf")
     while True:
         if not connected and all(p["first"] >= 0 for p in pages):
-            connected = True
+            connected, counting = True, False
             print("connected", flush=True)
         if newest:
+            if not counting:
+                counting = True
+                for i in range(count):
+                    read(i)
             deadline = min(deadline, time.monotonic() + 30)
             if all(p["latest"] == newest[0] for p in pages) or time.monotonic() > deadline:
                 break
@@ -141,14 +165,9 @@ def follow(port: int, count: int) -> None:
             if not data:
                 selector.unregister(key.fileobj)
                 continue
-            *lines, rest[i] = (rest[i] + data).split(b"\n")
-            for line in lines:
-                if line.startswith(b"id: "):
-                    pages[i]["latest"] = int(line.split(b"-")[1])
-                    if pages[i]["first"] < 0:
-                        pages[i]["first"] = pages[i]["latest"]
-                elif line.startswith(b"data: "):
-                    pages[i]["events"] += 1
+            kept[i] += data
+            if counting:
+                read(i)
     print(json.dumps(pages), flush=True)
     for sock in socks:
         sock.close()
