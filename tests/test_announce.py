@@ -126,3 +126,67 @@ def test_referee_never_names_a_hidden_card() -> None:
                         if words in text:
                             assert card is top or ann.key in ("turned-up", "buried"), text
     assert spoken > 1000
+
+
+def _refusal_reasons() -> set[str]:
+    """Every reason a refusal can give, read from the code: the rules' ``IllegalPlay("...")``
+    and the referee's own ``_refuse("rejected", "...")``."""
+    import ast
+    from pathlib import Path
+
+    reasons: set[str] = set()
+    for path in (Path(__file__).resolve().parent.parent / "table").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.Call):
+                continue
+            func = node.func
+            name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
+            args = [a.value for a in node.args if isinstance(a, ast.Constant)]
+            if name == "IllegalPlay" and args:
+                reasons.add(args[0])
+            elif name == "_refuse" and len(args) == 2 and args[0] == "rejected":
+                reasons.add(args[1])
+    return reasons
+
+
+def test_every_refusal_a_player_can_meet_has_its_own_correction() -> None:
+    """A player at the table hears why a tap was refused, in both languages; only the reasons
+    that come from the software's own inputs are said with the general phrase, on purpose."""
+    from table.referee.announcements import SAID_GENERALLY, rejection_key
+
+    reasons = _refusal_reasons()
+    assert {"not-your-turn", "has-playable-card", "keep-drawing", "token-on-seat-pad"} <= reasons
+    general = {r for r in reasons if rejection_key(r) == "rejected"}
+    assert general == SAID_GENERALLY & reasons
+    assert not {f"rejected-{r}" for r in SAID_GENERALLY} & set(CATALOGUE)
+
+
+def test_a_refusal_is_corrected_with_its_reason() -> None:
+    """Drawing while holding a playable card (draw_by_choice = false) is refused and said as
+    such; a player token tapped on a seat pad is told where it goes."""
+    from table.cards import parse_card
+    from table.readers.base import TagRead
+    from table.referee.referee import ReaderRole, Referee
+    from table.referee.registry import Token, virtual_deck
+    from table.rules import Deal, Draw
+
+    options = make_options("official", draw_by_choice=False)
+    deck = virtual_deck()
+    r5, r7 = parse_card("R5"), parse_card("R7")
+    ref, _ = Referee.create(
+        options, ("Aki", "Ken"), deck,
+        [ReaderRole("pad", "play"), ReaderRole("seat1", "seat", 0)], 1,
+        Deal(hands=[((r7,), 6), ((), 7)], start=(r5,)),
+    )
+    out = ref.act(Draw(0))
+    assert (out.verdict, out.reason) == ("rejected", "has-playable-card")
+    assert [render(a, "en") for a in out.announcements] == [
+        "You have a card you can play. Please play it."
+    ]
+    said_ja = render(out.announcements[0], "ja")
+    assert said_ja == "出せるカードがあります。そのカードを出してください。"
+    token = next(uid for uid, tag in deck.tags.items() if isinstance(tag, Token))
+    refused = ref.handle(TagRead("seat1", token))
+    assert (refused.verdict, refused.reason) == ("rejected", "token-on-seat-pad")
+    said = render(refused.announcements[0], "en")
+    assert said == "Please tap that token where the cards are played."

@@ -109,6 +109,42 @@ CATALOGUE: Final[dict[str, dict[str, str]]] = {
                                "ja": "てふだが合いません。もう一度見せてください。"},
     "rejected-round-over": {"en": "The round is over.", "ja": "このラウンドは終わりました。"},
     "rejected-nothing-to-undo": {"en": "There is nothing to undo.", "ja": "取り消すものがありません。"},
+    "rejected-already-called": {"en": "You have already called UNO.", "ja": "ウノはもう宣言しました。"},
+    "rejected-cannot-catch-yourself": {"en": "You cannot catch yourself.",
+                                       "ja": "自分を指摘することはできません。"},
+    "rejected-has-playable-card": {"en": "You have a card you can play. Please play it.",
+                                   "ja": "出せるカードがあります。そのカードを出してください。"},
+    "rejected-keep-drawing": {"en": "Please keep drawing until a card can be played.",
+                              "ja": "出せるカードが来るまで引いてください。"},
+    "rejected-pile-empty": {"en": "There are no cards left to draw.",
+                            "ja": "引けるカードが残っていません。"},
+    "rejected-penalty-cards-unnamed": {"en": "Please draw the penalty cards all together.",
+                                       "ja": "ペナルティのカードは、まとめて引いてください。"},
+    "rejected-wild-draw-four-not-allowed": {
+        "en": "Sorry, the Wild Draw Four cannot be played while you hold a matching card.",
+        "ja": "すみません、合うカードがあるときは、ワイルドドローフォーは出せません。"},
+    "rejected-nothing-to-challenge": {"en": "There is no Wild Draw Four to challenge.",
+                                      "ja": "チャレンジできるワイルドドローフォーはありません。"},
+    "rejected-only-next-player-challenges": {
+        "en": "Only the player who must draw may challenge.",
+        "ja": "チャレンジできるのは、カードを引く人だけです。"},
+    "rejected-only-next-player-catches": {"en": "Only the next player may catch.",
+                                          "ja": "指摘できるのは、次の人だけです。"},
+    "rejected-no-color-needed": {"en": "No colour is waiting to be chosen.",
+                                 "ja": "今は色を選ぶときではありません。"},
+    "rejected-no-card-turned-up": {"en": "Please turn up the first card first.",
+                                   "ja": "先に最初のカードをめくってください。"},
+    "rejected-already-started": {"en": "The first card is already turned up.",
+                                 "ja": "最初のカードはもうめくってあります。"},
+    "rejected-not-top-card": {"en": "That is not the top card of the draw pile.",
+                              "ja": "それは山札の一番上のカードではありません。"},
+    "rejected-round-not-over": {"en": "The round is not over yet.",
+                                "ja": "このラウンドはまだ終わっていません。"},
+    "rejected-match-over": {"en": "The match is over.", "ja": "この試合は終わりました。"},
+    "rejected-no-such-player": {"en": "That seat has no player in this match.",
+                                "ja": "その席には、この試合のプレイヤーがいません。"},
+    "rejected-token-on-seat-pad": {"en": "Please tap that token where the cards are played.",
+                                   "ja": "そのトークンは、カードを出すところにタッチしてください。"},
     "reader-lost": {"en": "The {reader} reader is disconnected.", "ja": "{reader}のリーダーの接続が切れました。"},
     "reader-back": {"en": "The {reader} reader is back.", "ja": "{reader}のリーダーがつながりました。"},
     "unknown-tag": {"en": "Unknown card. Please try another.", "ja": "知らないカードです。別のカードをどうぞ。"},
@@ -166,6 +202,10 @@ CATALOGUE: Final[dict[str, dict[str, str]]] = {
                                     "ja": "すみません、1枚ずつ出してください。"},
     "rejected-swap-needed": {"en": "Waiting for the player of the seven to choose a hand.",
                              "ja": "7を出した人が相手を選ぶのを待っています。"},
+    "rejected-no-swap-needed": {"en": "No hand is waiting to be chosen.",
+                                "ja": "今はてふだを選ぶときではありません。"},
+    "rejected-swap-with-yourself": {"en": "Please choose another player's hand.",
+                                    "ja": "ほかの人のてふだを選んでください。"},
     "rejected-nothing-to-don": {"en": "There is no number card to Don on.",
                                 "ja": "ドンできる数字のカードがありません。"},
     "rejected-don-own-card": {"en": "You cannot Don your own card.",
@@ -193,6 +233,21 @@ CATALOGUE: Final[dict[str, dict[str, str]]] = {
                      "ja": "そのタグはもう登録されています。{card}をタッチしてください。"},
     "enroll-done": {"en": "Enrolment complete: {count} tags.", "ja": "登録完了。{count}枚です。"},
 }
+
+# Reasons of refusal said with the general "rejected" phrase on purpose: they come from the
+# software's own inputs (self-play's chance, a scenario, a program calling the API), never from
+# a player at the table. Every other reason has its own ``rejected-REASON`` phrase
+# (tests/test_announce.py reads the code for every reason a refusal can give).
+SAID_GENERALLY: Final = frozenset(
+    {"unknown-action", "unknown-button", "hand-already-known", "pile-not-empty",
+     "reshuffle-mismatch"}
+)
+
+
+def rejection_key(reason: str | None) -> str:
+    """The phrase that corrects a refusal for ``reason``: its own, else the general one."""
+    key = f"rejected-{reason}"
+    return key if key in CATALOGUE else "rejected"
 
 # Reasons whose correction names whose turn it is.
 _COLOR_WORDS: Final = {
@@ -431,8 +486,7 @@ def _round_won(e: Event, t: Telling) -> Announcement | None:
 
 
 def _rejected(e: Event, t: Telling) -> Announcement:
-    key = f"rejected-{e.reason}"
-    return _ann(key if key in CATALOGUE else "rejected", URGENT)
+    return _ann(rejection_key(e.reason), URGENT)
 
 
 def _don(e: Event, t: Telling) -> Announcement:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from table.cards import COLORS, Card, CardCopy, Color
 from table.errors import TableError
 from table.readers.base import ReaderStatus, TagLifted, TagRead
-from table.referee.announcements import Announcement, from_events
+from table.referee.announcements import Announcement, from_events, rejection_key
 from table.referee.registry import Deck, Token
 from table.rules import (
     Action,
@@ -147,6 +147,9 @@ class Referee:
         return from_events(events, self.state.players, self.state.options)
 
     def _refuse(self, key: str, reason: str) -> Outcome:
+        """Refuse with the phrase ``key`` (``"rejected"``: the reason's own phrase, if any)."""
+        if key == "rejected":
+            key = rejection_key(reason)
         return Outcome("rejected", reason, (Announcement(key, (), 2),))
 
     def act(self, action: Action) -> Outcome:
