@@ -141,7 +141,8 @@ def _refusal_reasons() -> set[str]:
                 continue
             func = node.func
             name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
-            args = [a.value for a in node.args if isinstance(a, ast.Constant)]
+            args = [a.value for a in node.args
+                    if isinstance(a, ast.Constant) and isinstance(a.value, str)]
             if name == "IllegalPlay" and args:
                 reasons.add(args[0])
             elif name == "_refuse" and len(args) == 2 and args[0] == "rejected":
