@@ -199,3 +199,23 @@ def test_a_demo_kept_in_a_journal_reads_back_in_status_history_and_stats(
     status = json.loads(capsys.readouterr().out)
     assert list(status["scores"].values()) == result.scores
     assert main(["history", "--journal", str(path)]) == 0
+
+
+def test_the_report_in_japanese_says_the_same_figures_in_japanese(
+        journal: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """--lang ja: the tables, headings and sentences in Japanese, the figures as in English,
+    summary.json unchanged."""
+    english = stats(tmp_path / "en", "--no-plots", journal=journal)
+    capsys.readouterr()
+    japanese = stats(tmp_path / "ja", "--no-plots", "--lang", "ja", journal=journal)
+    assert japanese == english
+    out = capsys.readouterr().out
+    assert "試合1、" in out and "美緒さんの勝ち" in out
+    assert "いちばん長いラウンド: 試合1のラウンド1、52秒、9手番" in out
+    assert "いちばん多く出た色: 青 (赤 2, 黄 3, 緑 4, 青 5, ワイルド 1)" in out
+    assert "ウノ忘れ" in out and "払った点" in out
+    report = (tmp_path / "ja" / "out" / "report.html").read_text(encoding="utf-8")
+    assert '<html lang="ja">' in report and "<title>今夜のUNO</title>" in report
+    for english_word in ("points paid", "longest round", "most played", "UNO not called",
+                         "The evening", "won by"):
+        assert english_word not in report and english_word not in out

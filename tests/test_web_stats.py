@@ -205,3 +205,21 @@ def test_the_demo_with_a_journal_serves_its_report(
     page = data.decode("utf-8")
     assert status == 200
     assert rows_of(section(page, "Match 1 ("), "player", "points")["美緒"][0] == "71"
+
+
+def test_a_japanese_table_serves_its_report_in_japanese(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """[web] language = "ja": /stats speaks the table's language, with the same figures."""
+    K.write(tmp_path / "journal.sqlite3", monkeypatch)
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # tables only: quicker, and said so
+    with web_daemon(tmp_path, 'language = "ja"') as daemon:
+        status, _, page = get(daemon)
+    assert status == 200 and '<html lang="ja">' in page
+    match = section(page, "試合1 (")
+    assert "美緒さんの勝ち" in match
+    assert rows_of(match, "プレイヤー", "得点")["美緒"][0] == "71"
+    assert "いちばん長いラウンド: 試合1のラウンド1、52秒、9手番" in match
+    assert "進行中" in section(page, "試合2 (")
+    assert "いちばん多く出た色: 青" in section(page, "今夜: 2試合")
+    assert "グラフはありません" in page and "← テーブルへ" in page
+    assert "longest round" not in page and "The evening" not in page

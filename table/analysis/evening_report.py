@@ -1,16 +1,84 @@
-"""The evening's report (``uno-table stats``): tables as text and HTML, and its plots."""
+"""The evening's report (``uno-table stats``, the web view's ``/stats``): tables as text and
+HTML, and its plots, in English or Japanese (the table's language)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Final
 
 from table.analysis import plots as P
 from table.analysis.evening import COLOURS, PENALTY_KINDS
 from table.analysis.report import figures, fragment, note, page, table_html, table_text
 
+LANGUAGES: Final = ("en", "ja")
+# Every word of the report, by language. The penalty kinds, colours and finishes are keyed as
+# the summary names them (summary.json keeps those keys whatever the language).
+WORDS: Final[dict[str, dict[str, str]]] = {
+    "en": {
+        "title": "An evening of UNO",
+        "player": "player", "points": "points", "rounds won": "rounds won",
+        "points paid": "points paid", "penalties": "penalties",
+        "penalty cards": "penalty cards", "catches": "catches", "turns": "turns",
+        "s/turn": "s/turn", "median s/turn": "median s/turn",
+        "round": "round", "winner": "winner", "finish": "finish", "seconds": "seconds",
+        "score": "score", "cards": "cards",
+        "penalties by kind": "penalties by kind", "Penalties by kind": "Penalties by kind",
+        "no longest": "longest round: none finished",
+        "longest": "longest round: match {match}, round {round}, {seconds:.0f} s over {turns}"
+                   " turns",
+        "colour": "most played colour: {colour} ({counts})",
+        "evening text": "the evening: {matches}, {rounds}",
+        "evening heading": "The evening: {matches}, {rounds}",
+        "match text": "match {match}, {started}, {rules} rules, {state}",
+        "match heading": "Match {match} ({started}, {rules} rules, {state})",
+        "over": "over, won by {winner}", "in progress": "in progress",
+        "plot scores": "Match {match}: scores by round", "plot rounds won": "Rounds won",
+        "plot points paid": "Points paid", "plot turn times": "Seconds per turn (pauses left out)",
+        "plot colours": "Cards played by colour", "rounds": "rounds",
+    },
+    "ja": {
+        "title": "今夜のUNO",
+        "player": "プレイヤー", "points": "得点", "rounds won": "勝ったラウンド",
+        "points paid": "払った点", "penalties": "ペナルティ",
+        "penalty cards": "ペナルティの枚数", "catches": "ウノ忘れの指摘", "turns": "手番",
+        "s/turn": "秒/手番", "median s/turn": "中央値 秒/手番",
+        "round": "ラウンド", "winner": "勝者", "finish": "上がり方", "seconds": "秒",
+        "score": "得点", "cards": "枚",
+        "penalties by kind": "ペナルティの種類", "Penalties by kind": "ペナルティの種類",
+        "no longest": "いちばん長いラウンド: 終わったラウンドはまだありません",
+        "longest": "いちばん長いラウンド: 試合{match}のラウンド{round}、"
+                   "{seconds:.0f}秒、{turns}手番",
+        "colour": "いちばん多く出た色: {colour} ({counts})",
+        "evening text": "今夜: {matches}、{rounds}",
+        "evening heading": "今夜: {matches}、{rounds}",
+        "match text": "試合{match}、{started}、{rules}ルール、{state}",
+        "match heading": "試合{match} ({started}、{rules}ルール、{state})",
+        "over": "{winner}さんの勝ち", "in progress": "進行中",
+        "plot scores": "試合{match}: ラウンドごとの得点", "plot rounds won": "勝ったラウンド",
+        "plot points paid": "払った点", "plot turn times": "手番ごとの秒数 (中断を除く)",
+        "plot colours": "色ごとに出たカード", "rounds": "ラウンド",
+        "uno-not-called": "ウノ忘れ", "false-catch": "誤った指摘",
+        "challenge-failed": "チャレンジ失敗", "illegal-wild-draw-four": "チャレンジ成功",
+        "false-don": "チョンボ",
+        "red": "赤", "yellow": "黄", "green": "緑", "blue": "青", "wild": "ワイルド",
+        "plain": "ふつう", "chin": "チン", "don": "ドン",
+    },
+}
+# English names the penalty kinds as the summary's labels do, and the rest by their keys.
+WORDS["en"].update(PENALTY_KINDS)
+
 PLAYER_HEADERS = ("player", "points", "rounds won", "points paid", "penalties",
                   "penalty cards", "catches", "turns", "s/turn", "median s/turn")
+
+
+def _w(lang: str, key: str, **values: Any) -> str:
+    """The report's word ``key`` in ``lang`` (a key without one is said as it is)."""
+    word = WORDS[lang].get(key, key)
+    return word.format(**values) if values else word
+
+
+def _headers(lang: str, keys: Sequence[str]) -> list[str]:
+    return [_w(lang, k) for k in keys]
 
 
 def _player_rows(players: Mapping[str, Any]) -> list[list[Any]]:
@@ -23,117 +91,136 @@ def _penalty_rows(penalties: Mapping[str, Mapping[str, int]]) -> list[list[Any]]
     return [[name, *(kinds.get(k, 0) for k in PENALTY_KINDS)] for name, kinds in penalties.items()]
 
 
-def _round_rows(match: Mapping[str, Any]) -> list[list[Any]]:
+def _round_rows(match: Mapping[str, Any], lang: str) -> list[list[Any]]:
     names = list(match["players"])
     rows = []
     for r in match["rounds"]:
-        rows.append([r["round"], r["winner"], r["finish"], r["turns"], r["seconds"],
+        rows.append([r["round"], r["winner"], _w(lang, r["finish"]), r["turns"], r["seconds"],
                      *(r["points"][n] for n in names)])
     return rows
 
 
-def _count(n: int, what: str) -> str:
+def _round_headers(match: Mapping[str, Any], lang: str) -> list[str]:
+    return [*_headers(lang, ("round", "winner", "finish", "turns", "seconds")),
+            *match["players"]]
+
+
+def _penalty_headers(lang: str) -> list[str]:
+    return [_w(lang, "player"), *(_w(lang, k) for k in PENALTY_KINDS)]
+
+
+def _count(n: int, what: str, lang: str) -> str:
+    if lang == "ja":
+        return f"{n}{'試合' if what == 'match' else 'ラウンド'}"
     return f"{n} {what}" if n == 1 else f"{n} {what}es" if what.endswith("h") else f"{n} {what}s"
 
 
-def _longest(longest: Mapping[str, Any] | None) -> str:
+def _longest(longest: Mapping[str, Any] | None, lang: str) -> str:
     if longest is None:
-        return "longest round: none finished"
-    return (f"longest round: match {longest['match']}, round {longest['round']}, "
-            f"{longest['seconds']:.0f} s over {longest['turns']} turns")
+        return _w(lang, "no longest")
+    return _w(lang, "longest", match=longest["match"], round=longest["round"],
+              seconds=longest["seconds"], turns=longest["turns"])
 
 
-def _colours(data: Mapping[str, Any]) -> str:
-    counts = ", ".join(f"{c} {data['colours'][c]}" for c in COLOURS)
-    return f"most played colour: {data['most_played_colour'] or '–'} ({counts})"
+def _colours(data: Mapping[str, Any], lang: str) -> str:
+    counts = ", ".join(f"{_w(lang, c)} {data['colours'][c]}" for c in COLOURS)
+    top = data["most_played_colour"]
+    return _w(lang, "colour", colour=_w(lang, top) if top else "–", counts=counts)
 
 
-def text(summary: Mapping[str, Any]) -> str:
+def _state(m: Mapping[str, Any], lang: str) -> str:
+    return _w(lang, "over", winner=m["winner"]) if m["over"] else _w(lang, "in progress")
+
+
+def _evening(ev: Mapping[str, Any], lang: str, key: str) -> str:
+    return _w(lang, key, matches=_count(ev["matches"], "match", lang),
+              rounds=_count(ev["rounds"], "round", lang))
+
+
+def text(summary: Mapping[str, Any], lang: str = "en") -> str:
     """The tables for a terminal."""
     blocks = []
+    players = _headers(lang, PLAYER_HEADERS)
     for m in summary["matches"]:
-        state = f"over, won by {m['winner']}" if m["over"] else "in progress"
-        names = list(m["players"])
         blocks.append("\n".join([
-            f"match {m['match']}, {m['started']}, {m['rules']} rules, {state}",
-            table_text(("round", "winner", "finish", "turns", "seconds", *names),
-                       _round_rows(m)),
+            _w(lang, "match text", match=m["match"], started=m["started"], rules=m["rules"],
+               state=_state(m, lang)),
+            table_text(_round_headers(m, lang), _round_rows(m, lang)),
             "",
-            table_text(PLAYER_HEADERS, _player_rows(m["players"])),
+            table_text(players, _player_rows(m["players"])),
         ]))
     ev = summary["evening"]
     blocks.append("\n".join([
-        f"the evening: {_count(ev['matches'], 'match')}, {_count(ev['rounds'], 'round')}",
-        table_text(PLAYER_HEADERS, _player_rows(ev["players"])),
+        _evening(ev, lang, "evening text"),
+        table_text(players, _player_rows(ev["players"])),
         "",
-        "penalties by kind",
-        table_text(("player", *PENALTY_KINDS.values()), _penalty_rows(ev["penalties"])),
+        _w(lang, "penalties by kind"),
+        table_text(_penalty_headers(lang), _penalty_rows(ev["penalties"])),
         "",
-        _longest(ev["longest_round"]),
-        _colours(ev),
+        _longest(ev["longest_round"], lang),
+        _colours(ev, lang),
     ]))
     return "\n\n".join(blocks)
 
 
 def make_plots(plt: Any, summary: Mapping[str, Any],
-               turn_times: Mapping[str, Sequence[float]]) -> list[P.Plot]:
+               turn_times: Mapping[str, Sequence[float]], lang: str = "en") -> list[P.Plot]:
     ev = summary["evening"]
     players = ev["players"]
     out = []
     for m in summary["matches"]:
         out.append(P.lines(plt, f"scores-match-{m['match']}",
-                           f"Match {m['match']}: scores by round", m["cumulative"],
-                           "round", "score"))
-    out.append(P.bars(plt, "rounds-won", "Rounds won",
-                      {n: p["rounds_won"] for n, p in players.items()}, "rounds"))
-    out.append(P.bars(plt, "points-paid", "Points paid",
-                      {n: p["points_paid"] for n, p in players.items()}, "points"))
+                           _w(lang, "plot scores", match=m["match"]), m["cumulative"],
+                           _w(lang, "round"), _w(lang, "score")))
+    out.append(P.bars(plt, "rounds-won", _w(lang, "plot rounds won"),
+                      {n: p["rounds_won"] for n, p in players.items()}, _w(lang, "rounds")))
+    out.append(P.bars(plt, "points-paid", _w(lang, "plot points paid"),
+                      {n: p["points_paid"] for n, p in players.items()}, _w(lang, "points")))
     names = list(ev["penalties"])
-    layers = {label: [ev["penalties"][n].get(kind, 0) for n in names]
-              for kind, label in PENALTY_KINDS.items()
+    layers = {_w(lang, kind): [ev["penalties"][n].get(kind, 0) for n in names]
+              for kind in PENALTY_KINDS
               if any(ev["penalties"][n].get(kind, 0) for n in names)}
-    out.append(P.stacked(plt, "penalties", "Penalties by kind", names, layers, "penalties"))
-    out.append(P.boxes(plt, "turn-times", "Seconds per turn (pauses left out)",
-                       {n: turn_times.get(n, []) for n in players}, "seconds"))
-    out.append(P.bars(plt, "colours", "Cards played by colour", ev["colours"], "cards",
-                      colours=P.COLOUR_INK))
+    out.append(P.stacked(plt, "penalties", _w(lang, "Penalties by kind"), names, layers,
+                         _w(lang, "penalties")))
+    out.append(P.boxes(plt, "turn-times", _w(lang, "plot turn times"),
+                       {n: turn_times.get(n, []) for n in players}, _w(lang, "seconds")))
+    out.append(P.bars(plt, "colours", _w(lang, "plot colours"),
+                      {_w(lang, c): k for c, k in ev["colours"].items()}, _w(lang, "cards"),
+                      colours={_w(lang, c): ink for c, ink in P.COLOUR_INK.items()}))
     return out
 
 
 def body(summary: Mapping[str, Any], plots: Mapping[str, tuple[str, str]],
-         plot_note: str = "") -> str:
+         plot_note: str = "", lang: str = "en") -> str:
     """The report's HTML without the page around it; ``plots``: name -> (title, svg)."""
     ev = summary["evening"]
+    players = _headers(lang, PLAYER_HEADERS)
     sections = []
     evening = [note(plot_note)] if plot_note else []
     evening += [
-        table_html(PLAYER_HEADERS, _player_rows(ev["players"])),
+        table_html(players, _player_rows(ev["players"])),
         figures(plots, "rounds-won", "points-paid"),
-        "<h3>Penalties by kind</h3>",
-        table_html(("player", *PENALTY_KINDS.values()), _penalty_rows(ev["penalties"])),
+        f"<h3>{_w(lang, 'Penalties by kind')}</h3>",
+        table_html(_penalty_headers(lang), _penalty_rows(ev["penalties"])),
         figures(plots, "penalties", "turn-times"),
-        f"<p>{_longest(ev['longest_round'])}</p><p>{_colours(ev)}</p>",
+        f"<p>{_longest(ev['longest_round'], lang)}</p><p>{_colours(ev, lang)}</p>",
         figures(plots, "colours"),
     ]
-    sections.append((f"The evening: {_count(ev['matches'], 'match')}, "
-                     f"{_count(ev['rounds'], 'round')}",
-                     "".join(evening)))
+    sections.append((_evening(ev, lang, "evening heading"), "".join(evening)))
     for m in summary["matches"]:
-        state = f"over, won by {m['winner']}" if m["over"] else "in progress"
-        names = list(m["players"])
         sections.append((
-            f"Match {m['match']} ({m['started']}, {m['rules']} rules, {state})",
+            _w(lang, "match heading", match=m["match"], started=m["started"], rules=m["rules"],
+               state=_state(m, lang)),
             figures(plots, f"scores-match-{m['match']}")
-            + table_html(("round", "winner", "finish", "turns", "seconds", *names),
-                         _round_rows(m))
-            + table_html(PLAYER_HEADERS, _player_rows(m["players"]))
-            + table_html(("player", *PENALTY_KINDS.values()), _penalty_rows(m["penalties"]))
-            + f"<p>{_longest(m['longest_round'])}</p><p>{_colours(m)}</p>",
+            + table_html(_round_headers(m, lang), _round_rows(m, lang))
+            + table_html(players, _player_rows(m["players"]))
+            + table_html(_penalty_headers(lang), _penalty_rows(m["penalties"]))
+            + f"<p>{_longest(m['longest_round'], lang)}</p><p>{_colours(m, lang)}</p>",
         ))
-    return fragment("An evening of UNO", sections)
+    return fragment(_w(lang, "title"), sections)
 
 
 def html(summary: Mapping[str, Any], plots: Mapping[str, tuple[str, str]],
-         plot_note: str = "") -> str:
+         plot_note: str = "", lang: str = "en") -> str:
     """The whole ``report.html``."""
-    return page("An evening of UNO", body(summary, plots, plot_note))
+    return page(_w(lang, "title"), body(summary, plots, plot_note, lang), lang)

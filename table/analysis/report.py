@@ -75,10 +75,10 @@ def fragment(title: str, sections: Sequence[tuple[str, str]]) -> str:
     return "\n".join(parts)
 
 
-def page(title: str, body: str) -> str:
-    """A whole self-contained HTML document around ``body``."""
+def page(title: str, body: str, lang: str = "en") -> str:
+    """A whole self-contained HTML document around ``body``, in the language ``lang``."""
     return (
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+        f"<!DOCTYPE html>\n<html lang=\"{lang}\"><head><meta charset=\"utf-8\">"
         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
         f"<title>{html.escape(title)}</title><style>{STYLE}</style></head>"
         f"<body>\n{body}\n</body></html>\n"

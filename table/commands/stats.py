@@ -86,14 +86,15 @@ def _stats(args: argparse.Namespace) -> int:
     out = _out_dir(args.out)
     facts = [evening.match_facts(number, record) for number, record in chosen]
     summary = evening.summary(facts)
-    print(evening_report.text(summary))
+    print(evening_report.text(summary, args.lang))
     plt = _plotter(args.no_plots)
     made = []
     if plt is not None:
         _cjk_check(list(summary["evening"]["players"]))
-        made = evening_report.make_plots(plt, summary, evening.turn_times(facts))
+        made = evening_report.make_plots(plt, summary, evening.turn_times(facts), args.lang)
     why = "" if made else "No plots: " + ("--no-plots." if args.no_plots else _how())
-    report = evening_report.html(summary, {p.name: (p.title, p.svg) for p in made}, why)
+    report = evening_report.html(summary, {p.name: (p.title, p.svg) for p in made}, why,
+                                 args.lang)
     _save(out, summary, report, made)
     return 0
 
@@ -182,6 +183,8 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
                    help="folder for report.html, summary.json and the plots")
     p.add_argument("--no-plots", action="store_true",
                    help="tables and summary.json only (matplotlib is not imported)")
+    p.add_argument("--lang", choices=("en", "ja"), default="en",
+                   help="the report's language (default en; summary.json is the same in both)")
     p.set_defaults(run=_stats)
 
     p = sub.add_parser("study", help="compare rule variants by self-play: round length, "

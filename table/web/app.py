@@ -93,7 +93,7 @@ class WebTable:
         self._sessions: deque[tuple[str, float]] = deque(maxlen=SESSIONS)
         self._logins: deque[float] = deque(maxlen=LOGINS_PER_MINUTE)
         self._speech: Any = None  # the phrase cache, made at the first request for speech
-        self.stats = StatsPage(side.journal)
+        self.stats = StatsPage(side.journal, self.language)
         feed.listeners.append(self._on_event)
 
     def _on_event(self, event: Any) -> None:

@@ -23,11 +23,26 @@ from table.journal.store import JournalError, last_entry, read_journal
 
 log = logging.getLogger(__name__)
 
-TITLE: Final = "An evening of UNO"
 # The report loads nothing and runs no script; its style sheet and the plots' styles are inline.
 CSP: Final = ("default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; "
               "form-action 'none'; frame-ancestors 'self'")
-BACK: Final = '<p><a href="/">← the table</a></p>'
+# The page's own words, in the table's language (the report's are in evening_report.WORDS).
+NOTES: Final[dict[str, dict[str, str]]] = {
+    "en": {
+        "back": '<p><a href="/">← the table</a></p>',
+        "unreadable": "The journal cannot be read just now, so there is no report. Try again "
+                      "in a moment; the table's log says why.",
+        "empty": "No match in the journal yet: the report starts with the first card.",
+        "no plots": "No plots: {how}.",
+    },
+    "ja": {
+        "back": '<p><a href="/">← テーブルへ</a></p>',
+        "unreadable": "記録が今は読めないので、レポートはありません。"
+                      "少ししてから開き直してください。理由はテーブルのログにあります。",
+        "empty": "記録にはまだ試合がありません。レポートは最初のカードから始まります。",
+        "no plots": "グラフはありません(matplotlibが必要です: pip install 'uno-table[stats]')。",
+    },
+}
 
 
 @dataclass(frozen=True)
@@ -40,8 +55,10 @@ class StatsPage:
     """The report of the journal at ``journal`` (None: the table keeps none), cached by the
     journal's latest row."""
 
-    def __init__(self, journal: Path | None) -> None:
+    def __init__(self, journal: Path | None, language: str = "en") -> None:
         self.journal = journal
+        self.lang = language if language in evening_report.LANGUAGES else "en"
+        self.title = evening_report.WORDS[self.lang]["title"]
         self.builds = 0  # reports built so far (each a read of the journal, and plots)
         self._lock = threading.Lock()
         self._cached: tuple[int, Report] | None = None
@@ -60,16 +77,17 @@ class StatsPage:
             return built
 
     def _build(self, journal: Path) -> Report:
+        lang, title = self.lang, self.title
+        words = NOTES[lang]
+        back = words["back"]
         try:
             records = read_journal(journal)
         except JournalError as exc:
             log.warning("/stats: %s", exc)
-            return Report(503, page(TITLE, BACK + note(
-                "The journal cannot be read just now, so there is no report. Try again in a "
-                "moment; the table's log says why.")))
+            return Report(503, page(title, back + note(words["unreadable"]), lang))
         if not records:
-            return Report(200, page(TITLE, BACK + f"<h1>{TITLE}</h1>" + note(
-                "No match in the journal yet: the report starts with the first card.")))
+            return Report(200, page(title, back + f"<h1>{title}</h1>" + note(words["empty"]),
+                                    lang))
         facts = [evening.match_facts(number, record) for number, record in
                  evening.select(records)]
         summary = evening.summary(facts)
@@ -78,8 +96,10 @@ class StatsPage:
         try:
             plt = load()
         except PlotsUnavailable:
-            why = f"No plots: {HOW_TO_GET}."
+            why = words["no plots"].format(how=HOW_TO_GET)
         else:
-            made = evening_report.make_plots(SvgOnly(plt), summary, evening.turn_times(facts))
+            made = evening_report.make_plots(SvgOnly(plt), summary, evening.turn_times(facts),
+                                             lang)
             plots = {p.name: (p.title, p.svg) for p in made}
-        return Report(200, page(TITLE, BACK + evening_report.body(summary, plots, why)))
+        return Report(200, page(title, back + evening_report.body(summary, plots, why, lang),
+                                lang))
