@@ -120,7 +120,7 @@ def test_the_page_in_japanese_on_a_phone(
         phone.wait_for_function(
             "() => document.querySelector(\"#ranking li[data-player='Aki']\")", polling=20)
         assert text(phone, "h1").startswith("じゅんい")
-        assert text(phone, "#round") == "· だい1ラウンド"
+        assert text(phone, "#round") == "· 第1ラウンド"
         assert "テーブル2" in text(phone, "#tables")
         # Upright, the ranking keeps rank, player, match wins and points on one line.
         hidden = phone.eval_on_selector(

@@ -264,10 +264,10 @@ def test_the_pages_speak_japanese_and_the_table_view_speaks_on_request(
         with view.expect_request(lambda r: "/api/speech/" in r.url) as spoken:
             t.tap("R5#1")
         assert spoken.value.response().status == 200
-        seen_text(view, "#turnline", "Kenの ばん")
-        seen_text(view, "#round", "だい1ラウンド")
-        seen_text(phone, "#situation", "あなたの ばん")
-        seen_text(phone, 'button[data-button="draw"]', "ひく")
+        seen_text(view, "#turnline", "Kenの番")
+        seen_text(view, "#round", "第1ラウンド")
+        seen_text(phone, "#situation", "あなたの番")
+        seen_text(phone, 'button[data-button="draw"]', "引く")
 
 
 RECORDER = """
