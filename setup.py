@@ -10,7 +10,8 @@ variable) gives the pure-Python package back.
 
 A compiled build needs a C compiler and Python's headers (Debian: ``gcc``, ``python3-dev``).
 mypy is asked for only when compiling (``setup_requires``: pip fetches it into the isolated
-build environment); ``--no-build-isolation`` uses the mypy already installed.
+build environment); ``--no-build-isolation`` uses the mypy already installed (and needs the
+``wheel`` package with a setuptools older than 70.1).
 """
 
 from __future__ import annotations
