@@ -40,7 +40,7 @@ COMPILED = [
     "table/analysis/policies.py",
     "table/analysis/selfplay.py",
 ]
-MYPY = "mypy>=1.11"
+MYPY = "mypy>=2.4"  # the mypyc this build was tested with
 
 
 def wanted() -> bool:
