@@ -59,3 +59,4 @@ clean:
 	rm -rf $(VENV) build dist *.egg-info .mypy_cache .ruff_cache .pytest_cache .hypothesis
 	rm -rf firmware_bridge/firmware/build sim/hardware/build
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +
+	find table -name '*.so' -delete; rm -f ./*__mypyc*.so   # an editable compiled build

@@ -36,6 +36,9 @@ wall`` for wall-clock time).
 (a run of ``--callgrind-rounds`` rounds minus a run of one, same seed, so start-up and imports
 cancel out), which a shared machine does not disturb.
 
+The report says which build of uno-table ran: the pure-Python source (the default install) or
+the optional compiled one (``UNO_TABLE_COMPILE=1``, setup.py), whose numbers are not the same.
+
 Usage::
 
     python bench/engine.py [--rounds N] [--repeat R] [--seed S] [--clock cpu|wall]
@@ -67,7 +70,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # run as a script: fin
 from rlcard_driver import MAX_STEPS_PER_GAME, rlcard_available, run_rlcard
 
 from table.analysis.selfplay import RandomTable
-from table.rules import Options, Phase, apply_legal, legal_actions, make_options, new_game
+from table.rules import (
+    COMPILED,
+    Options,
+    Phase,
+    apply_legal,
+    legal_actions,
+    make_options,
+    new_game,
+)
 from table.rules.engine import dealer_after
 from table.rules.legal import out_of_turn_actions
 
@@ -85,6 +96,8 @@ CLOCKS: Final[dict[str, Callable[[], float]]] = {
 PROGRESS_INTERVAL_S: Final = 2.0
 OURS: Final = "uno-table"
 RLCARD: Final = "rlcard 1.2.0"
+BUILD: Final = "compiled" if COMPILED else "pure"
+"""Which build of the engine ran: its Python source, or the optional compiled one (setup.py)."""
 
 
 @dataclass(frozen=True)
@@ -328,6 +341,12 @@ def _run_once(engine: str, players: int, rounds: int, seed: int) -> int:
 # --- report ----------------------------------------------------------------------------------
 
 
+BUILD_NAMES: Final = {
+    "pure": "pure Python (the source as it is)",
+    "compiled": "compiled (mypyc, UNO_TABLE_COMPILE=1)",
+}
+
+
 def markdown(measured: Sequence[Measured]) -> str:
     counted = any(m.instructions for m in measured)
     head = (
@@ -355,6 +374,7 @@ def markdown(measured: Sequence[Measured]) -> str:
                 line += f" {count:,.0f} |" if count is not None else " |"
             lines.append(line)
     lines.append("")
+    lines.append(f"uno-table build: {BUILD_NAMES[BUILD]}  ")
     for m in measured:
         if m.theirs:
             spread = ", ".join(f"{r:.2f}x" for r in sorted(m.ratios))
@@ -381,6 +401,7 @@ def report_json(measured: Sequence[Measured], args: argparse.Namespace) -> str:
     return json.dumps(
         {
             "unit": "a round: from the deal to a player's last card",
+            "build": BUILD,
             "policy": POLICY,
             "seed": args.seed,
             "target_ratio": TARGET_RATIO,

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from table.analysis.selfplay import selfplay
+from table.rules import COMPILED
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -21,6 +22,7 @@ def test_the_engine_bench_plays_the_rounds_of_selfplay_play_first() -> None:
     assert out.returncode == 0, out.stderr
     report = json.loads(out.stdout)
     assert report["policy"] == "play-first"
+    assert report["build"] == ("compiled" if COMPILED else "pure")  # the build this test runs
     for run in report["runs"]:
         ours = run["uno_table"]
         assert run["rlcard"] is None and run["ratio_rounds_per_s"] is None

@@ -24,7 +24,7 @@ from table.readers.base import TagLifted, TagRead
 from table.referee.announcements import Announcement
 from table.referee.referee import Outcome, Press, ReaderRole, Referee
 from table.referee.registry import Deck, build_deck
-from table.rules import Options, make_options
+from table.rules import COMPILED, Options, make_options
 
 log = logging.getLogger(__name__)
 
@@ -144,7 +144,13 @@ class _Freezer(pickle.Pickler):
         self.named: dict[str, type] = {}
 
     def reducer_override(self, obj: Any) -> Any:
-        _note(self.named, obj if isinstance(obj, type) else type(obj))
+        kind = type(obj)
+        _note(self.named, obj if isinstance(obj, type) else kind)
+        params = getattr(kind, "__dataclass_params__", None)
+        if params is not None and params.frozen and kind.__module__.startswith("table."):
+            # Made again by its constructor, from its fields: a compiled class cannot be
+            # filled field by field once frozen. Pure Python reads the same object back.
+            return kind, tuple(getattr(obj, f.name) for f in dataclasses.fields(obj))
         return NotImplemented  # pickled as usual
 
 
@@ -183,7 +189,12 @@ def _version(named: dict[str, type]) -> str:
     from table import __version__
 
     shape = "\n".join(f"{name}({_shape(found)})" for name, found in sorted(named.items()))
-    return f"{__version__}:{hashlib.sha256(shape.encode()).hexdigest()[:16]}"
+    return f"{__version__}:{hashlib.sha256(shape.encode()).hexdigest()[:16]}{_BUILD}"
+
+
+# The compiled engine's objects are pickled otherwise: each build reads only its own snapshots
+# (the other one's are replayed, checked before a byte is unpickled).
+_BUILD: Final = ":compiled" if COMPILED else ""
 
 
 def freeze(ref: Referee) -> tuple[bytes, str]:
@@ -199,8 +210,13 @@ def thaw(data: bytes, version: str, setup: MatchSetup) -> Referee:
     """A referee frozen by :func:`freeze`, for ``setup``. The data comes from our own journal;
     :class:`StaleSnapshot` when a class it names has another shape now than when it was
     written (a field added to the options would shift every later one)."""
+    if version.endswith(":compiled") != COMPILED:
+        raise StaleSnapshot("the snapshot was written by the other build of the engine")
     loader = _Loader(data)
-    ref = loader.load()
+    try:
+        ref = loader.load()
+    except Exception as exc:  # a class of another shape now, which refuses what was written
+        raise StaleSnapshot(f"the snapshot cannot be read back: {exc}") from exc
     if _version(loader.named) != version:
         raise StaleSnapshot("the snapshot was written by code of another shape")
     if not isinstance(ref, Referee) or ref.state.players != setup.players:

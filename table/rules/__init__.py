@@ -6,6 +6,9 @@ chance (shuffles, unknown draws) as explicit inputs, so a journal is a set-up pl
 replay is exact.
 """
 
+from types import FunctionType
+
+# First: the variants import the hooks, which the compiled build needs before the state.
 from table.rules import variants  # noqa: F401  (registers the house and musician presets)
 from table.rules.actions import (
     Action,
@@ -41,7 +44,12 @@ from table.rules.options import PRESETS, SPECS, Options, make_options, register_
 from table.rules.scoring import standings
 from table.rules.state import Event, Hand, Phase, RoundResult, State
 
+#: Whether the engine runs compiled (the optional mypyc build, docs/performance.md) rather than
+#: as the Python source: a compiled function is not a Python function.
+COMPILED: bool = not isinstance(apply, FunctionType)
+
 __all__ = [
+    "COMPILED",
     "PRESETS",
     "SPECS",
     "Action",

@@ -15,34 +15,44 @@ its first change. The others are called once the action is accepted.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from table.cards import Card, Color
 from table.errors import IllegalPlay
 from table.rules.actions import Action, Don, Swap
-from table.rules.flow import check_in_play, check_seat
-from table.rules.scoring import round_points
-from table.rules.state import Event, State
 from table.rules.variant_state import NO_EXTRA, Extra
 
+try:  # mypy's own (a note for the compiler: it changes nothing at run time)
+    from mypy_extensions import mypyc_attr
+except ImportError:  # installed without mypy
+
+    def mypyc_attr(*attrs: str, **kwattrs: object) -> Any:  # type: ignore[misc]
+        return lambda cls: cls
+
+
+# The state and what needs it are imported where they are used, never here: the compiled
+# build (docs/performance.md) makes ``Rules`` before state.py, whose ``State`` holds one.
 if TYPE_CHECKING:
     from table.rules.options import Options
+    from table.rules.state import Event, State
 
 
-
+# Compiled, the variants stay Python classes (put together at run time by multiple
+# inheritance): the compiler must let Python subclass this one.
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Rules:
     """The official game (RULES.md §1-§3). Subclasses are the variants; see the module."""
 
     #: What the variants of this combination are called (empty for the official game).
-    families: tuple[str, ...] = ()
+    families: ClassVar[tuple[str, ...]] = ()
     #: The hooks some variant of this combination overrides. The hottest paths call a hook only
-    #: when it is here: a call costs more than the nothing the official hook does.
-    hooked: frozenset[str] = frozenset()
+    #: when it is in ``hooked``: a call costs more than the nothing the official hook does.
+    overridden: ClassVar[frozenset[str]] = frozenset()
 
     def __init__(self) -> None:
-        # The class's set, read from the instance itself: an attribute of the instance is read
+        # The class's set, kept by the instance itself: an attribute of the instance is read
         # several times faster than one of its class, and the hot paths ask it every action.
-        self.hooked = type(self).hooked
+        self.hooked: frozenset[str] = type(self).overridden
 
     # The hooks are the same for every instance of a class: one instance is as good as another
     # (a state read back from a snapshot compares equal to the one that was saved).
@@ -144,11 +154,15 @@ class Rules:
 
     def on_don(self, s: State, a: Don, events: list[Event]) -> None:
         """The Don action (:mod:`table.rules.variants.don`)."""
+        from table.rules.flow import check_seat
+
         check_seat(s, a.player)
         raise IllegalPlay("not-in-these-rules", "Don is not part of these rules")
 
     def on_swap(self, s: State, a: Swap, events: list[Event]) -> None:
         """The Swap action (Seven-O, :mod:`table.rules.variants.local`)."""
+        from table.rules.flow import check_in_play, check_seat
+
         check_seat(s, a.player)
         check_seat(s, a.target)
         check_in_play(s)
@@ -172,4 +186,6 @@ class Rules:
 
     def round_points(self, s: State, events: list[Event]) -> tuple[int, ...]:
         """Each seat's points for the round just won (``events``: to explain them)."""
+        from table.rules.scoring import round_points
+
         return round_points(s)

@@ -91,7 +91,7 @@ def combine(families: tuple[type[Variant], ...]) -> Rules:
         name = "Rules[" + "+".join(f.__name__ for f in families) + "]"
         members = {
             "families": tuple(f.__name__ for f in families),
-            "hooked": frozenset(
+            "overridden": frozenset(
                 hook
                 for family in families
                 for klass in family.__mro__[: family.__mro__.index(Rules)]
