@@ -12,7 +12,8 @@ from table.analysis.report import figures, fragment, note, page, table_html, tab
 
 LANGUAGES: Final = ("en", "ja")
 # Every word of the report, by language. The penalty kinds, colours and finishes are keyed as
-# the summary names them (summary.json keeps those keys whatever the language).
+# the summary names them (summary.json keeps those keys whatever the language); a key without a
+# word here is said as it is (English colours and finishes).
 WORDS: Final[dict[str, dict[str, str]]] = {
     "en": {
         "title": "An evening of UNO",
@@ -35,6 +36,7 @@ WORDS: Final[dict[str, dict[str, str]]] = {
         "plot scores": "Match {match}: scores by round", "plot rounds won": "Rounds won",
         "plot points paid": "Points paid", "plot turn times": "Seconds per turn (pauses left out)",
         "plot colours": "Cards played by colour", "rounds": "rounds",
+        **PENALTY_KINDS,  # the penalty kinds as the summary labels them
     },
     "ja": {
         "title": "今夜のUNO",
@@ -64,8 +66,6 @@ WORDS: Final[dict[str, dict[str, str]]] = {
         "plain": "ふつう", "chin": "チン", "don": "ドン",
     },
 }
-# English names the penalty kinds as the summary's labels do, and the rest by their keys.
-WORDS["en"].update(PENALTY_KINDS)
 
 PLAYER_HEADERS = ("player", "points", "rounds won", "points paid", "penalties",
                   "penalty cards", "catches", "turns", "s/turn", "median s/turn")
