@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 EXIT_USAGE = 2
 
 
+
 def _replay(args: argparse.Namespace) -> int:
     from table.referee.scenario import replay_file
 
@@ -275,19 +276,17 @@ def _table_args(p: argparse.ArgumentParser, players: int) -> None:
                         "are printed before play")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="uno-table", description="An automatic referee for UNO played with RFID-tagged cards."
-    )
-    parser.add_argument("--version", action="version", version=f"uno-table {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-
+def _add_replay(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """``replay``: referee a scenario file."""
     p = sub.add_parser("replay", help="referee a scenario file and print what happens")
     p.add_argument("file", help="a .scn scenario file")
     p.add_argument("--json", action="store_true", help="print the replay JSON")
     p.add_argument("--lang", choices=("en", "ja"), default="en", help="announcement language")
     p.set_defaults(run=_replay)
 
+
+def _add_selfplay(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """``selfplay``: rounds of bots or one policy, summarised as JSON."""
     p = sub.add_parser("selfplay", help="play random rounds and print a JSON summary")
     p.add_argument("--games", type=int, default=100, help="rounds to play (default 100)")
     p.add_argument("--players", type=int, default=None, help="players, 2 to 10 (default 4)")
@@ -299,6 +298,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="one bot a seat (random, heuristic): report win rates per seat and bot")
     p.set_defaults(run=_selfplay)
 
+
+def _add_voice_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """``say`` and ``voices``: the table's voice on its own."""
     p = sub.add_parser("say", help="hear or render a phrase (a catalogue key or any text)")
     p.add_argument("text", help="a phrase key such as turn, or text to speak")
     p.add_argument("params", nargs="*", help="key=value parameters of a phrase key")
@@ -313,6 +315,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="also write the same phrases as one WAV file per voice and language")
     p.set_defaults(run=_voices)
 
+
+def _add_demo(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """``demo``: bots play on a simulated table, narrated."""
     p = sub.add_parser("demo", help="bots play a match on a simulated table, narrated")
     _table_args(p, 3)
     p.add_argument("--bots", default="heuristic",
@@ -337,6 +342,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--table", metavar="ID", help="this table's id on the broker (with --mqtt)")
     p.set_defaults(run=_demo)
 
+
+def _add_sim(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """``sim``: people play seats against bots."""
     p = sub.add_parser("sim", help="play one seat at the terminal against bots")
     _table_args(p, 3)
     p.add_argument("--name", default="Sam", help="your name at the table (default Sam)")
@@ -347,6 +355,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="the other seats' bots, cycled: random, heuristic (default heuristic)")
     p.set_defaults(run=_sim)
 
+
+def _add_deck(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """``deck virtual`` and ``deck check``."""
     deck = sub.add_parser("deck", help="deck files: tag UIDs to cards and tokens")
     deck_sub = deck.add_subparsers(dest="deck_command", required=True, metavar="DECK-COMMAND")
     p = deck_sub.add_parser("virtual", help="write the simulator's virtual deck")
@@ -359,6 +370,17 @@ def build_parser() -> argparse.ArgumentParser:
                    help="the edition, unless the file names one")
     p.set_defaults(run=_deck_check)
 
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``uno-table`` command line: one sub-command a job."""
+    parser = argparse.ArgumentParser(
+        prog="uno-table", description="An automatic referee for UNO played with RFID-tagged cards."
+    )
+    parser.add_argument("--version", action="version", version=f"uno-table {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for add in (_add_replay, _add_selfplay, _add_voice_commands, _add_demo, _add_sim, _add_deck):
+        add(sub)
+
     from table.commands import daemon, stats
     from table.commands.hub import add_commands as add_hub_commands
 
@@ -369,6 +391,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; the exit code."""
     args = build_parser().parse_args(argv)
     try:
         code: int = args.run(args)
