@@ -61,6 +61,7 @@ class Watch:
         self.standings: list[tuple[float, int]] = []
 
     def until(self, count: int, timeout: float = 600.0) -> None:
+        """Record arrivals until the standings count ``count`` results."""
         def seen(heard: Any) -> bool:
             now = time.perf_counter()
             if heard.topic.endswith("/result"):
@@ -83,11 +84,13 @@ class Watch:
 
 
 def hub(port: int, store: Path) -> subprocess.Popen[str]:
+    """A ``uno-table hub`` process on the broker at ``port``."""
     return subprocess.Popen([*CLI, "hub", "--mqtt", f"127.0.0.1:{port}", "--store", str(store),
                              "--log-level", "warning"], stdout=subprocess.PIPE, text=True)
 
 
 def tables_bench(root: Path, tables: int) -> dict[str, float]:
+    """``tables`` demo processes into one hub: results a second and latency."""
     broker = Broker(root, "max_queued_messages 100000")
     broker.start()
     listener = Listener(broker.port, ("uno-table/+/result", "uno-table/hub/standings"))
@@ -211,6 +214,7 @@ def sim_bench(root: Path, tables: int, period: float) -> dict[str, dict[str, flo
 
 
 def flood_bench(root: Path, count: int) -> dict[str, float]:
+    """``count`` results from one client as fast as it can: what the hub keeps up with."""
     folder = root / "flood"
     folder.mkdir()
     broker = Broker(folder, "max_queued_messages 100000")
@@ -273,6 +277,7 @@ class Observer:
         return int(out.split()[-1])
 
     def close(self) -> None:
+        """Stop both processes."""
         for proc in (self.count, self.sub):
             if proc.poll() is None:
                 proc.terminate()
@@ -287,6 +292,7 @@ def cpu_seconds(pid: int) -> float:
 
 def taps_bench(root: Path, taps: int, with_mqtt: bool, run_no: int,
                gap: float = 0.0) -> dict[str, float]:
+    """Tap to verdict of a daemon, with MQTT on or off."""
     folder = root / f"taps-{'mqtt' if with_mqtt else 'plain'}-{run_no}-{gap}"
     folder.mkdir()
     broker = Broker(folder)
@@ -323,6 +329,7 @@ def taps_bench(root: Path, taps: int, with_mqtt: bool, run_no: int,
 
 
 def main() -> int:
+    """Run the parts asked for and print their numbers."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tables", type=int, default=20)
     parser.add_argument("--sim", type=int, default=200, metavar="TABLES")
