@@ -192,7 +192,7 @@ def test_a_store_with_bad_rows_of_an_older_version_is_read_and_the_rows_flagged(
             ("2/8/1", "2", "8", 1, json.dumps(result(match="8") | {"round": "1"})),
             ("1/9/1", "2", "9", 1, json.dumps(result(match="9") | {"id": "1/9/1"})),
             ("2/7/1-b", "2", "7", 1, json.dumps(result(rnd=1) | {"id": "2/7/1-b"})),
-            ("2/7/3", "2", "7", 3, "{not json")]
+            ("2/7/3", "2", "7", 3, "{not json"), ("2/7/4", "2", "7", 4, b"\x00\x01")]
     with sqlite3.connect(path) as db:
         db.executemany("INSERT INTO results VALUES (?, ?, ?, ?, 0, ?, NULL, 0)", rows)
     done = subprocess.run([*CLI, "hub", "standings", "--store", str(path), "--json"],
@@ -200,14 +200,14 @@ def test_a_store_with_bad_rows_of_an_older_version_is_read_and_the_rows_flagged(
     assert done.returncode == 0
     assert [r["points"] for r in json.loads(done.stdout)] == [30, 0]
     problems = done.stderr.splitlines()
-    assert len(problems) == 5 and all("not counted" in line for line in problems)
+    assert len(problems) == 6 and all("not counted" in line for line in problems)
     assert "Traceback" not in done.stderr
     hub = make_hub(tmp_path)
     try:
         standings = hub.standings()
         assert standings["results"] == 1
         assert sorted(f["id"] for f in standings["flags"]) == \
-            ["1/9/1", "2/7/1-b", "2/7/2", "2/7/3", "2/8/1"]
+            ["1/9/1", "2/7/1-b", "2/7/2", "2/7/3", "2/7/4", "2/8/1"]
     finally:
         hub.close()
 

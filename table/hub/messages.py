@@ -158,9 +158,11 @@ def same_result(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
     return all(a[k] == b[k] for k in a if k != "hub_round") and set(a) == set(b)
 
 
-def stored_result(body: str, key: str) -> dict[str, Any]:
+def stored_result(body: object, key: str) -> dict[str, Any]:
     """A result row of the store (``body`` as written, ``key`` its table column), checked as a
     result heard; a row an older version kept without checking is refused like a message."""
+    if not isinstance(body, str):
+        raise MessageError(f"a stored {type(body).__name__}; allowed: a JSON object as text")
     data = parse_json(body.encode("utf-8", errors="replace"), MAX_RESULT_BYTES)
     table = key.rsplit("/", 1)[-1]
     if isinstance(data, dict) and data.get("table") == key:
