@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import logging
+import queue
 import sqlite3
 import subprocess
 import sys
@@ -114,8 +115,12 @@ def test_a_results_id_is_its_topics_table_match_and_round(hub: Hub) -> None:
     send(hub, result("2", "7", 1) | {"id": "2/7/1-again"})
     send(hub, result("2", "7", 1))
     assert hub.heard == 2 and hub.standings()["flags"] == []
-    # A second round 1 of table 2 with other points: set aside, flagged, not counted.
+    # A second round 1 of table 2 with other points: set aside, flagged, not counted, and
+    # the pages are told.
+    shown: queue.Queue[dict[str, Any]] = queue.Queue()
+    hub.listeners.append(shown.put)
     send(hub, result("2", "7", 1, winner="Ken"))
+    assert shown.get(timeout=30)["flags"] != []
     standings = hub.standings()
     assert hub.heard == 2 and standings["results"] == 2
     assert points(hub) == {"Aki": 30, "Ken": 30}

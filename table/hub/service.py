@@ -191,14 +191,15 @@ class Hub:
     def _refuse(self, topic: str, problem: str) -> None:
         """One line for a refused message, at most :data:`LOG_BURST` a topic a minute."""
         self.refused += 1
+        if topic not in self._quiet and len(self._quiet) >= MAX_TABLES * 2:
+            topic = "(other topics)"  # one burst for every topic beyond those counted
         now = time.monotonic()
         start, count = self._quiet.get(topic, (now, 0))
         if now - start >= 60:
             if count > LOG_BURST:
                 log.warning("hub: %d more messages refused on %s", count - LOG_BURST, topic)
             start, count = now, 0
-        if len(self._quiet) < MAX_TABLES * 2 or topic in self._quiet:
-            self._quiet[topic] = (start, count + 1)
+        self._quiet[topic] = (start, count + 1)
         if count < LOG_BURST:
             log.warning("hub: a message on %s refused: %s", topic[:120], problem)
 
@@ -222,7 +223,8 @@ class Hub:
                 log.exception("hub: the standings could not be published")
 
     def _keep(self, table: str, result: dict[str, Any]) -> bool:
-        """Check ``result``'s points and keep it once; whether it is new."""
+        """Check ``result``'s points and keep it once; whether the standings changed (a new
+        result, or a round's second result newly set aside)."""
         match = self._matches.get((table, result["match"]), [])
         hub_round = self._hub_round(table, result, match)
         earlier = [r for r in match if r["round"] < result["round"]]
@@ -235,7 +237,7 @@ class Hub:
                        "result for this round, with other points or players than the first"}
             if problem not in self._problems:
                 self._problems.append(problem)
-                self._notify()
+                return True  # the standings show it
         if kept != "new":
             return False
         if flag:
