@@ -1,5 +1,6 @@
-"""The hub's own SQLite store: every result heard (each id once), the players with their drops
-and late entries, and each round's seating."""
+"""The hub's own SQLite store: every result heard (each table, match and round once; a second,
+different result of a round set aside), the players with their drops and late entries, and
+each round's seating."""
 
 from __future__ import annotations
 
