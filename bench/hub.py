@@ -1,12 +1,18 @@
 """Many tables into one hub, through a real Mosquitto (Debian's), and the referee with MQTT on.
 
-    python bench/hub.py [--tables 20] [--flood 2000] [--taps 1000]
+    python bench/hub.py [--tables 20] [--sim 200] [--flood 2000] [--taps 1000]
 
 - tables: ``--tables`` simulated tables (``uno-table demo --fast --rules japanese``, five rounds
   each, every table its own process) publish at full speed into one hub
   (``uno-table hub``, its own process): results handled a second, and result to standings:
   from a result seen on the broker to the hub's standings that count it, seen on the broker,
   p50 and p95.
+- sim: ``--sim`` simulated tables (one MQTT client each, four players, one match of five
+  rounds) publish their results (QoS 1) into one hub (``uno-table hub --web``, its own
+  process), first all at once (a burst: every table ends a round together), then paced (each
+  table a round every ``--period`` s, the tables spread over it): results a second into the
+  hub, and result to standings page: from a result's publish to the first event of the page's
+  stream (``/api/events``, what a TV shows) whose rows count it, p50 and p95.
 - flood: ``--flood`` results published as fast as one client can (QoS 1), what the hub keeps up
   with: results a second from the first sent to the standings counting the last.
 - taps: tap-to-verdict of a daemon with ``[mqtt]`` on (bench/daemon.py's method: a UID line on
@@ -28,6 +34,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -35,7 +42,8 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from daemon import PLAYERS, Run, percentile  # bench/daemon.py
-from mqtt_harness import Broker, Listener  # tests/mqtt_harness.py
+from mqtt_harness import Broker, Listener, free_port  # tests/mqtt_harness.py
+from web_harness import Sse  # tests/web_harness.py
 
 from sim.hardware.ptys import PtyReader, sim_config
 from sim.players.scripted import scripted_taps
@@ -53,6 +61,7 @@ class Watch:
         self.standings: list[tuple[float, int]] = []
 
     def until(self, count: int, timeout: float = 600.0) -> None:
+        """Record arrivals until the standings count ``count`` results."""
         def seen(heard: Any) -> bool:
             now = time.perf_counter()
             if heard.topic.endswith("/result"):
@@ -75,11 +84,13 @@ class Watch:
 
 
 def hub(port: int, store: Path) -> subprocess.Popen[str]:
+    """A ``uno-table hub`` process on the broker at ``port``."""
     return subprocess.Popen([*CLI, "hub", "--mqtt", f"127.0.0.1:{port}", "--store", str(store),
                              "--log-level", "warning"], stdout=subprocess.PIPE, text=True)
 
 
 def tables_bench(root: Path, tables: int) -> dict[str, float]:
+    """``tables`` demo processes into one hub: results a second and latency."""
     broker = Broker(root, "max_queued_messages 100000")
     broker.start()
     listener = Listener(broker.port, ("uno-table/+/result", "uno-table/hub/standings"))
@@ -110,7 +121,100 @@ def tables_bench(root: Path, tables: int) -> dict[str, float]:
         broker.stop()
 
 
+class Page:
+    """The standings page's event stream, read in a thread: when each table's rounds first
+    show in the rows."""
+
+    def __init__(self, port: int) -> None:
+        self.stream = Sse(port)
+        self.shown: dict[tuple[str, int], float] = {}  # (table, round) -> first shown
+        self.done = threading.Event()
+        self.want = 0
+        self.events = 0
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        while True:
+            try:
+                _, event = self.stream.next(timeout=600)
+            except AssertionError:  # the stream ended
+                return
+            now = time.perf_counter()
+            self.events += 1
+            for row in event["rows"]:
+                for rnd in range(1, row["rounds"] + 1):
+                    self.shown.setdefault((row["table"], rnd), now)
+            if self.want and len(self.shown) >= self.want:
+                self.done.set()
+
+
+def sim_result(table: str, rnd: int) -> dict[str, Any]:
+    """Round ``rnd`` of table ``table``'s match, as a table publishes it (international
+    scoring: the winner, a different seat each round, scores 20 a round)."""
+    names = [f"{n}{table}" for n in NAMES]
+    winner = names[rnd % len(names)]
+    points = {n: 20 if n == winner else 0 for n in names}
+    totals = {n: 20 * sum(1 for r in range(1, rnd + 1) if names[r % len(names)] == n)
+              for n in names}
+    return {"id": f"{table}/1/{rnd}", "table": table, "match": "1", "round": rnd,
+            "players": names, "winner": winner, "points": points, "totals": totals,
+            "scoring": "international", "match_over": rnd == 5,
+            "match_winner": max(totals, key=lambda n: totals[n]) if rnd == 5 else None}
+
+
+def sim_bench(root: Path, tables: int, period: float) -> dict[str, dict[str, float]]:
+    """A burst, then paced rounds, of ``tables`` simulated tables into one hub and its page."""
+    out: dict[str, dict[str, float]] = {}
+    for mode in ("burst", "paced"):
+        folder = root / f"sim-{mode}"
+        folder.mkdir()
+        broker = Broker(folder, "max_queued_messages 100000\nmax_connections -1")
+        broker.start()
+        web = free_port()
+        proc = subprocess.Popen([*CLI, "hub", "--mqtt", f"127.0.0.1:{broker.port}", "--store",
+                                 str(folder / "hub.sqlite3"), "--web", f"127.0.0.1:{web}",
+                                 "--log-level", "warning"], stdout=subprocess.PIPE, text=True)
+        assert proc.stdout is not None
+        proc.stdout.readline()  # "hub: standings at ...": the page listens
+        listener = Listener(broker.port, ("uno-table/hub/standings",))
+        clients = []
+        try:
+            listener.wait_for(lambda h: True)  # the hub is subscribed
+            page = Page(web)
+            page.want = tables * 5
+            # One client a table, subscribed as a table is (to the hub's availability).
+            clients += [Listener(broker.port, ("uno-table/hub/availability",))
+                        for _ in range(tables)]
+            sent: dict[tuple[str, int], float] = {}
+            started = time.perf_counter()
+            for rnd in range(1, 6):
+                for t, client in enumerate(clients, start=1):
+                    if mode == "paced":
+                        due = started + (rnd - 1) * period + (t - 1) * period / tables
+                        time.sleep(max(0.0, due - time.perf_counter()))
+                    sent[(str(t), rnd)] = time.perf_counter()
+                    client.client.publish(f"uno-table/{t}/result",
+                                          json.dumps(sim_result(str(t), rnd)), qos=1)
+            assert page.done.wait(600), f"the page showed {len(page.shown)} of {page.want}"
+            lat = [(page.shown[k] - at) * 1000 for k, at in sent.items()]
+            first, last = min(sent.values()), max(page.shown.values())
+            out[mode] = {"results": len(lat), "seconds": last - first,
+                         "per_second": len(lat) / (last - first),
+                         "p50": statistics.median(lat), "p95": percentile(lat, 95),
+                         "updates": page.events - 1}  # the snapshot aside
+            page.stream.close()
+        finally:
+            for client in clients:
+                client.close()
+            listener.close()
+            proc.terminate()
+            proc.wait(30)
+            broker.stop()
+    return out
+
+
 def flood_bench(root: Path, count: int) -> dict[str, float]:
+    """``count`` results from one client as fast as it can: what the hub keeps up with."""
     folder = root / "flood"
     folder.mkdir()
     broker = Broker(folder, "max_queued_messages 100000")
@@ -173,6 +277,7 @@ class Observer:
         return int(out.split()[-1])
 
     def close(self) -> None:
+        """Stop both processes."""
         for proc in (self.count, self.sub):
             if proc.poll() is None:
                 proc.terminate()
@@ -187,6 +292,7 @@ def cpu_seconds(pid: int) -> float:
 
 def taps_bench(root: Path, taps: int, with_mqtt: bool, run_no: int,
                gap: float = 0.0) -> dict[str, float]:
+    """Tap to verdict of a daemon, with MQTT on or off."""
     folder = root / f"taps-{'mqtt' if with_mqtt else 'plain'}-{run_no}-{gap}"
     folder.mkdir()
     broker = Broker(folder)
@@ -223,11 +329,15 @@ def taps_bench(root: Path, taps: int, with_mqtt: bool, run_no: int,
 
 
 def main() -> int:
+    """Run the parts asked for and print their numbers."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tables", type=int, default=20)
+    parser.add_argument("--sim", type=int, default=200, metavar="TABLES")
+    parser.add_argument("--period", type=float, default=5.0, metavar="S",
+                        help="paced: seconds between a simulated table's rounds (default 5)")
     parser.add_argument("--flood", type=int, default=2000)
     parser.add_argument("--taps", type=int, default=1000)
-    parser.add_argument("--only", choices=("tables", "flood", "taps"), help="one part only")
+    parser.add_argument("--only", choices=("tables", "sim", "flood", "taps"), help="one part only")
     parser.add_argument("--gap", type=float, action="append", metavar="MS",
                         help="milliseconds between taps (repeatable; default 0 and 100)")
     args = parser.parse_args()
@@ -238,6 +348,12 @@ def main() -> int:
             print(f"{t['tables']} tables, {t['results']} results in {t['seconds']:.1f} s: "
                   f"{t['per_second']:.1f} results/s handled; result to standings p50 "
                   f"{t['p50']:.1f} ms, p95 {t['p95']:.1f} ms")
+        if args.only in (None, "sim"):
+            for mode, m in sim_bench(root, args.sim, args.period).items():
+                print(f"{args.sim} simulated tables, {mode}: {m['results']} results in "
+                      f"{m['seconds']:.1f} s: {m['per_second']:.1f} results/s into the hub; "
+                      f"result to standings page p50 {m['p50']:.0f} ms, p95 {m['p95']:.0f} ms "
+                      f"({m['updates']:.0f} page updates)")
         if args.only in (None, "flood"):
             f = flood_bench(root, args.flood)
             print(f"flood: {f['results']} results in {f['seconds']:.2f} s: "

@@ -85,7 +85,11 @@ def _standings(args: argparse.Namespace) -> int:
     from table.hub.standings import as_csv, table_rows
 
     store = _store(args)
-    rows = table_rows(store.results())
+    results, problems = store.load()
+    for problem in problems:  # kept by an older version, or a second result of a round
+        print(f"hub standings: table {problem['table']}, result {problem['id']} "
+              f"{problem['problem']}", file=sys.stderr)
+    rows = table_rows(results)
     if args.json:
         print(json.dumps(rows, ensure_ascii=False))
     elif args.csv:
@@ -116,6 +120,7 @@ def _enter(args: argparse.Namespace) -> int:
 
 
 def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """``uno-table hub`` and its sub-commands."""
     p = sub.add_parser("hub", help="the tournament hub: every table's results, seating, standings")
     p.add_argument("--mqtt", metavar="HOST:PORT", help="the broker (default: hub.toml's [mqtt])")
     p.add_argument("--store", metavar="FILE", help="the hub's SQLite store (made if missing)")

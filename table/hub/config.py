@@ -11,6 +11,7 @@ rounds = 4                  # rounds of the evening (0: seat only by hand, hub n
 round_minutes = 40          # the round timer (0: none)
 scoring = "international"   # how the ranking reads points: lowest ranks the lowest first
 seed = 1
+league = false              # true: a league hub, reading PREFIX/VENUE/TABLE/result
 
 [mqtt]
 host = "localhost"
@@ -26,12 +27,12 @@ from typing import Any, Final
 
 from table.errors import TableError
 from table.files.text import read_toml
+from table.hub.messages import SCORINGS
 from table.hub.seating import FORMATS
 from table.mqtt.settings import MqttConfigError, MqttSettings, parse_mqtt
 
 HUB_KEYS: Final = ("players", "tables", "format", "swiss_from", "table_size", "rounds",
-                   "round_minutes", "scoring", "seed")
-SCORINGS: Final = ("international", "japanese", "lowest", "musician")
+                   "round_minutes", "scoring", "seed", "league")
 
 
 class HubConfigError(TableError, ValueError):
@@ -40,6 +41,8 @@ class HubConfigError(TableError, ValueError):
 
 @dataclass(frozen=True)
 class HubPlan:
+    """The evening's plan of hub.toml (every key optional) and its broker."""
+
     players: tuple[str, ...] = ()
     tables: tuple[str, ...] = ()
     format: str = "random"
@@ -49,20 +52,24 @@ class HubPlan:
     round_minutes: float = 0.0
     scoring: str = "international"
     seed: int = 0
+    league: bool = False  # results of every venue's tables: PREFIX/VENUE/TABLE/result
     mqtt: MqttSettings | None = field(default=None)
 
     def format_of(self, round_no: int) -> str:
+        """The seating format of round ``round_no``."""
         if self.swiss_from and round_no >= self.swiss_from:
             return "swiss"
         return self.format
 
 
 def load_hub_config(path: Path) -> HubPlan:
+    """The plan in the file at ``path``, checked in full."""
     data = read_toml(path, "hub configuration", HubConfigError)
     return parse_hub_config(data, path)
 
 
 def parse_hub_config(data: Mapping[str, Any], path: Path) -> HubPlan:
+    """The plan of hub.toml's parsed ``data`` (``path`` for the errors)."""
     def fail(key: str, what: str, allowed: str) -> HubConfigError:
         return HubConfigError(f"{path}: {key}: {what}; allowed: {allowed}")
 
@@ -100,6 +107,10 @@ def parse_hub_config(data: Mapping[str, Any], path: Path) -> HubPlan:
             if isinstance(value, bool) or not number or not low <= value <= high:
                 raise fail(f"hub.{key}", f"{value!r} is not allowed", f"a number {low}..{high}")
             values[key] = value
+    if "league" in hub:
+        if not isinstance(hub["league"], bool):
+            raise fail("hub.league", f"{hub['league']!r} is not allowed", "true, false")
+        values["league"] = hub["league"]
     if "mqtt" in data:
         if not isinstance(data["mqtt"], dict):
             raise fail("mqtt", "not a table", "an [mqtt] table")

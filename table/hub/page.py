@@ -66,9 +66,11 @@ class StandingsPage:
 
     @property
     def port(self) -> int:
+        """The port the page listens on."""
         return self.server.port
 
     def serve(self, hub: Hub) -> None:
+        """Show ``hub``: serve its standings and follow its changes."""
         self.hub = hub
         self.server.serve_app(app_for(hub, self.feed), [self.feed])
         hub.listeners.append(self.changed)
@@ -78,6 +80,7 @@ class StandingsPage:
         self.feed.publish({"type": "standings", **standings, "now": time.time()})
 
     def close(self) -> None:
+        """Stop following the hub and stop serving."""
         if self.hub is not None and self.changed in self.hub.listeners:
             self.hub.listeners.remove(self.changed)
         self.server.stop()

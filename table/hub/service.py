@@ -9,18 +9,25 @@ the hub's own thread then publishes the standings once for every result kept sin
 did: a burst of results costs one standings update, not one each. Whoever shows the
 standings (the web page, a test) waits on :meth:`Hub.wait_for` or adds a listener, never
 polls.
+
+Nothing a table sends is trusted (docs/tournament.md, "Security"): every message is checked
+whole by :mod:`table.hub.messages` before anything of it is kept; one that fails is refused
+in one log line (at most :data:`LOG_BURST` a table a minute) and the hub goes on. A result's id
+is made from its topic's table and its match and round, so a round is counted once whatever
+id a table writes, and a second result of a round with other content is set aside, flagged,
+never counted. The round of the evening a result belongs to is the hub's to say.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Final
 
 from table.hub.config import HubPlan
+from table.hub.messages import MessageError, availability, read_result, topic_table
 from table.hub.scores import round_problem, totals_problem
 from table.hub.seating import seat
 from table.hub.standings import ranking, table_rows
@@ -30,10 +37,14 @@ from table.mqtt.settings import MqttSettings
 
 log = logging.getLogger(__name__)
 
-RESULT_KEYS = ("id", "table", "match", "round", "players", "winner", "points", "totals")
+MAX_TABLES: Final = 1000  # tables whose availability the hub keeps
+LOG_BURST: Final = 5  # refused messages logged a table a minute; the rest are counted
 
 
 class Hub:
+    """The hub on ``settings``' broker, keeping what it hears in ``store``, seating by
+    ``plan``."""
+
     def __init__(self, settings: MqttSettings, store: HubStore, plan: HubPlan) -> None:
         self.settings = settings
         self.store = store
@@ -44,7 +55,16 @@ class Hub:
         self.listeners: list[Callable[[dict[str, Any]], None]] = []
         self._changed = threading.Condition()
         self._lock = threading.RLock()  # the results and the seating, one change at a time
-        self._results = store.results()  # what the store holds, in the order heard
+        self.refused = 0  # messages refused
+        self._quiet: dict[str, tuple[float, int]] = {}  # a table's minute of refusals logged
+        # What the store holds, in the order heard, and what of it is not counted.
+        self._results, self._problems = store.load()
+        for problem in self._problems:
+            log.warning("hub: table %s, result %s %s", problem["table"], problem["id"],
+                        problem["problem"])
+        self._matches: dict[tuple[str, str], list[dict[str, Any]]] = {}
+        for r in self._results:
+            self._matches.setdefault((r["table"], r["match"]), []).append(r)
         self._dirty = False  # results kept since the standings were last published
         self._wake = threading.Condition()
         self._stopping = False
@@ -53,11 +73,13 @@ class Hub:
         prefix = settings.prefix
         self.publisher = Publisher(
             settings, f"{prefix}-hub", availability=settings.topic("availability", "hub"),
-            subscriptions=(f"{prefix}/+/result", f"{prefix}/+/availability"),
+            subscriptions=((f"{prefix}/+/+/result",) if plan.league else
+                           (f"{prefix}/+/result", f"{prefix}/+/availability")),
             on_message=self._heard, persistent=True,
         )
 
     def start(self) -> None:
+        """Enter the plan's players, connect, and seat round 1 or publish the round seated."""
         known = set(self.store.players(active_only=False))
         for name in self.plan.players:
             if name not in known:
@@ -72,6 +94,7 @@ class Hub:
             self._publish_standings()
 
     def close(self) -> None:
+        """Stop the hub's thread and leave the broker."""
         with self._wake:
             self._stopping = True
             self._wake.notify()
@@ -81,8 +104,10 @@ class Hub:
     # --- what the hub shows -------------------------------------------------------------------
 
     def standings(self) -> dict[str, Any]:
+        """What the page and ``PREFIX/hub/standings`` show."""
         with self._lock:
             results = list(self._results)
+            problems = list(self._problems)
         number, tables, ends_at = self.store.current_round()
         return {
             "round": number,
@@ -91,12 +116,13 @@ class Hub:
             "ranking": ranking(results, self.lowest, self.store.players()),
             "rows": table_rows(results),
             "flags": [{"id": r["id"], "table": r["table"], "problem": r["flag"]}
-                      for r in results if r.get("flag")],
+                      for r in results if r.get("flag")] + problems,
             "online": dict(self.online),
             "results": len(results),
         }
 
     def wait_for(self, predicate: Callable[[], bool], timeout: float) -> bool:
+        """Wait until ``predicate`` holds after a change (or ``timeout`` s); whether it does."""
         with self._changed:
             return self._changed.wait_for(predicate, timeout)
 
@@ -138,27 +164,44 @@ class Hub:
     # --- paho's thread ------------------------------------------------------------------------
 
     def _heard(self, topic: str, payload: bytes) -> None:
-        parts = topic.split("/")
-        table, leaf = parts[-2], parts[-1]
-        if leaf == "availability":
-            self.online[table] = payload.decode(errors="replace")
-            self._notify()
-            return
+        if topic == self.settings.topic("availability", "hub"):
+            return  # the hub's own: not a table
         try:
-            result = json.loads(payload)
-            missing = [k for k in RESULT_KEYS if k not in result]
-            if missing or str(result["table"]) != table:
-                raise ValueError(f"missing {missing}" if missing else "another table's id")
-        except ValueError as exc:
-            log.warning("hub: a result on %s that cannot be read (%s): %.80r", topic, exc,
-                        payload)
+            key, table, leaf = topic_table(topic, self.settings.prefix, self.plan.league)
+            if leaf == "availability":
+                self._available(key, availability(payload))
+                return
+            result = read_result(payload, key, table)
+        except MessageError as exc:
+            self._refuse(topic, str(exc))
             return
         with self._lock:
-            kept = self._keep(table, result)
+            kept = self._keep(key, result)
         if kept:
             with self._wake:
                 self._dirty = True
                 self._wake.notify()
+
+    def _available(self, key: str, state: str) -> None:
+        if key not in self.online and len(self.online) >= MAX_TABLES:
+            raise MessageError(f"more than {MAX_TABLES} tables; allowed: {MAX_TABLES}")
+        self.online[key] = state
+        self._notify()
+
+    def _refuse(self, topic: str, problem: str) -> None:
+        """One line for a refused message, at most :data:`LOG_BURST` a topic a minute."""
+        self.refused += 1
+        if topic not in self._quiet and len(self._quiet) >= MAX_TABLES * 2:
+            topic = "(other topics)"  # one burst for every topic beyond those counted
+        now = time.monotonic()
+        start, count = self._quiet.get(topic, (now, 0))
+        if now - start >= 60:
+            if count > LOG_BURST:
+                log.warning("hub: %d more messages refused on %s", count - LOG_BURST, topic)
+            start, count = now, 0
+        self._quiet[topic] = (start, count + 1)
+        if count < LOG_BURST:
+            log.warning("hub: a message on %s refused: %s", topic[:120], problem)
 
     # --- the hub's thread ---------------------------------------------------------------------
 
@@ -169,27 +212,57 @@ class Hub:
                 dirty, self._dirty = self._dirty, False
                 if not dirty:
                     return
-            if self.plan.rounds:
-                with self._lock:
-                    self._advance()
-            # Made from a copy of the results: results go on being kept meanwhile.
-            self._publish_standings()
-            self._notify()
+            try:
+                if self.plan.rounds:
+                    with self._lock:
+                        self._advance()
+                # Made from a copy of the results: results go on being kept meanwhile.
+                self._publish_standings()
+                self._notify()
+            except Exception:  # a bug must not end the standings for the evening
+                log.exception("hub: the standings could not be published")
 
     def _keep(self, table: str, result: dict[str, Any]) -> bool:
-        """Check ``result`` and keep it once; whether it was new."""
-        hub_round = int(result.get("hub_round") or self.store.current_round()[0])
-        earlier = [r for r in self._results if str(r["table"]) == table
-                   and str(r["match"]) == str(result["match"]) and r["round"] < result["round"]]
+        """Check ``result``'s points and keep it once; whether the standings changed (a new
+        result, or a round's second result newly set aside)."""
+        match = self._matches.get((table, result["match"]), [])
+        hub_round = self._hub_round(table, result, match)
+        earlier = [r for r in match if r["round"] < result["round"]]
         flag = round_problem(result) or totals_problem(result, earlier)
-        if not self.store.add_result(result, hub_round, flag):
+        kept = self.store.add_result(result, hub_round, flag)
+        if kept == "conflict":
+            log.warning("hub: table %s, result %s: a second result for this round with other "
+                        "content; not counted", table, result["id"])
+            problem = {"id": result["id"], "table": table, "problem": "not counted: a second "
+                       "result for this round, with other points or players than the first"}
+            if problem not in self._problems:
+                self._problems.append(problem)
+                return True  # the standings show it
+        if kept != "new":
             return False
         if flag:
             log.warning("hub: table %s, result %s does not add up: %s", table, result["id"],
                         flag)
-        self._results.append({**result, "hub_round": hub_round, "flag": flag})
+        kept_result = {**result, "hub_round": hub_round, "flag": flag}
+        self._results.append(kept_result)
+        self._matches.setdefault((table, result["match"]), []).append(kept_result)
         self.heard += 1
         return True
+
+    def _hub_round(self, table: str, result: dict[str, Any],
+                   match: list[dict[str, Any]]) -> int:
+        """The round of the evening ``result`` belongs to: its match's, when rounds of the
+        match are kept; else the table's own word if the hub seated exactly these players at
+        that table in that round; else the round now seated."""
+        if match:
+            return int(match[0]["hub_round"])
+        current = self.store.current_round()[0]
+        hint = result.get("hub_round")
+        if isinstance(hint, int) and 1 <= hint <= current:
+            seats = self.store.seating(hint).get(table)
+            if seats is not None and sorted(seats) == sorted(result["players"]):
+                return hint
+        return current
 
     def _publish_standings(self) -> None:
         self.publisher.remember(Message(self.settings.topic("standings", "hub"),

@@ -35,7 +35,9 @@ def _table_key(table: str) -> tuple[int, str]:
 
 def ranking(results: Iterable[Mapping[str, Any]], lowest: bool = False,
             players: Sequence[str] = ()) -> list[dict[str, Any]]:
-    """The evening's standings, one row per player: rank, match wins, points, rounds, wins."""
+    """The evening's standings, one row per player: rank, match wins, points, rounds, wins.
+    Players level on match wins and points share a rank (1, 1, 3: the standard competition
+    ranking), and are listed by name."""
     totals: dict[str, dict[str, Any]] = {
         p: {"player": p, "match_wins": 0, "points": 0, "rounds": 0, "wins": 0} for p in players
     }
@@ -47,12 +49,15 @@ def ranking(results: Iterable[Mapping[str, Any]], lowest: bool = False,
     sign = 1 if lowest else -1
     ordered = sorted(totals.values(),
                      key=lambda t: (-t["match_wins"], sign * t["points"], t["player"]))
-    for rank, t in enumerate(ordered, start=1):
-        t["rank"] = rank
+    for place, t in enumerate(ordered, start=1):
+        level = place > 1 and (t["match_wins"], t["points"]) == \
+            (ordered[place - 2]["match_wins"], ordered[place - 2]["points"])
+        t["rank"] = ordered[place - 2]["rank"] if level else place
     return ordered
 
 
 def as_csv(rows: Sequence[Mapping[str, Any]], columns: Sequence[str] = COLUMNS) -> str:
+    """``rows`` as CSV with a header line."""
     out = io.StringIO()
     writer = csv.DictWriter(out, fieldnames=list(columns), extrasaction="ignore",
                             lineterminator="\n")

@@ -1,5 +1,6 @@
-"""The hub's own SQLite store: every result heard (each id once), the players with their drops
-and late entries, and each round's seating."""
+"""The hub's own SQLite store: every result heard (each table, match and round once; a second,
+different result of a round set aside), the players with their drops and late entries, and
+each round's seating."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from table.errors import TableError
+from table.hub.messages import MessageError, same_result, stored_result
 
 SCHEMA: Final = (
     """CREATE TABLE IF NOT EXISTS results (
@@ -18,6 +20,8 @@ SCHEMA: Final = (
         hub_round INTEGER NOT NULL, body TEXT NOT NULL, flag TEXT, received REAL NOT NULL)""",
     """CREATE TABLE IF NOT EXISTS players (
         name TEXT PRIMARY KEY, active INTEGER NOT NULL, joined INTEGER NOT NULL)""",
+    """CREATE TABLE IF NOT EXISTS conflicts (
+        id TEXT PRIMARY KEY, tbl TEXT NOT NULL, body TEXT NOT NULL, received REAL NOT NULL)""",
     """CREATE TABLE IF NOT EXISTS rounds (
         number INTEGER PRIMARY KEY, tables TEXT NOT NULL, started REAL NOT NULL, ends_at REAL)""",
 )
@@ -28,6 +32,8 @@ class HubStoreError(TableError, OSError):
 
 
 class HubStore:
+    """The hub's SQLite file: results, players and rounds; one writer at a time."""
+
     def __init__(self, path: Path | str, create: bool = True) -> None:
         self.path = Path(path)
         if not create and not self.path.is_file():
@@ -50,36 +56,66 @@ class HubStore:
 
     # --- results ------------------------------------------------------------------------------
 
-    def add_result(self, result: dict[str, Any], hub_round: int, flag: str | None) -> bool:
-        """Keep ``result`` once; False when its id was already kept."""
+    def add_result(self, result: dict[str, Any], hub_round: int, flag: str | None) -> str:
+        """Keep a checked ``result`` once per table, match and round (its id says which):
+        ``new``; ``same`` when that round was kept already with the same content; ``conflict``
+        when it was kept with other content (the second is set aside, never counted)."""
+        body = json.dumps({**result, "hub_round": hub_round}, sort_keys=True)
         with self._lock:
             cur = self.db.execute(
                 "INSERT OR IGNORE INTO results VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (str(result["id"]), str(result["table"]), str(result["match"]),
-                 int(result["round"]), hub_round, json.dumps(result, sort_keys=True), flag,
-                 time.time()))
-            if cur.rowcount != 1:
-                self.duplicates += 1
-            return cur.rowcount == 1
+                (result["id"], result["table"], result["match"], result["round"], hub_round,
+                 body, flag, time.time()))
+            if cur.rowcount == 1:
+                return "new"
+            self.duplicates += 1
+            (kept,) = self.db.execute("SELECT body FROM results WHERE id = ?",
+                                      (result["id"],)).fetchone()
+            try:
+                if same_result(stored_result(kept, result["table"]), result):
+                    return "same"
+            except MessageError:
+                pass  # an older version's bad row: the round is taken, whatever it says
+            self.db.execute("INSERT OR IGNORE INTO conflicts VALUES (?, ?, ?, ?)",
+                            (result["id"], result["table"], body, time.time()))
+            return "conflict"
+
+    def load(self) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        """Every result kept, in the order heard, checked again as it is read (with
+        ``hub_round`` and ``flag`` as the hub saw them); and what is not counted: rows that fail
+        the check (kept by an older version), a second row of one round, the second results
+        heard for a round already kept (``id``, ``table``, ``problem``)."""
+        with self._lock:
+            rows = self.db.execute("SELECT id, tbl, body, hub_round, flag FROM results "
+                                   "ORDER BY rowid").fetchall()
+            conflicts = self.db.execute("SELECT id, tbl FROM conflicts ORDER BY rowid").fetchall()
+        results: list[dict[str, Any]] = []
+        problems: list[dict[str, Any]] = []
+        seen: set[str] = set()
+        for row_id, table, body, hub_round, flag in rows:
+            try:
+                result = stored_result(body, str(table))
+            except MessageError as exc:
+                problems.append({"id": str(row_id)[:80], "table": str(table)[:80],
+                                 "problem": f"not counted: a stored row that cannot be read: "
+                                            f"{exc}"})
+                continue
+            if result["id"] in seen:
+                problems.append({"id": str(row_id)[:80], "table": result["table"],
+                                 "problem": f"not counted: round {result['id']} is kept already"})
+                continue
+            seen.add(result["id"])
+            result["hub_round"] = hub_round if isinstance(hub_round, int) else 0
+            result["flag"] = flag if isinstance(flag, str) else None
+            results.append(result)
+        problems += [{"id": rid, "table": table,
+                      "problem": "not counted: a second result for this round, with other points "
+                                 "or players than the first"} for rid, table in conflicts]
+        return results, problems
 
     def results(self) -> list[dict[str, Any]]:
-        """Every result, in the order heard, with ``hub_round`` and ``flag`` as the hub saw
-        them."""
-        with self._lock:
-            rows = self.db.execute(
-                "SELECT body, hub_round, flag FROM results ORDER BY rowid").fetchall()
-        out = []
-        for body, hub_round, flag in rows:
-            result = json.loads(body)
-            result["hub_round"], result["flag"] = hub_round, flag
-            out.append(result)
-        return out
-
-    def match_rounds(self, table: str, match: str) -> list[dict[str, Any]]:
-        with self._lock:
-            rows = self.db.execute("SELECT body FROM results WHERE tbl = ? AND match = ? "
-                                   "ORDER BY round", (table, match)).fetchall()
-        return [json.loads(body) for (body,) in rows]
+        """Every result counted, in the order heard (:meth:`load`'s first half)."""
+        return self.load()[0]
 
     # --- players ------------------------------------------------------------------------------
 
@@ -90,11 +126,13 @@ class HubStore:
                             "SET active = 1", (name, round_no))
 
     def drop(self, name: str) -> bool:
+        """A player leaves: not seated from the next round on; False if unknown."""
         with self._lock:
             cur = self.db.execute("UPDATE players SET active = 0 WHERE name = ?", (name,))
             return cur.rowcount == 1
 
     def players(self, active_only: bool = True) -> list[str]:
+        """The players in the order they entered (those still playing, or all)."""
         with self._lock:
             query = "SELECT name FROM players" + (" WHERE active = 1" if active_only else "")
             return [name for (name,) in self.db.execute(query + " ORDER BY rowid")]
@@ -102,6 +140,7 @@ class HubStore:
     # --- rounds -------------------------------------------------------------------------------
 
     def seat(self, number: int, tables: dict[str, list[str]], ends_at: float | None) -> None:
+        """Keep round ``number``'s seating and the end of its timer."""
         with self._lock:
             self.db.execute("INSERT OR REPLACE INTO rounds VALUES (?, ?, ?, ?)",
                             (number, json.dumps(tables), time.time(), ends_at))
@@ -115,11 +154,20 @@ class HubStore:
             return 0, {}, None
         return int(row[0]), json.loads(row[1]), row[2]
 
+    def seating(self, number: int) -> dict[str, list[str]]:
+        """Round ``number``'s tables (empty: no such round)."""
+        with self._lock:
+            row = self.db.execute("SELECT tables FROM rounds WHERE number = ?",
+                                  (number,)).fetchone()
+        return {} if row is None else dict(json.loads(row[0]))
+
     def seatings(self) -> list[dict[str, list[str]]]:
+        """Every round's tables, in order."""
         with self._lock:
             rows = self.db.execute("SELECT tables FROM rounds ORDER BY number").fetchall()
         return [json.loads(tables) for (tables,) in rows]
 
     def close(self) -> None:
+        """Close the file."""
         with self._lock:
             self.db.close()
