@@ -28,6 +28,7 @@ def table_sizes(count: int, size: int) -> list[int]:
 
 
 def cut(order: Sequence[str], size: int) -> list[list[str]]:
+    """Cut players in order into tables of at most ``size``, as even as they go."""
     out: list[list[str]] = []
     at = 0
     for n in table_sizes(len(order), size):
@@ -37,6 +38,7 @@ def cut(order: Sequence[str], size: int) -> list[list[str]]:
 
 
 def round_robin(players: Sequence[str], round_no: int, size: int) -> list[list[str]]:
+    """Round ``round_no`` of the circle method: each round pairs players not yet paired."""
     ring = list(players) + ([""] if len(players) % 2 else [])
     rest = ring[1:]
     k = (round_no - 1) % max(1, len(rest))
@@ -49,6 +51,7 @@ def round_robin(players: Sequence[str], round_no: int, size: int) -> list[list[s
 
 
 def repeats(tables: Sequence[Sequence[str]], met: set[frozenset[str]]) -> int:
+    """How many pairs seated together in ``tables`` have met before (``met``)."""
     return sum(1 for t in tables for i, a in enumerate(t) for b in t[i + 1:]
                if frozenset((a, b)) in met)
 
@@ -80,6 +83,7 @@ def random_groups(players: Sequence[str], size: int, met: set[frozenset[str]],
 
 
 def swiss(ranked: Sequence[str], size: int) -> list[list[str]]:
+    """Swiss seating: players of like standing together, best first (``ranked`` in order)."""
     return cut(ranked, size)
 
 
