@@ -1,5 +1,5 @@
-"""The announcer never holds up the referee, puts urgent things first, and survives a speech
-engine that hangs or crashes."""
+"""The voice's announcer (:mod:`table.voice.announcer`): it never holds up the referee, puts
+urgent things first, and survives a speech engine that hangs or crashes."""
 
 from __future__ import annotations
 
