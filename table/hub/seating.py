@@ -38,7 +38,7 @@ def cut(order: Sequence[str], size: int) -> list[list[str]]:
 
 
 def round_robin(players: Sequence[str], round_no: int, size: int) -> list[list[str]]:
-    """Round ``round_no`` of the circle method: each round pairs players not yet paired."""
+    """Round ``round_no`` of a round-robin (the circle method): its pairs cut into tables."""
     ring = list(players) + ([""] if len(players) % 2 else [])
     rest = ring[1:]
     k = (round_no - 1) % max(1, len(rest))
