@@ -30,6 +30,7 @@ class Color(enum.Enum):
 
     @property
     def letter(self) -> str:
+        """The colour's letter in card codes: ``R``, ``Y``, ``G`` or ``B``."""
         return self.value[0].upper()
 
     @classmethod
@@ -177,6 +178,7 @@ def parse_card(code: str) -> Card:
 
 
 def parse_cards(codes: Iterable[str]) -> tuple[Card, ...]:
+    """Read several card codes at once, in order (see :func:`parse_card`)."""
     return tuple(parse_card(c) for c in codes)
 
 
@@ -190,6 +192,7 @@ class CardCopy:
 
     @property
     def code(self) -> str:
+        """The copy's code, ``R5#2``: the face's code, ``#`` and the copy number."""
         return f"{self.card.code}#{self.copy}"
 
     def __str__(self) -> str:

@@ -40,6 +40,7 @@ def _heading(summary: Mapping[str, Any]) -> str:
 
 
 def text(summary: Mapping[str, Any]) -> str:
+    """The study as a plain-text table, under a heading that says how it was run."""
     return _heading(summary) + "\n" + table_text(HEADERS, _rows(summary))
 
 
@@ -66,6 +67,7 @@ def _series(summary: Mapping[str, Any], pick: str) -> dict[str, list[tuple[int, 
 
 
 def make_plots(plt: Any, summary: Mapping[str, Any]) -> list[P.Plot]:
+    """The study's plots: the figures by player count, then round lengths at each count."""
     players = [c["players"] for c in summary["variants"][0]["cells"]]
     fair = [(n, 1 / n) for n in players]
     out = [
@@ -94,6 +96,7 @@ def make_plots(plt: Any, summary: Mapping[str, Any]) -> list[P.Plot]:
 
 def body(summary: Mapping[str, Any], plots: Mapping[str, tuple[str, str]],
          plot_note: str = "") -> str:
+    """The study as an HTML fragment: the table of figures, then the plots by section."""
     players = [c["players"] for c in summary["variants"][0]["cells"]]
     intro = (note(plot_note) if plot_note else "") + f"<p>{_heading(summary)}.</p>"
     sections = [
@@ -109,4 +112,5 @@ def body(summary: Mapping[str, Any], plots: Mapping[str, tuple[str, str]],
 
 def html(summary: Mapping[str, Any], plots: Mapping[str, tuple[str, str]],
          plot_note: str = "") -> str:
+    """The study as a page of its own (:func:`body` in the report's page)."""
     return page("Rule variants compared", body(summary, plots, plot_note))

@@ -41,8 +41,7 @@ class HubConfigError(TableError, ValueError):
 
 @dataclass(frozen=True)
 class HubPlan:
-    """The evening's plan of hub.toml (every key optional) and its broker."""
-
+    """A tournament as hub.toml describes it: who plays, at which tables, how seated and scored."""
     players: tuple[str, ...] = ()
     tables: tuple[str, ...] = ()
     format: str = "random"
@@ -56,20 +55,20 @@ class HubPlan:
     mqtt: MqttSettings | None = field(default=None)
 
     def format_of(self, round_no: int) -> str:
-        """The seating format of round ``round_no``."""
+        """The seating format of round ``round_no``: Swiss from ``swiss_from`` on."""
         if self.swiss_from and round_no >= self.swiss_from:
             return "swiss"
         return self.format
 
 
 def load_hub_config(path: Path) -> HubPlan:
-    """The plan in the file at ``path``, checked in full."""
+    """Read and check the hub.toml at ``path``. Raises :class:`HubConfigError`."""
     data = read_toml(path, "hub configuration", HubConfigError)
     return parse_hub_config(data, path)
 
 
 def parse_hub_config(data: Mapping[str, Any], path: Path) -> HubPlan:
-    """The plan of hub.toml's parsed ``data`` (``path`` for the errors)."""
+    """Check a hub.toml already read (``path`` only names it in errors) and make its plan."""
     def fail(key: str, what: str, allowed: str) -> HubConfigError:
         return HubConfigError(f"{path}: {key}: {what}; allowed: {allowed}")
 

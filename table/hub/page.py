@@ -16,6 +16,7 @@ the round down right.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Final
 
@@ -34,31 +35,34 @@ STATIC: Final = Path(__file__).parent / "static"
 KINDS: Final = frozenset({"standings"})
 
 
-def view(hub: Hub) -> dict[str, Any]:
-    """The standings as the page shows them, with the hub's clock."""
-    return {**hub.standings(), "now": time.time()}
+def view(hub: Hub, clock: Callable[[], float] = time.time) -> dict[str, Any]:
+    """The standings as the page shows them, with the hub's clock (``clock``, seconds since
+    the epoch)."""
+    return {**hub.standings(), "now": clock()}
 
 
-def app_for(hub: Hub, feed: Feed) -> Starlette:
-    """The page, its JSON and its event stream (fed by ``feed``)."""
+def app_for(hub: Hub, feed: Feed, clock: Callable[[], float] = time.time) -> Starlette:
+    """The page, its JSON and its event stream (fed by ``feed``), stamped by ``clock``."""
 
     async def page(request: Request) -> Response:
         return FileResponse(STATIC / "standings.html", headers=PRIVATE)
 
     async def standings(request: Request) -> Response:
-        return JSONResponse(view(hub), headers=PRIVATE)
+        return JSONResponse(view(hub, clock), headers=PRIVATE)
 
     return web_app([Route("/", page), Route("/api/standings", standings),
-                    Route("/api/events", EventsEndpoint(feed, lambda: view(hub)))],
+                    Route("/api/events", EventsEndpoint(feed, lambda: view(hub, clock)))],
                    static=[("/hub", STATIC)])
 
 
 class StandingsPage:
     """The page on ``host:port`` (0: any free port): the address is taken at once (a port in
     use is one line, before the hub starts), then :meth:`serve` shows a hub until
-    :meth:`close`."""
+    :meth:`close`. ``clock`` is the hub's clock the page's timer counts on (seconds since the
+    epoch; a test fixes it)."""
 
-    def __init__(self, host: str, port: int) -> None:
+    def __init__(self, host: str, port: int, clock: Callable[[], float] = time.time) -> None:
+        self.clock = clock
         self.feed = Feed(kinds=KINDS)
         self.server = WebServer(host, port)
         self.server.bind()
@@ -66,29 +70,30 @@ class StandingsPage:
 
     @property
     def port(self) -> int:
-        """The port the page listens on."""
+        """The port the page listens on (the one taken when 0 was asked for)."""
         return self.server.port
 
     def serve(self, hub: Hub) -> None:
-        """Show ``hub``: serve its standings and follow its changes."""
+        """Show ``hub`` from now on, in the server's own thread; every change is an event."""
         self.hub = hub
-        self.server.serve_app(app_for(hub, self.feed), [self.feed])
+        self.server.serve_app(app_for(hub, self.feed, self.clock), [self.feed])
         hub.listeners.append(self.changed)
 
     def changed(self, standings: dict[str, Any]) -> None:
         """The hub's listener (its thread, or paho's): one event to every page."""
-        self.feed.publish({"type": "standings", **standings, "now": time.time()})
+        self.feed.publish({"type": "standings", **standings, "now": self.clock()})
 
     def close(self) -> None:
-        """Stop following the hub and stop serving."""
+        """Stop listening to the hub and stop the server."""
         if self.hub is not None and self.changed in self.hub.listeners:
             self.hub.listeners.remove(self.changed)
         self.server.stop()
 
 
-def serve(hub: Hub, port: int, host: str = "0.0.0.0") -> StandingsPage:
+def serve(hub: Hub, port: int, host: str = "0.0.0.0",
+          clock: Callable[[], float] = time.time) -> StandingsPage:
     """Serve the page; it listens before this returns, so a browser (or a test) can connect
     at once. Raises :class:`table.web.server.WebError` when the address cannot be had."""
-    page = StandingsPage(host, port)
+    page = StandingsPage(host, port, clock)
     page.serve(hub)
     return page

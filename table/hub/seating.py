@@ -28,7 +28,7 @@ def table_sizes(count: int, size: int) -> list[int]:
 
 
 def cut(order: Sequence[str], size: int) -> list[list[str]]:
-    """``order`` cut into tables of :func:`table_sizes`."""
+    """Cut players in order into tables of at most ``size``, as even as they go."""
     out: list[list[str]] = []
     at = 0
     for n in table_sizes(len(order), size):
@@ -38,7 +38,7 @@ def cut(order: Sequence[str], size: int) -> list[list[str]]:
 
 
 def round_robin(players: Sequence[str], round_no: int, size: int) -> list[list[str]]:
-    """The tables of round ``round_no`` by the circle method."""
+    """Round ``round_no`` of a round-robin (the circle method): its pairs cut into tables."""
     ring = list(players) + ([""] if len(players) % 2 else [])
     rest = ring[1:]
     k = (round_no - 1) % max(1, len(rest))
@@ -51,7 +51,7 @@ def round_robin(players: Sequence[str], round_no: int, size: int) -> list[list[s
 
 
 def repeats(tables: Sequence[Sequence[str]], met: set[frozenset[str]]) -> int:
-    """How many pairs at ``tables`` have met before."""
+    """How many pairs seated together in ``tables`` have met before (``met``)."""
     return sum(1 for t in tables for i, a in enumerate(t) for b in t[i + 1:]
                if frozenset((a, b)) in met)
 
@@ -83,7 +83,7 @@ def random_groups(players: Sequence[str], size: int, met: set[frozenset[str]],
 
 
 def swiss(ranked: Sequence[str], size: int) -> list[list[str]]:
-    """The ranked players in order, cut into tables: the leaders together."""
+    """Swiss seating: players of like standing together, best first (``ranked`` in order)."""
     return cut(ranked, size)
 
 

@@ -12,6 +12,7 @@ HEADER: Final = struct.Struct(">I")
 
 
 def frame(obj: Any) -> bytes:
+    """One object as a frame: its pickle's length in 4 bytes, then the pickle."""
     body = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
     return HEADER.pack(len(body)) + body
 

@@ -48,6 +48,7 @@ class Pending:
         self._unsent: dict[str, dict[str, Any]] = {}
 
     def add(self, result: dict[str, Any]) -> bool:
+        """Keep a result until acknowledged; False when one with its id is kept already."""
         with self._lock:
             if str(result["id"]) in self._unsent:
                 return False
@@ -55,18 +56,22 @@ class Pending:
             return True
 
     def unsent(self) -> list[dict[str, Any]]:
+        """The results not yet acknowledged, in the order handed over."""
         with self._lock:
             return list(self._unsent.values())
 
     def mark_sent(self, result_id: str) -> None:
+        """Forget an acknowledged result and tell the daemon (which keeps the outbox)."""
         with self._lock:
             self._unsent.pop(result_id, None)
         self.report(("ack", result_id))
 
     def send_again(self, prefix: str) -> int:
+        """Nothing to do here: the daemon hands the results over again itself; always 0."""
         return 0  # the daemon hands them over again; what is here goes again anyway
 
     def counts(self) -> tuple[int, int]:
+        """(sent, waiting): only the waiting are known here."""
         with self._lock:
             return 0, len(self._unsent)
 
@@ -91,6 +96,7 @@ class ReportingPublisher(Publisher):
 
 
 def serve(inp: IO[bytes], out: IO[bytes]) -> int:
+    """The sender: settings from ``inp``, then messages for the broker until ``close``."""
     lock = threading.Lock()
 
     def report(obj: tuple[Any, ...]) -> None:
@@ -151,6 +157,7 @@ def serve(inp: IO[bytes], out: IO[bytes]) -> int:
 
 
 def main() -> int:
+    """Run the sender on stdin and stdout, niced, deaf to Ctrl-C and SIGTERM."""
     # Ctrl-C at the daemon's terminal, or systemd stopping the service, signals the whole
     # group: the daemon stops its sender itself (``close``), after the last results.
     signal.signal(signal.SIGINT, signal.SIG_IGN)

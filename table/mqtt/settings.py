@@ -26,6 +26,7 @@ class MqttConfigError(TableError, ValueError):
 
 @dataclass(frozen=True, slots=True)
 class MqttSettings:
+    """Where a table or the hub meets the broker: the address, its id, the topics' prefix, login."""
     host: str
     port: int = 1883
     table: str = ""  # empty for the hub
@@ -52,6 +53,7 @@ def parse_address(text: str, where: str = "--mqtt") -> tuple[str, int]:
 
 
 def check_table_id(text: str, where: str = "--table") -> str:
+    """``text`` if it can be a table id (letters, digits, - or _), else :class:`MqttConfigError`."""
     if not LEVEL.match(text):
         raise MqttConfigError(f"{where} {text!r} is not allowed; allowed: 1 to 64 letters, "
                               "digits, - or _")

@@ -237,7 +237,7 @@ CATALOGUE: Final[dict[str, dict[str, str]]] = {
 # Reasons of refusal said with the general "rejected" phrase on purpose: they come from the
 # software's own inputs (self-play's chance, a scenario, a program calling the API), never from
 # a player at the table. Every other reason has its own ``rejected-REASON`` phrase
-# (tests/test_announce.py reads the code for every reason a refusal can give).
+# (tests/test_referee_announcements.py reads the code for every reason a refusal can give).
 SAID_GENERALLY: Final = frozenset(
     {"unknown-action", "unknown-button", "hand-already-known", "pile-not-empty",
      "reshuffle-mismatch"}
@@ -496,8 +496,8 @@ def _don(e: Event, t: Telling) -> Announcement:
 
 
 # What the referee says for each kind of event. With SILENT, every kind: a kind in neither
-# table is an error when it is announced, and tests/test_announce.py checks both tables
-# against EventKind and the catalogue.
+# table is an error when it is announced, and tests/test_referee_announcements.py checks both
+# tables against EventKind and the catalogue.
 SAID: Final[Mapping[EventKind, Said]] = {
     EventKind.ROUND_START: Said(("round-start",), lambda e, t: _ann(
         "round-start", INFO, round=e.count, player=t.name(e.player))),

@@ -1,4 +1,4 @@
-"""The table controller (the referee): from tag reads and button presses to refereed play.
+"""The referee: from tag reads and button presses to refereed play.
 
 It maps what the hardware reports, through the reader roles (``play``, ``seat``, ``draw``), the
 seat map and the deck registry, to engine actions; it keeps table hygiene (a card re-read on a
@@ -52,8 +52,8 @@ BUTTONS = ("uno", "draw", "pass", "challenge", "don")
 COLOR_PRESSES = tuple(f"color:{c.value}" for c in COLORS)
 
 
-class ControllerError(TableError, ValueError):
-    """A table set-up the controller cannot run (an unknown role, two play pads...)."""
+class RefereeError(TableError, ValueError):
+    """A table set-up the referee cannot run (an unknown role, two play pads...)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,14 +127,14 @@ class Referee:
         roles: dict[str, ReaderRole] = {}
         for r in readers:
             if r.role not in ROLES:
-                raise ControllerError(
+                raise RefereeError(
                     f"reader {r.name}: unknown role {r.role!r}: use play, seat or draw"
                 )
             if r.role == "seat" and (r.seat is None or not 0 <= r.seat < len(players)):
-                raise ControllerError(f"reader {r.name}: a seat reader needs one of the players")
+                raise RefereeError(f"reader {r.name}: a seat reader needs one of the players")
             roles[r.name] = r
         if sum(r.role == "play" for r in readers) != 1:
-            raise ControllerError("a table has exactly one play pad (role = \"play\")")
+            raise RefereeError("a table has exactly one play pad (role = \"play\")")
         state, events = new_game(options, players, dealer, deal)
         ref = cls(state, deck, roles)
         return ref, ref._say(events)

@@ -1,4 +1,5 @@
-"""Announcements: both languages, renderable, and never a hidden card."""
+"""The referee's announcements (:mod:`table.referee.announcements`): both languages,
+renderable, and never a hidden card."""
 
 from __future__ import annotations
 

@@ -8,7 +8,7 @@ from pad_table import pad_referee, uid
 
 from table.readers.base import TagRead
 from table.referee.announcements import render
-from table.referee.referee import ControllerError, Press, ReaderRole, Referee, Tick
+from table.referee.referee import Press, ReaderRole, Referee, RefereeError, Tick
 from table.referee.registry import virtual_deck
 from table.rules import make_options
 
@@ -57,7 +57,7 @@ def test_uno_button_out_of_time_is_refused() -> None:
     ],
 )
 def test_table_setup_errors(readers: list[ReaderRole], message: str) -> None:
-    with pytest.raises(ControllerError, match=message):
+    with pytest.raises(RefereeError, match=message):
         Referee.create(make_options(), ["Aki", "Ken"], virtual_deck(), readers)
 
 
