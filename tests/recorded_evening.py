@@ -57,9 +57,9 @@ def item_from_json(row: list[Any]) -> Item:
     return ReaderStatus(*rest)
 
 
-def config_for(setup: MatchSetup, folder: Path) -> Config:
+def config_for(setup: MatchSetup, folder: Path, extra: str = "") -> Config:
     """A daemon's configuration whose set-up is ``setup`` (virtual deck, captions, readers on
-    ports that are files in ``folder``: the readers are never started)."""
+    ports that are files in ``folder``: the readers are never started), and ``extra`` lines."""
     lines = [
         "[table]", f"players = {json.dumps(list(setup.players))}", 'language = "en"',
         f"dealer = {json.dumps(setup.players[setup.dealer])}",
@@ -76,7 +76,7 @@ def config_for(setup: MatchSetup, folder: Path) -> Config:
         if role.seat is not None:
             lines.append(f'seat = "{setup.players[role.seat]}"')
     path = folder / "table.toml"
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    path.write_text("\n".join(lines) + "\n" + extra, encoding="utf-8")
     config = load_config(path)
     assert config.roles() == list(setup.readers)
     return config
@@ -131,8 +131,7 @@ def _here(value: Any, folder: Path) -> Any:
 
 def take(daemon: Daemon, item: Item) -> None:
     """One input, as the referee's thread takes it."""
-    out = daemon.loop.referee.handle(item)
-    daemon._on_outcome(item, out)
+    daemon.loop.take(item)
 
 
 def evening(setup: MatchSetup, inputs: list[TagRead | TagLifted | Press]) -> list[Item]:

@@ -44,6 +44,8 @@ log = logging.getLogger(__name__)
 
 @dataclass
 class DemoResult:
+    """What a demo did: the transcript, the scores, the faults and the results delivered."""
+
     transcript: list[str]
     players: list[str]
     scores: list[int]
@@ -122,6 +124,8 @@ class TableConfig:
 
 @dataclass
 class DemoConfig(TableConfig):
+    """How ``uno-table demo`` plays: the players, rules, seed, voice, faults and faces."""
+
     faults: Faults = field(default_factory=Faults)
     names: list[str] = field(default_factory=list)  # the players' names (default: NAMES)
     mqtt: MqttSettings | None = None  # publish as a daemon with this [mqtt] would
@@ -164,13 +168,15 @@ def run_demo(
     if cfg.faults.any:
         screen.header += f" | faults: {cfg.faults.describe()}"
     screen.write(screen.header)
-    publish = DemoFeed(cfg.mqtt, names, options.scoring, cfg.lang) if cfg.mqtt else None
+    publish = DemoFeed(cfg.mqtt, names, options.scoring) if cfg.mqtt else None
     journal = Journal(Path(cfg.journal)) if cfg.journal is not None else None
     table = SimTable(
         options, names, cfg.seed, cfg.lang, cfg.faults,
         say=announcer.announce if announcer else None, hands=cfg.hands,
-        watch=publish.watch if publish else None, journal=journal,
+        journal=journal,
     )
+    if publish is not None:
+        publish.attach(table.stream)
     server = remote = None
     if cfg.web is not None:
         server, remote = start_web(table, cfg.web, plays_cards=False)

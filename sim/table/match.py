@@ -23,11 +23,15 @@ MAX_REFUSED = 5  # refused moves in a row from one bot before the simulator call
 
 
 class Seat(Protocol):
+    """Who plays a seat: a bot or a person."""
+
     name: str
 
-    def act(self, view: SeatView) -> Action | Command: ...
+    def act(self, view: SeatView) -> Action | Command:
+        """The move on this seat's turn (or a command to the table)."""
 
-    def react(self, view: SeatView) -> Action | None: ...
+    def react(self, view: SeatView) -> Action | None:
+        """A move out of turn (a catch, a jump-in), or None."""
 
 
 def play_match(

@@ -73,7 +73,7 @@ class WebAttachment:
 
         config = self.config
         feed = Feed()
-        daemon.stream.listeners.append(feed.publish)
+        daemon.stream.subscribe(feed.publish)
         web = WebTable(DaemonRemote(daemon), feed, api_key=config.web_api_key,
                        local_admin=config.web_local_admin, language=config.web_language)
         self.server.serve(web)

@@ -16,7 +16,11 @@ from dataclasses import dataclass, field
 
 from table.cards import COLORS, Card, CardCopy, Color
 from table.errors import TableError
-from table.readers.base import ReaderStatus, TagLifted, TagRead
+from table.inputs import ROLES as ROLES
+from table.inputs import Press as Press
+from table.inputs import ReaderRole as ReaderRole
+from table.inputs import ReaderStatus, TagLifted, TagRead
+from table.inputs import Tick as Tick
 from table.referee.announcements import Announcement, from_events, rejection_key
 from table.referee.registry import Deck, Token
 from table.rules import (
@@ -45,7 +49,6 @@ from table.rules import (
 from table.rules.events import EventKind
 from table.rules.state import Event
 
-ROLES = ("play", "seat", "draw")
 BUTTONS = ("uno", "draw", "pass", "challenge", "don")
 # A seat that names the colour of its wild by a press (a phone's colour buttons) rather than by
 # a colour token on the play pad: journaled and replayed like any other press.
@@ -54,27 +57,6 @@ COLOR_PRESSES = tuple(f"color:{c.value}" for c in COLORS)
 
 class ControllerError(TableError, ValueError):
     """A table set-up the controller cannot run (an unknown role, two play pads...)."""
-
-
-@dataclass(frozen=True, slots=True)
-class ReaderRole:
-    name: str
-    role: str
-    seat: int | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Press:
-    seat: int
-    button: str
-    t: float = 0.0
-
-
-@dataclass(frozen=True, slots=True)
-class Tick:
-    """Time passing with no input: lets the referee remind a player who owes a colour."""
-
-    t: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,6 +106,7 @@ class Referee:
         dealer: int = 0,
         deal: Deal | None = None,
     ) -> tuple[Referee, list[Announcement]]:
+        """A referee at the start of a match, and what it says first."""
         roles: dict[str, ReaderRole] = {}
         for r in readers:
             if r.role not in ROLES:
@@ -186,6 +169,7 @@ class Referee:
     # --- inputs ---------------------------------------------------------------------------
 
     def handle(self, item: TagRead | TagLifted | Press | Tick | ReaderStatus) -> Outcome:
+        """One input: what it did (the state, places and history change in place)."""
         self.now = max(self.now, item.t)
         if isinstance(item, Tick):
             out = self._tick()
@@ -471,6 +455,7 @@ class Referee:
     # --- undo and rounds ------------------------------------------------------------------
 
     def undo(self) -> Outcome:
+        """Take back the latest action (the undo token)."""
         if not self.history:
             return self._refuse("rejected-nothing-to-undo", "nothing-to-undo")
         snap = self.history.pop()
@@ -480,6 +465,7 @@ class Referee:
         return Outcome("accepted", None, (Announcement("undone"),))
 
     def next_round(self, deal: Deal | None = None, dealer: int | None = None) -> Outcome:
+        """Deal the next round once a round is over (the next-round token)."""
         try:
             state, events = next_round(self.state, deal, dealer)
         except TableError as exc:

@@ -60,6 +60,8 @@ class SeatControls:
 
 @dataclass(frozen=True)
 class Config:
+    """A checked configuration: everything ``uno-table run`` needs to start."""
+
     path: Path
     players: tuple[str, ...]
     options: Options
@@ -206,6 +208,7 @@ def load_config(path: str | Path, need_deck: bool = True) -> Config:
 
 
 def parse_config(data: Mapping[str, Any], path: Path, need_deck: bool = True) -> Config:
+    """Check the configuration's TOML ``data`` read from ``path`` (see :func:`load_config`)."""
     c = _Checker(path)
     c.keys("", data, SECTIONS)
     for section in ("table", "rules", "deck", "voice", "journal", "controls", "mqtt", "web"):

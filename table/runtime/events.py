@@ -1,4 +1,7 @@
-"""The event stream of ``uno-table run --events``: docs/design.md §3's JSON lines."""
+"""The event stream of ``uno-table run --events``: docs/design.md §3's JSON lines, and the one
+way the parts that listen (the voice, the LEDs and buzzer, the web view, the MQTT feed) are
+told of them: each subscribes to the stream (:meth:`EventStream.subscribe`), as Moonraker's
+components register their event handlers with the server."""
 
 from __future__ import annotations
 
@@ -6,7 +9,7 @@ import json
 import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from enum import StrEnum, unique
 from typing import Any, TextIO
 
@@ -32,31 +35,61 @@ class StreamType(StrEnum):
     JOURNAL = "journal"
     ASSIGNMENT = "assignment"
     STOPPED = "stopped"
+    # Never written: the events of one input are all out (a listener may now send what it
+    # gathered, as the MQTT feed wakes its publisher once per tap).
+    SETTLED = "settled"
+
+
+class Event(dict[str, Any]):
+    """One event: its fields, as the stream writes them, and in :attr:`extra` what the parts in
+    this process need beside them and nobody outside sees (the announcement to say, whether a
+    verdict refused the input, the game state, the match id)."""
+
+    __slots__ = ("extra",)
+
+    def __init__(self, fields: Mapping[str, Any], extra: Mapping[str, Any] | None = None) -> None:
+        super().__init__(fields)
+        self.extra: Mapping[str, Any] = extra or {}
+
+
+Listener = Callable[[Event], None]  # told of every event in the emitting thread; returns at once
 
 
 class EventStream:
-    """docs/design.md §3's JSON-lines stream: one object a line, flushed at once. A reader of the
-    stream that goes away never stops the referee."""
+    """docs/design.md §3's JSON-lines stream: one object a line, flushed at once, and every event
+    handed to each subscriber. A reader of the stream that goes away never stops the referee."""
 
-    def __init__(self, out: TextIO | None,
-                 tap: Callable[[dict[str, Any]], None] | None = None) -> None:
+    def __init__(self, out: TextIO | None) -> None:
         self.out = out
-        self.tap = tap  # also handed every event (the MQTT feed); it must not wait
         self._lock = threading.Lock()
-        # Told of every event in the thread that emits it (the web view's feed): each must
-        # return at once.
-        self.listeners: list[Callable[[dict[str, Any]], None]] = []
+        self._listeners: tuple[Listener, ...] = ()
 
-    def emit(self, kind: StreamType, **fields: Any) -> None:
-        if self.out is None and self.tap is None and not self.listeners:
+    def subscribe(self, listener: Listener) -> Callable[[], None]:
+        """Tell ``listener`` of every event from now on; returns how to stop telling it."""
+        with self._lock:
+            self._listeners = (*self._listeners, listener)
+
+        def unsubscribe() -> None:
+            with self._lock:
+                self._listeners = tuple(x for x in self._listeners if x is not listener)
+
+        return unsubscribe
+
+    def emit(self, kind: StreamType, extra: Mapping[str, Any] | None = None,
+             **fields: Any) -> None:
+        """Write one event (``fields`` and its type and time) and tell every subscriber."""
+        listeners = self._listeners
+        if self.out is None and not listeners:
             return
-        event = {"t": round(time.time(), 6), "type": kind, **fields}
-        if self.out is not None:
+        event = Event({"t": round(time.time(), 6), "type": kind, **fields}, extra)
+        if self.out is not None and kind is not StreamType.SETTLED:
             self._write(json.dumps(event, ensure_ascii=False, separators=(",", ":")))
-        if self.tap is not None:
-            self.tap(event)
-        for listener in self.listeners:
+        for listener in listeners:
             listener(event)
+
+    def settle(self) -> None:
+        """Tell the subscribers that the events of one input are all out."""
+        self.emit(StreamType.SETTLED)
 
     def _write(self, line: str) -> None:
         with self._lock:
