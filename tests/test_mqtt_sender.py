@@ -22,11 +22,11 @@ from test_mqtt_outbox import PLAYERS, table_one
 
 from sim.players.scripted import scripted_taps
 from table.journal.outbox import Outbox
-from table.mqtt import remote
+from table.mqtt import sender_link
 from table.mqtt.frames import frame
 from table.mqtt.publisher import Publisher
-from table.mqtt.remote import RemotePublisher
 from table.mqtt.sender import Pending
+from table.mqtt.sender_link import RemotePublisher
 from table.mqtt.settings import MqttSettings
 
 
@@ -112,7 +112,7 @@ def test_a_sender_that_does_not_read_never_holds_up_the_referee(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """The sender's pipe fills up: the messages beyond what waits for it are dropped and
     counted, and each offer returns at once; closing ends the sender all the same."""
-    monkeypatch.setattr(remote, "SENDER", [sys.executable, "-c",
+    monkeypatch.setattr(sender_link, "SENDER", [sys.executable, "-c",
                                            "import time; time.sleep(120)"])
     settings = MqttSettings("127.0.0.1", free_port(), table="9")
     publisher = RemotePublisher(settings, "t9")

@@ -67,7 +67,7 @@ class WebAttachment:
         self.server.bind()
 
     def __call__(self, daemon: Daemon) -> Callable[[], None]:
-        from table.runtime.remote import DaemonRemote
+        from table.runtime.remote_control import DaemonRemote
         from table.web.app import WebTable
         from table.web.feed import Feed
 

@@ -2,7 +2,7 @@
 
 The referee is deterministic (chance comes in as inputs), so a match is rebuilt exactly by
 making the referee from its :class:`MatchSetup` and feeding it the same inputs through
-:func:`feed`, the one function the live table's step (:class:`table.runtime.step.TableStep`)
+:func:`give`, the one function the live table's step (:class:`table.runtime.step.TableStep`)
 uses too. The set-up carries the deck's UID table,
 so a journal is read without the configuration or the deck file it was played with.
 """
@@ -108,7 +108,7 @@ def trim(ref: Referee) -> None:
         del ref.history[: len(ref.history) - UNDO_DEPTH]
 
 
-def feed(ref: Referee, item: Input) -> Outcome:
+def give(ref: Referee, item: Input) -> Outcome:
     """One input into the referee: how the live table and the journal replay both do it."""
     out = ref.handle(item)
     trim(ref)
@@ -120,7 +120,7 @@ def rebuild(setup: MatchSetup, inputs: Iterable[Kept]) -> Referee:
     ref = setup.referee()
     ref.speaking = False  # announcements are for the table, not for a replay
     for item in inputs:
-        feed(ref, item)
+        give(ref, item)
     ref.speaking = True
     # Input times came from another run's clock: the reminder timer starts afresh.
     ref.now = 0.0
@@ -242,7 +242,7 @@ def resume(setup: MatchSetup, inputs: Sequence[Kept],
             return rebuild(setup, inputs)
         ref.speaking = False
         for item in inputs[covered:]:
-            feed(ref, item)
+            give(ref, item)
         ref.speaking = True
         ref.now, ref.color_since = 0.0, None
         return ref

@@ -87,7 +87,7 @@ def _paho() -> Any:
 
 
 class Delivery:
-    """What both publishers (this one and :class:`table.mqtt.remote.RemotePublisher`) do with
+    """What both publishers (this one and :class:`table.mqtt.sender_link.RemotePublisher`) do with
     the results they deliver: keep them in the outbox, and wait until it is empty."""
 
     outbox: Results | None

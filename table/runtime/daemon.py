@@ -32,7 +32,7 @@ from table.referee.referee import Referee
 from table.referee.views import standing_json, state_event_json
 from table.rules import Phase
 from table.runtime.config import Config
-from table.runtime.events import Event, EventStream, StreamType
+from table.runtime.event_stream import Event, EventStream, StreamType
 from table.runtime.loop import TableLoop
 from table.runtime.step import TableStep
 from table.voice.announcer import Announcer, Backend
@@ -116,7 +116,7 @@ def said_as(config: Config) -> dict[str, str]:
 
 
 class Daemon:
-    """``uno-table run``'s table: its readers, controls, journal, voice and feeds around the
+    """``uno-table run``'s table: its readers, controls, journal, voice, web and MQTT around the
     table's one step, taken in the referee's thread."""
 
     def __init__(
@@ -155,7 +155,7 @@ class Daemon:
         self.stream.subscribe(self._voice)
         if self.controls is not None:
             self.stream.subscribe(self._lights)
-        self.feed: Any = self._make_feed()
+        self.broadcast: Any = self._make_broadcast()
         self.loop = TableLoop(self.take, tick_every=1.0)
         self._opening = said
 
@@ -215,7 +215,7 @@ class Daemon:
         """Say ``ann`` (from the referee's thread)."""
         self._say(ann)
 
-    def _make_feed(self) -> Any:
+    def _make_broadcast(self) -> Any:
         """With ``[mqtt]``: what the table publishes, its results kept in the journal's outbox.
         The results of the match found in the journal are kept again (once per id), so one
         the daemon was killed before keeping is sent now."""
@@ -223,19 +223,20 @@ class Daemon:
         if settings is None:
             return None
         from table.journal.outbox import Outbox
-        from table.mqtt.feed import TableFeed
+        from table.mqtt.broadcast import TableBroadcast
 
-        feed = TableFeed(settings, self.config.players, [r.name for r in self.config.readers],
-                         Outbox(self.config.journal_path), self._match_id(),
-                         on_assign=self._assigned, scoring=self.config.options.scoring)
+        broadcast = TableBroadcast(settings, self.config.players,
+                                   [r.name for r in self.config.readers],
+                                   Outbox(self.config.journal_path), self._match_id(),
+                                   on_assign=self._assigned, scoring=self.config.options.scoring)
         if self._finished is not None:
-            feed.new_match(*self._finished)
-        feed.new_match(self._match_id(), self.referee.state)
-        self.stream.subscribe(feed.heard)
+            broadcast.new_match(*self._finished)
+        broadcast.new_match(self._match_id(), self.referee.state)
+        self.stream.subscribe(broadcast.heard)
         # The retained state from the start, before the first tap (a resumed match's too).
-        feed.heard(Event({"t": round(time.time(), 6), "type": "state", "n": self.inputs,
-                          **state_event_json(self.referee.state)}))
-        return feed
+        broadcast.heard(Event({"t": round(time.time(), 6), "type": "state", "n": self.inputs,
+                               **state_event_json(self.referee.state)}))
+        return broadcast
 
     def _match_id(self) -> int | str:
         return self.journal.match_id if self.journal.match_id is not None else \
@@ -250,9 +251,9 @@ class Daemon:
         self.stream.settle()
 
     def start(self) -> None:
-        """Start the feed, the referee's thread and the readers; say the opening words."""
-        if self.feed is not None:
-            self.feed.start()
+        """Start the MQTT broadcast, the referee's thread and the readers; say the opening words."""
+        if self.broadcast is not None:
+            self.broadcast.start()
         self.loop.start()
         for ann in self._opening:
             self._say(ann)
@@ -305,8 +306,8 @@ class Daemon:
         code = 0 if self.journal.flush() else self._keep_unsaved()
         self.journal.close()
         self.stream.emit(StreamType.STOPPED, inputs=self.inputs)
-        if self.feed is not None:
-            self.feed.close()
+        if self.broadcast is not None:
+            self.broadcast.close()
         return code
 
     def _keep_unsaved(self) -> int:

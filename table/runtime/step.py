@@ -1,10 +1,10 @@
 """The one step every table takes for one input: the daemon, the demo, the simulator and its web
 people mode all call :class:`TableStep`.
 
-An input goes into the referee (:func:`table.journal.records.feed`, which also keeps the undo
+An input goes into the referee (:func:`table.journal.records.give`, which also keeps the undo
 history bounded, as a replay of the journal does); what comes back is a :class:`Step`: what
 happened, the word the journal keeps with the input (for the inputs it keeps) and the events
-the table tells of it, in order, for its :class:`table.runtime.events.EventStream`. The table
+the table tells of it, in order, for its :class:`table.runtime.event_stream.EventStream`. The table
 around the step only writes the journal, emits the events and says the announcements.
 """
 
@@ -15,12 +15,12 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from table.inputs import Input, Press, ReaderStatus, TagLifted, TagRead
-from table.journal.records import feed, verdict
+from table.journal.records import give, verdict
 from table.referee.announcements import Announcement, render
 from table.referee.referee import Outcome, Referee
 from table.referee.registry import Token
 from table.referee.views import state_event_json
-from table.runtime.events import StreamType
+from table.runtime.event_stream import StreamType
 
 
 class Told(NamedTuple):
@@ -72,7 +72,7 @@ class TableStep:
 
     def __call__(self, referee: Referee, item: Input) -> Step:
         """``item`` refereed, and what the table makes of it."""
-        out = feed(referee, item)
+        out = give(referee, item)
         if isinstance(item, ReaderStatus):
             fields = {"reader": item.reader, "state": item.state, "detail": item.detail}
             return Step(item, out, self.inputs, None, (Told(StreamType.READER, fields, {}),))

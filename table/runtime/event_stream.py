@@ -1,5 +1,5 @@
 """The event stream of ``uno-table run --events``: docs/design.md §3's JSON lines, and the one
-way the parts that listen (the voice, the LEDs and buzzer, the web view, the MQTT feed) are
+way the parts that listen (the voice, the LEDs and buzzer, the web view, the MQTT broadcast) are
 told of them: each subscribes to the stream (:meth:`EventStream.subscribe`), as Moonraker's
 components register their event handlers with the server."""
 
@@ -11,7 +11,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from enum import StrEnum, unique
-from typing import Any, TextIO
+from typing import Any, Final, TextIO
 
 log = logging.getLogger(__name__)
 
@@ -35,9 +35,12 @@ class StreamType(StrEnum):
     JOURNAL = "journal"
     ASSIGNMENT = "assignment"
     STOPPED = "stopped"
-    # Never written: the events of one input are all out (a listener may now send what it
-    # gathered, as the MQTT feed wakes its publisher once per tap).
-    SETTLED = "settled"
+
+
+# The ``type`` of the one event the subscribers are told of and the stream never writes: the
+# events of one input are all out (a subscriber may now send what it gathered, as the MQTT
+# broadcast wakes its publisher once per tap).
+SETTLED: Final = "settled"
 
 
 class Event(dict[str, Any]):
@@ -82,14 +85,16 @@ class EventStream:
         if self.out is None and not listeners:
             return
         event = Event({"t": round(time.time(), 6), "type": kind, **fields}, extra)
-        if self.out is not None and kind is not StreamType.SETTLED:
+        if self.out is not None:
             self._write(json.dumps(event, ensure_ascii=False, separators=(",", ":")))
         for listener in listeners:
             listener(event)
 
     def settle(self) -> None:
-        """Tell the subscribers that the events of one input are all out."""
-        self.emit(StreamType.SETTLED)
+        """Tell the subscribers (and only them) that the events of one input are all out."""
+        event = Event({"type": SETTLED})
+        for listener in self._listeners:
+            listener(event)
 
     def _write(self, line: str) -> None:
         with self._lock:

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sim.players.bots import SeatView
-from sim.table.match import Command
-from sim.table.virtual import PAD, SHOE, SimError, SimTable
+from sim.tabletop.match import Command
+from sim.tabletop.virtual import PAD, SHOE, SimError, SimTable
 from table.referee.announcements import Announcement, render
 from table.rules import (
     Action,

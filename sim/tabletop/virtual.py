@@ -4,7 +4,8 @@ top, and the players' hands moving them.
 The referee is the daemon's own: a :class:`table.referee.referee.Referee` fed by a
 :class:`table.runtime.loop.TableLoop` through the daemon's step
 (:class:`table.runtime.step.TableStep`), whose events go to the table's
-:class:`table.runtime.events.EventStream` (the web view and the MQTT feed subscribe to it).
+:class:`table.runtime.event_stream.EventStream` (the web view and the MQTT broadcast
+subscribe to it).
 The table has a play pad ``pad``, a draw shoe ``shoe`` and one seat pad per player (named
 after the player), all :class:`SimReader` pads unless the play pad is routed through a real
 :class:`SerialReader` on a pty (``Faults.noisy_serial``), plus the seat buttons. A player's
@@ -39,7 +40,7 @@ from sim.terminal.view import move_text
 
 if TYPE_CHECKING:
     from table.readers.serial_reader import SerialReader
-from sim.table.world import World
+from sim.tabletop.world import World
 from table.cards import Card, CardCopy, edition_counts
 from table.errors import TableError
 from table.inputs import Input, Kept, Press, ReaderRole, ReaderStatus, TagRead
@@ -70,7 +71,7 @@ from table.rules import (
     next_round,
 )
 from table.rules.actions import actor
-from table.runtime.events import EventStream
+from table.runtime.event_stream import EventStream
 from table.runtime.loop import TableLoop
 from table.runtime.step import Step, TableStep
 
@@ -142,7 +143,7 @@ class SimTable:
             self.options, self.players, self.deck, self._roles(), self.dealer
         )
         self._outcomes: queue.Queue[Heard] = queue.Queue()
-        # The daemon's event stream: the web view and the MQTT feed subscribe to it.
+        # The daemon's event stream: the web view and the MQTT broadcast subscribe to it.
         self.stream = EventStream(None)
         self.step = TableStep(self.players, self.lang)
         if self.journal is not None:

@@ -1,8 +1,8 @@
 """What one table publishes as it plays: its public events, its state (retained), its results
 (through the outbox) and its Home Assistant device; and the hub's table assignments it hears.
 
-The feed subscribes to the table's event stream: :meth:`TableFeed.heard` is told of every event
-in the referee's thread and never waits for the network.
+The broadcast subscribes to the table's event stream: :meth:`TableBroadcast.heard` is told of
+every event in the referee's thread and never waits for the network.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from table.journal.outbox import Outbox
 from table.mqtt.discovery import STATUS_TOPIC, discovery_configs
 from table.mqtt.payloads import PUBLIC_EVENTS, round_results
 from table.mqtt.publisher import Message
-from table.mqtt.remote import RemotePublisher
+from table.mqtt.sender_link import RemotePublisher
 from table.mqtt.settings import MqttSettings
 from table.rules import State
 
@@ -28,7 +28,7 @@ HUB_AVAILABILITY = "hub/availability"
 Assigned = Callable[[int, list[str]], None]  # the hub's round, the players of this table
 
 
-class TableFeed:
+class TableBroadcast:
     """One table's public face on the broker, told of its events by :meth:`heard`."""
 
     def __init__(
@@ -74,12 +74,12 @@ class TableFeed:
 
     def heard(self, obj: Mapping[str, Any]) -> None:
         """One event of the table's stream (a subscriber of
-        :class:`table.runtime.events.EventStream`): public ones are published; a ``state``
+        :class:`table.runtime.event_stream.EventStream`): public ones are published; a ``state``
         event's game state (its ``extra``) keeps each round newly finished as a result; a new
         match's id names the next results; ``settled`` sends what the input queued."""
         kind = obj.get("type")
         extra: Mapping[str, Any] = getattr(obj, "extra", {})
-        if kind == "settled":
+        if kind == "settled":  # table.runtime.event_stream.SETTLED
             self.flush()
         elif kind == "new-match" and "match" in extra:
             self.new_match(extra["match"])
