@@ -12,7 +12,7 @@ own: every input carries its time.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from table.cards import COLORS, Card, CardCopy, Color
 from table.errors import TableError
@@ -67,6 +67,7 @@ class Outcome:
     reason: str | None = None
     announcements: tuple[Announcement, ...] = ()
     action: Action | None = None
+    next_match: bool = False  # the next-round token once the match is over: a new match begins
 
 
 @dataclass
@@ -469,8 +470,9 @@ class Referee:
         try:
             state, events = next_round(self.state, deal, dealer)
         except TableError as exc:
-            reason = getattr(exc, "reason", "round-not-over")
-            return self._refuse("rejected", str(reason))
+            reason = str(getattr(exc, "reason", "round-not-over"))
+            out = self._refuse("rejected", reason)
+            return replace(out, next_match=True) if reason == "match-over" else out
         self.history.append(_Snapshot(self.state, dict(self.places)))
         self.state = state
         self.places = {}

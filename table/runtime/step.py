@@ -18,7 +18,6 @@ from table.inputs import Input, Press, ReaderStatus, TagLifted, TagRead
 from table.journal.records import give, verdict
 from table.referee.announcements import Announcement, render
 from table.referee.referee import Outcome, Referee
-from table.referee.registry import Token
 from table.referee.views import state_event_json
 from table.runtime.event_stream import StreamType
 
@@ -40,7 +39,6 @@ class Step:
     n: int  # the match's inputs the journal keeps, this one included
     word: str | None  # the verdict word the journal keeps with the input; None: not kept
     events: tuple[Told, ...]  # the input's events (the announcements are :attr:`said`)
-    next_match: bool = False  # the next-round token after the match is over: a new match
 
     @property
     def said(self) -> tuple[Announcement, ...]:
@@ -48,15 +46,20 @@ class Step:
         return self.outcome.announcements
 
     @property
+    def next_match(self) -> bool:
+        """The next-round token after the match is over: the table begins a new match."""
+        return self.outcome.next_match
+
+    @property
     def refused(self) -> bool:
         """A refusal the buzzer sounds for (see :func:`refusal`)."""
-        return refusal(self.outcome, self.next_match)
+        return refusal(self.outcome)
 
 
-def refusal(out: Outcome, next_match: bool) -> bool:
+def refusal(out: Outcome) -> bool:
     """Whether the buzzer sounds: for a refusal, not for a read the referee ignored (a card
     resting on a pad, one already in hand), nor for the token that starts the next match."""
-    return out.verdict == "rejected" and not next_match
+    return out.verdict == "rejected" and not out.next_match
 
 
 class TableStep:
@@ -85,8 +88,6 @@ class TableStep:
             # it left the pad is a new tap, in the replay of the journal as at the table.
             return Step(item, out, n, word, (Told(StreamType.LIFT, {"n": n, "reader": item.reader},
                                                   {}),))
-        next_match = (isinstance(item, TagRead) and out.reason == "match-over"
-                      and referee.deck.lookup(item.uid) == Token("next-round"))
         told: list[Told] = []
         if isinstance(item, TagRead):
             told.append(Told(StreamType.TAG, {"reader": item.reader}, {}))
@@ -96,11 +97,11 @@ class TableStep:
             told.append(Told(StreamType.PRESS, {"seat": seat, "button": item.button}, {}))
             where = {"input": "press", "seat": seat}
         told.append(Told(StreamType.VERDICT, {"n": n, "verdict": word, "reason": out.reason,
-                                              **where}, {"refused": refusal(out, next_match)}))
+                                              **where}, {"refused": refusal(out)}))
         if word != "rejected":
             told.append(Told(StreamType.STATE, {"n": n, **state_event_json(referee.state)},
                              {"state": referee.state}))
-        return Step(item, out, n, word, tuple(told), next_match)
+        return Step(item, out, n, word, tuple(told))
 
     def announcement(self, ann: Announcement) -> Told:
         """The event of one announcement: its key and its text in the table's language."""
