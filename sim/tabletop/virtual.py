@@ -73,7 +73,7 @@ from table.rules import (
 from table.rules.actions import actor
 from table.runtime.event_stream import EventStream
 from table.runtime.loop import TableLoop
-from table.runtime.step import Step, TableStep
+from table.runtime.step import TableStep, Taken
 
 PAD = "pad"
 SHOE = "shoe"
@@ -109,7 +109,7 @@ class Heard:
 
     item: Input
     outcome: Outcome
-    step: Step | None = None
+    step: Taken | None = None
 
 
 @dataclass

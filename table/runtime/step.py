@@ -2,7 +2,7 @@
 people mode all call :class:`TableStep`.
 
 An input goes into the referee (:func:`table.journal.records.give`, which also keeps the undo
-history bounded, as a replay of the journal does); what comes back is a :class:`Step`: what
+history bounded, as a replay of the journal does); what comes back is a :class:`Taken`: what
 happened, the word the journal keeps with the input (for the inputs it keeps) and the events
 the table tells of it, in order, for its :class:`table.runtime.event_stream.EventStream`. The table
 around the step only writes the journal, emits the events and says the announcements.
@@ -31,8 +31,8 @@ class Told(NamedTuple):
 
 
 @dataclass(frozen=True, slots=True)
-class Step:
-    """What one input did at the table."""
+class Taken:
+    """What one input did at the table: the outcome, its journal word and its events."""
 
     item: Input
     outcome: Outcome
@@ -63,7 +63,7 @@ def refusal(out: Outcome) -> bool:
 
 
 class TableStep:
-    """One table's step: an input and the referee in, a :class:`Step` out. It counts the
+    """One table's step: an input and the referee in, a :class:`Taken` out. It counts the
     match's inputs (``n`` of the events); a new match starts it again from 0."""
 
     def __init__(self, players: Sequence[str], lang: str = "en",
@@ -73,20 +73,20 @@ class TableStep:
         self.pronounce = dict(pronounce or {})
         self.inputs = inputs
 
-    def __call__(self, referee: Referee, item: Input) -> Step:
+    def __call__(self, referee: Referee, item: Input) -> Taken:
         """``item`` refereed, and what the table makes of it."""
         out = give(referee, item)
         if isinstance(item, ReaderStatus):
             fields = {"reader": item.reader, "state": item.state, "detail": item.detail}
-            return Step(item, out, self.inputs, None, (Told(StreamType.READER, fields, {}),))
+            return Taken(item, out, self.inputs, None, (Told(StreamType.READER, fields, {}),))
         if not isinstance(item, TagRead | TagLifted | Press):
-            return Step(item, out, self.inputs, None, ())  # a tick
+            return Taken(item, out, self.inputs, None, ())  # a tick
         self.inputs += 1
         n, word = self.inputs, verdict(out)
         if isinstance(item, TagLifted):
             # Which card rests on which pad is part of the match: a card tapped again after
             # it left the pad is a new tap, in the replay of the journal as at the table.
-            return Step(item, out, n, word, (Told(StreamType.LIFT, {"n": n, "reader": item.reader},
+            return Taken(item, out, n, word, (Told(StreamType.LIFT, {"n": n, "reader": item.reader},
                                                   {}),))
         told: list[Told] = []
         if isinstance(item, TagRead):
@@ -101,7 +101,7 @@ class TableStep:
         if word != "rejected":
             told.append(Told(StreamType.STATE, {"n": n, **state_event_json(referee.state)},
                              {"state": referee.state}))
-        return Step(item, out, n, word, tuple(told))
+        return Taken(item, out, n, word, tuple(told))
 
     def announcement(self, ann: Announcement) -> Told:
         """The event of one announcement: its key and its text in the table's language."""
