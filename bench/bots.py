@@ -18,7 +18,7 @@ import time
 
 from sim.hardware.faults import Faults
 from sim.players.arena import bot_selfplay, wilson
-from sim.table.demo import DemoConfig, run_demo
+from sim.tabletop.demo import DemoConfig, run_demo
 
 
 def duel(rounds: int, seed: int) -> None:

@@ -34,7 +34,7 @@ from typing import Any
 
 from sim.hardware.ptys import PtyReader, sim_config
 from sim.players.scripted import scripted_taps
-from table.journal.records import MatchSetup, feed, freeze, resume, verdict
+from table.journal.records import MatchSetup, freeze, give, resume, verdict
 from table.journal.store import Journal
 from table.readers.base import TagRead
 from table.referee.referee import ReaderRole
@@ -165,7 +165,7 @@ def resume_bench(root: Path, events: int) -> dict[str, float]:
     journal.begin(setup)
     for n, (reader, uid) in enumerate(scripted_taps(PLAYERS, events, seed=2), start=1):
         item = TagRead(reader, uid)
-        journal.append(item, verdict(feed(ref, item)))
+        journal.append(item, verdict(give(ref, item)))
         if n % 500 == 0:
             journal.save_snapshot(*freeze(ref))
     journal.close()

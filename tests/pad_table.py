@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from table.cards import parse_cards
+from table.inputs import Input
+from table.journal.records import give
 from table.referee.referee import Outcome, ReaderRole, Referee
 from table.referee.registry import parse_tag, virtual_deck
 from table.rules import Deal, make_options
@@ -15,6 +19,17 @@ def pad_referee(aki: str, ken: str, start: str = "R5") -> Referee:
                             [ReaderRole("pad", "play")], 1,
                             Deal(hands=hands, start=parse_cards([start])))
     return ref
+
+
+def refereed(ref: Referee, listener: Callable[[Input, Outcome], None]
+             ) -> Callable[[Input], None]:
+    """A table loop's ``take`` for ``ref`` alone: each input refereed (as the table's step does
+    it), then handed to ``listener`` with what it did."""
+
+    def take(item: Input) -> None:
+        listener(item, give(ref, item))
+
+    return take
 
 
 def uid(ref: Referee, code: str) -> str:
@@ -35,9 +50,9 @@ class RefereeLoop:
 
         self.said: queue.Queue[str] = queue.Queue()
         self.verdicts: queue.Queue[tuple[str, str | None]] = queue.Queue()
-        self.loop = TableLoop(ref, self._listen, tick_every=60)
+        self.loop = TableLoop(refereed(ref, self._listen), tick_every=60)
 
-    def _listen(self, item: object, out: Outcome) -> None:
+    def _listen(self, item: Input, out: Outcome) -> None:
         from table.readers.base import TagRead
         from table.referee.announcements import render
 

@@ -68,7 +68,8 @@ def test_the_compiled_engine_passes_the_engine_tests(tmp_path: Path) -> None:
 
     # The copy comes first on the path of every process from here on.
     env.pop("UNO_TABLE_COMPILE")
-    env["PYTHONPATH"] = str(build)  # and of the processes the tests start (the bench)
+    # and of the processes the tests start (the bench); the simulator from the tree under test
+    env["PYTHONPATH"] = os.pathsep.join((str(build), str(ROOT)))
     which = subprocess.run(
         [sys.executable, "-c", "import table.rules as r, table.rules.play as p;"
          " print(r.COMPILED, p.__file__)"],

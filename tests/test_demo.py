@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from sim.hardware.faults import Faults
-from sim.table.demo import DemoConfig, DemoResult, run_demo
+from sim.tabletop.demo import DemoConfig, DemoResult, run_demo
 from table.cards import parse_card
 from table.errors import TableError
 from table.rules import PRESETS
@@ -171,16 +171,17 @@ def test_the_table_view_shows_counts_never_the_cards_in_hand() -> None:
 
 
 def test_the_voice_is_chosen_by_what_the_machine_can_do(monkeypatch: pytest.MonkeyPatch) -> None:
-    import sim.table.demo
+    import sim.tabletop.demo
 
-    monkeypatch.setattr(sim.table.demo, "audio_player", lambda: None)
-    assert sim.table.demo.choose_voice(None, fast=False) == "captions"  # no sound card
+    monkeypatch.setattr(sim.tabletop.demo, "audio_player", lambda: None)
+    assert sim.tabletop.demo.choose_voice(None, fast=False) == "captions"  # no sound card
     with pytest.raises(TableError, match="--voice espeak-ng needs an audio output"):
-        sim.table.demo.choose_voice("espeak-ng", fast=False)
-    monkeypatch.setattr(sim.table.demo, "audio_player", lambda: ["aplay", "-q", "-"])
-    assert sim.table.demo.choose_voice(None, fast=False) == "pyttsx3"
-    assert sim.table.demo.choose_voice(None, fast=True) == "captions"  # --fast never waits to speak
-    assert sim.table.demo.choose_voice("wav", fast=True) == "wav"
+        sim.tabletop.demo.choose_voice("espeak-ng", fast=False)
+    monkeypatch.setattr(sim.tabletop.demo, "audio_player", lambda: ["aplay", "-q", "-"])
+    assert sim.tabletop.demo.choose_voice(None, fast=False) == "pyttsx3"
+    # --fast never waits to speak
+    assert sim.tabletop.demo.choose_voice(None, fast=True) == "captions"
+    assert sim.tabletop.demo.choose_voice("wav", fast=True) == "wav"
 
 
 def test_a_table_with_only_a_play_pad() -> None:

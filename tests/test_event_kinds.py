@@ -26,7 +26,7 @@ from table.referee.announcements import (
 )
 from table.referee.scenario import replay_file
 from table.rules import Event, EventKind, make_options
-from table.runtime.events import StreamType
+from table.runtime.event_stream import StreamType
 
 ROOT = Path(__file__).resolve().parent.parent
 PLAYERS = ("Aki", "Ken", "Mio")

@@ -12,7 +12,8 @@ import pytest
 
 from sim.players.scripted import scripted_taps
 from table.commands.cli import main
-from table.journal.records import Input, MatchSetup, feed, input_json, rebuild, verdict
+from table.inputs import Kept
+from table.journal.records import MatchSetup, give, input_json, rebuild, verdict
 from table.journal.store import Journal, read_journal
 from table.readers.base import TagRead
 from table.referee.referee import ReaderRole
@@ -27,14 +28,14 @@ def table_setup() -> MatchSetup:
                       virtual_deck())
 
 
-def played(count: int, seed: int = 5) -> tuple[list[Input], list[str]]:
+def played(count: int, seed: int = 5) -> tuple[list[Kept], list[str]]:
     """``count`` inputs of a scripted match and the verdicts the referee gave them."""
     ref = table_setup().referee()
-    inputs: list[Input] = [TagRead(r, u) for r, u in scripted_taps(PLAYERS, count, seed)]
-    return inputs, [verdict(feed(ref, item)) for item in inputs]
+    inputs: list[Kept] = [TagRead(r, u) for r, u in scripted_taps(PLAYERS, count, seed)]
+    return inputs, [verdict(give(ref, item)) for item in inputs]
 
 
-def write_journal(path: Path, count: int) -> list[Input]:
+def write_journal(path: Path, count: int) -> list[Kept]:
     inputs, verdicts = played(count)
     journal = Journal(path)
     journal.begin(table_setup())
@@ -44,7 +45,7 @@ def write_journal(path: Path, count: int) -> list[Input]:
     return inputs
 
 
-def resumed_inputs(path: Path) -> tuple[Journal, list[Input]]:
+def resumed_inputs(path: Path) -> tuple[Journal, list[Kept]]:
     journal = Journal(path)
     record = journal.last_match()
     assert record is not None

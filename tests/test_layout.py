@@ -18,7 +18,8 @@ ROOT = Path(__file__).resolve().parent.parent
 TABLE = ROOT / "table"
 
 # Who may import whom inside table/: a room uses itself, the package root (``__version__``) and
-# the rooms listed here. cards/errors/files <- rules <- referee <- journal <- runtime <- commands;
+# the rooms listed here. inputs (what readers and buttons report) at the bottom with errors;
+# cards/errors/files <- rules <- referee <- journal <- runtime <- commands;
 # readers sit beside rules (the hardware side), voice above the referee (it says its
 # announcements), analysis on the bare rules and, for an evening's figures, the journal;
 # mqtt (publishing a table) beside the runtime, the hub on mqtt and web, web beside runtime
@@ -27,23 +28,26 @@ ALLOWED: dict[str, frozenset[str]] = {
     "errors": frozenset(),
     "cards": frozenset({"errors"}),
     "files": frozenset({"errors"}),
+    "inputs": frozenset(),
     "rules": frozenset({"cards", "errors"}),
-    "readers": frozenset({"errors"}),
-    "referee": frozenset({"cards", "errors", "files", "rules", "readers"}),
+    "readers": frozenset({"errors", "inputs"}),
+    "referee": frozenset({"cards", "errors", "files", "inputs", "rules", "readers"}),
     "voice": frozenset({"cards", "errors", "referee"}),
-    "journal": frozenset({"cards", "errors", "files", "rules", "readers", "referee"}),
-    "analysis": frozenset({"cards", "errors", "files", "rules", "readers", "referee", "journal"}),
-    "mqtt": frozenset({"cards", "errors", "files", "rules", "readers", "referee", "journal"}),
-    "runtime": frozenset({"cards", "errors", "files", "rules", "readers", "referee", "voice",
-                          "journal", "mqtt"}),
+    "journal": frozenset({"cards", "errors", "files", "inputs", "rules", "readers", "referee"}),
+    "analysis": frozenset({"cards", "errors", "files", "inputs", "rules", "readers", "referee",
+                           "journal"}),
+    "mqtt": frozenset({"cards", "errors", "files", "inputs", "rules", "readers", "referee",
+                       "journal"}),
+    "runtime": frozenset({"cards", "errors", "files", "inputs", "rules", "readers", "referee",
+                          "voice", "journal", "mqtt"}),
     # web sits beside runtime: the daemon, the demo and the simulator start it; it knows
     # neither (they offer it what it needs), and nothing below it knows it. It reads the
     # journal the table writes (read only) and builds the evening's report from it (/stats).
     "web": frozenset({"cards", "errors", "rules", "referee", "voice", "journal", "analysis"}),
-    "hub": frozenset({"cards", "errors", "files", "rules", "readers", "referee", "journal",
-                      "mqtt", "web"}),
-    "commands": frozenset({"cards", "errors", "files", "rules", "readers", "referee", "voice",
-                           "journal", "analysis", "runtime", "mqtt", "hub", "web"}),
+    "hub": frozenset({"cards", "errors", "files", "inputs", "rules", "readers", "referee",
+                      "journal", "mqtt", "web"}),
+    "commands": frozenset({"cards", "errors", "files", "inputs", "rules", "readers", "referee",
+                           "voice", "journal", "analysis", "runtime", "mqtt", "hub", "web"}),
 }
 FLAT = {"__init__.py", "cards.py", "errors.py"}  # the only modules directly in table/
 

@@ -9,7 +9,8 @@ from pathlib import Path
 from pad_table import pad_referee, uid
 
 from sim.hardware.serial_pty import SerialPty
-from table.journal.records import Input, MatchSetup, feed, rebuild, verdict
+from table.inputs import Kept
+from table.journal.records import MatchSetup, give, rebuild, verdict
 from table.journal.store import Journal
 from table.readers.base import ReaderStatus, Report, TagLifted, TagRead
 from table.readers.factory import SimReader
@@ -84,7 +85,7 @@ def test_lifts_are_journaled_and_replayed(tmp_path: Path) -> None:
     ref = setup.referee()
     r7 = uid(ref, "R7#1")
     # R5 turned up; Ken taps R7 out of turn; Aki draws and passes; Ken lifts R7 and taps it.
-    inputs: list[Input] = [
+    inputs: list[Kept] = [
         TagRead("pad", uid(ref, "R5#1")), TagRead("pad", uid(ref, "token:seat:2")),
         TagRead("pad", r7), Press(0, "draw"), Press(0, "pass"),
         TagLifted("pad", r7), TagRead("pad", r7),
@@ -93,7 +94,7 @@ def test_lifts_are_journaled_and_replayed(tmp_path: Path) -> None:
     journal.begin(setup)
     verdicts = []
     for item in inputs:
-        out = feed(ref, item)
+        out = give(ref, item)
         verdicts.append((out.verdict, out.reason))
         assert journal.append(item, verdict(out))
     journal.close()

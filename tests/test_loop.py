@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import threading
 
-from pad_table import pad_referee, uid
+from pad_table import pad_referee, refereed, uid
 
+from table.inputs import Input
 from table.readers.base import TagRead
 from table.referee.referee import Outcome, Referee, Tick
-from table.runtime.loop import Input, TableLoop
+from table.runtime.loop import TableLoop
 
 
 def make_referee() -> Referee:
@@ -18,7 +19,7 @@ def make_referee() -> Referee:
 def test_inputs_from_threads_are_refereed_in_queue_order() -> None:
     ref = make_referee()
     seen: list[tuple[Input, Outcome]] = []
-    loop = TableLoop(ref, lambda i, o: seen.append((i, o)), tick_every=60)
+    loop = TableLoop(refereed(ref, lambda i, o: seen.append((i, o))), tick_every=60)
     loop.start()
     plays = ["R1#1", "R3#1", "R2#1", "R4#1"]
     for code in plays:
@@ -39,7 +40,7 @@ def test_a_failing_listener_does_not_stop_the_referee() -> None:
         if len(calls) == 1:
             raise RuntimeError("display unplugged")
 
-    loop = TableLoop(ref, listener, tick_every=60)
+    loop = TableLoop(refereed(ref, listener), tick_every=60)
     loop.start()
     loop.put(TagRead("pad", uid(ref, "R1#1")))
     loop.put(TagRead("pad", uid(ref, "R3#1")))
@@ -56,7 +57,7 @@ def test_ticks_come_when_nothing_happens() -> None:
         if isinstance(item, Tick):
             got.set()
 
-    loop = TableLoop(ref, listener, tick_every=0.01, clock=lambda: float(next(times)))
+    loop = TableLoop(refereed(ref, listener), tick_every=0.01, clock=lambda: float(next(times)))
     loop.start()
     assert got.wait(5)
     loop.stop()

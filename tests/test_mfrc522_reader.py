@@ -248,10 +248,11 @@ def test_off_a_pi_the_real_rpi_gpio_refusal_is_one_line() -> None:
 def test_cards_on_an_spi_pad_are_refereed_once_each(board: SimBoard) -> None:
     """The pad's reader feeds the referee: a card left resting on the pad while the turn
     passes is not played again, and the next card played there is refereed."""
-    from pad_table import pad_referee, uid
+    from pad_table import pad_referee, refereed, uid
 
+    from table.inputs import Input
     from table.referee.referee import Outcome
-    from table.runtime.loop import Input, TableLoop
+    from table.runtime.loop import TableLoop
 
     ref = pad_referee("R1 R2 W", "R3 R4 B1")
     verdicts: queue.Queue[tuple[str, str | None]] = queue.Queue()
@@ -260,7 +261,7 @@ def test_cards_on_an_spi_pad_are_refereed_once_each(board: SimBoard) -> None:
         if isinstance(item, TagRead):
             verdicts.put((out.verdict, out.reason))
 
-    loop = TableLoop(ref, listener, tick_every=60)
+    loop = TableLoop(refereed(ref, listener), tick_every=60)
     loop.start()
     chip = board.add_chip(ce=0)
     reader = make_reader(ReaderSpec("pad", "mfrc522", extra={"poll": 0.005}), loop.put)

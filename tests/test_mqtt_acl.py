@@ -14,7 +14,7 @@ from pathlib import Path
 import paho.mqtt.client as mqtt
 from mqtt_harness import Broker, Listener
 
-from sim.table.demo import DemoConfig, run_demo
+from sim.tabletop.demo import DemoConfig, run_demo
 from table.hub.store import HubStore
 from table.mqtt.settings import MqttSettings
 

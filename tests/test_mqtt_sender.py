@@ -22,11 +22,11 @@ from test_mqtt_outbox import PLAYERS, table_one
 
 from sim.players.scripted import scripted_taps
 from table.journal.outbox import Outbox
-from table.mqtt import remote
+from table.mqtt import sender_link
 from table.mqtt.frames import frame
 from table.mqtt.publisher import Publisher
-from table.mqtt.remote import RemotePublisher
 from table.mqtt.sender import Pending
+from table.mqtt.sender_link import RemotePublisher
 from table.mqtt.settings import MqttSettings
 
 BOUND = 60.0  # seconds a wait may take on a busy machine before the test fails
@@ -116,8 +116,8 @@ def test_a_sender_that_does_not_read_never_holds_up_the_referee(
     counted, and each offer returns at once; closing ends the sender all the same."""
     # A sender that never reads and outlives the test: an offer that waited for it would wait
     # until close() kills it, long after the bound below.
-    monkeypatch.setattr(remote, "SENDER", [sys.executable, "-c",
-                                           "import time; time.sleep(3600)"])
+    monkeypatch.setattr(sender_link, "SENDER", [sys.executable, "-c",
+                                                "import time; time.sleep(3600)"])
     settings = MqttSettings("127.0.0.1", free_port(), table="9")
     publisher = RemotePublisher(settings, "t9")
     publisher.start()

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from mqtt_harness import Broker, Listener, broker  # noqa: F401  (the fixture)
 
-from sim.table.demo import DemoConfig, run_demo
+from sim.tabletop.demo import DemoConfig, run_demo
 from table.commands.cli import main
 from table.mqtt.discovery import discovery_configs
 from table.mqtt.publisher import Publisher
@@ -100,9 +100,9 @@ def test_home_assistant_discovery_parses_as_home_assistant_does_and_comes_back(
     feed_players = ["Aki", "Ken", "Mio"]
     configs = discovery_configs(settings, feed_players, ["pad"])
     from table.journal.outbox import Outbox
-    from table.mqtt.feed import TableFeed
+    from table.mqtt.broadcast import TableBroadcast
 
-    feed = TableFeed(settings, feed_players, ["pad"], Outbox(":memory:"), 1)
+    feed = TableBroadcast(settings, feed_players, ["pad"], Outbox(":memory:"), 1)
     feed.start()
     for topic in configs:
         listener.wait_for(lambda h, t=topic: h.topic == t)  # type: ignore[misc]

@@ -74,11 +74,12 @@ def test_a_card_resting_on_a_pad_is_one_read() -> None:
 def test_unplugged_mid_game_the_referee_loses_nothing(tmp_path: Path) -> None:
     """The reader thread feeds the referee's loop: plays before and after an unplug are
     refereed, and the disconnect and the return are announced."""
-    from pad_table import pad_referee, uid
+    from pad_table import pad_referee, refereed, uid
 
+    from table.inputs import Input
     from table.referee.announcements import render
     from table.referee.referee import Outcome
-    from table.runtime.loop import Input, TableLoop
+    from table.runtime.loop import TableLoop
 
     ref = pad_referee("R1 R2 W", "R3 R4 B1")
     said: queue.Queue[str] = queue.Queue()
@@ -90,7 +91,7 @@ def test_unplugged_mid_game_the_referee_loses_nothing(tmp_path: Path) -> None:
         if isinstance(item, TagRead):
             verdicts.put((out.verdict, out.reason))
 
-    loop = TableLoop(ref, listener, tick_every=60)
+    loop = TableLoop(refereed(ref, listener), tick_every=60)
     loop.start()
     link = tmp_path / "usb-pad"
     pty = SerialPty(link)

@@ -185,7 +185,7 @@ def test_the_evening_report_opens_in_chromium_with_every_plot_drawn(
 
 def test_a_demo_kept_in_a_journal_reads_back_in_status_history_and_stats(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from sim.table.demo import DemoConfig, run_demo
+    from sim.tabletop.demo import DemoConfig, run_demo
 
     path = tmp_path / "j.sqlite3"
     result = run_demo(DemoConfig(fast=True, voice="captions", seed=4, rounds=2,

@@ -129,7 +129,7 @@ def test_musician_example_replays_to_a_don() -> None:
 def test_demo_under_musician_rules_has_bots_call_don() -> None:
     """``uno-table demo --rules musician``: the bots call a winning Don, the table top and the
     referee stay in step (the demo checks every card and the scores after each round)."""
-    from sim.table.demo import DemoConfig, run_demo
+    from sim.tabletop.demo import DemoConfig, run_demo
 
     config = DemoConfig(fast=True, voice="captions", seed=3, preset="musician", players=4,
                         rounds=8)

@@ -20,9 +20,9 @@ from browser import chromium, open_page, png_alpha
 from web_harness import Client, Sse, WebDaemon, card_codes, codes_outside_top, web_daemon
 
 from sim.players.bots import SeatView, make_bot, seat_rng
-from sim.table.match import Command, Seat, play_match
-from sim.table.remote import SimRemote, WebSeat, start_web
-from sim.table.virtual import SimTable
+from sim.tabletop.match import Command, Seat, play_match
+from sim.tabletop.virtual import SimTable
+from sim.tabletop.web_people import SimRemote, WebSeat, start_web
 from table.referee.views import standing_json
 from table.rules import Action, Phase, make_options
 

@@ -144,8 +144,8 @@ def test_the_table_view_and_the_admin_page_link_to_it(table: WebDaemon) -> None:
 
 
 def test_a_table_without_a_journal_says_so() -> None:
-    from sim.table.remote import start_web
-    from sim.table.virtual import SimTable
+    from sim.tabletop.virtual import SimTable
+    from sim.tabletop.web_people import start_web
 
     table = SimTable(make_options("official"), ["Aki", "Ken", "Mio"], 1, hands="full")
     server, _ = start_web(table, "127.0.0.1:0", plays_cards=False)
@@ -188,8 +188,8 @@ def test_the_referee_and_the_other_pages_go_on_while_a_report_is_built(
 
 def test_the_demo_with_a_journal_serves_its_report(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from sim.table.remote import start_web
-    from sim.table.virtual import SimTable
+    from sim.tabletop.virtual import SimTable
+    from sim.tabletop.web_people import start_web
 
     path = tmp_path / "demo.sqlite3"
     K.write(path, monkeypatch)

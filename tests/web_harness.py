@@ -174,7 +174,7 @@ class WebDaemon:
         self.detach = self.attachment(self.daemon)
         # Told after the web's feed: an event seen here has reached the web already.
         self.events: queue.Queue[Event] = queue.Queue()
-        self.daemon.stream.listeners.append(self.events.put)
+        self.daemon.stream.subscribe(self.events.put)
         self.daemon.start()
         self.wait("ready")
         self.port = self.attachment.server.port

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import TextIO
 
 from sim.players.bots import SeatView, make_bot, seat_rng
-from sim.table.demo import (
+from sim.tabletop.demo import (
     NAMES,
     TableConfig,
     choose_voice,
@@ -22,9 +22,9 @@ from sim.table.demo import (
     make_announcer,
     table_options,
 )
-from sim.table.match import Command, Seat, play_match
-from sim.table.remote import WebSeat, start_web
-from sim.table.virtual import SimTable
+from sim.tabletop.match import Command, Seat, play_match
+from sim.tabletop.virtual import SimTable
+from sim.tabletop.web_people import WebSeat, start_web
 from sim.terminal.view import hand_lines, table_lines
 from table.cards import COLORS, Color, parse_card
 from table.errors import TableError

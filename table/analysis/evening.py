@@ -2,7 +2,7 @@
 penalties by kind and player, time per turn, the longest round, the most played colour.
 
 Each match is replayed through the referee exactly as ``history`` does (the journal's set-up,
-then every input through :func:`~table.journal.records.feed`). What the engine did at each
+then every input through :func:`~table.journal.records.give`). What the engine did at each
 accepted action is read back by applying that action once more to the state the referee kept
 before it (its undo history): nothing of the rules is worked out here. An input that was
 undone does not count; a card that joined a play (several cards at once) makes one play.
@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from table.errors import TableError
-from table.journal.records import feed
+from table.journal.records import give
 from table.journal.store import MatchRecord
 from table.rules import Action, Event, Phase, State, apply, standings
 from table.rules.scoring import hand_value
@@ -63,7 +63,7 @@ def steps(record: MatchRecord) -> tuple[list[Step], State]:
     done: list[Step] = []
     for index, item in enumerate(record.inputs):
         top = ref.history[-1] if ref.history else None
-        out = feed(ref, item)
+        out = give(ref, item)
         last = ref.history[-1] if ref.history else None
         if last is top:
             continue  # refused, ignored, or nothing the game state records

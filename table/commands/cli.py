@@ -212,7 +212,7 @@ def _voices(args: argparse.Namespace) -> int:
 def _demo(args: argparse.Namespace) -> int:
     from sim.hardware.faults import Faults
     from sim.players.bots import parse_bots
-    from sim.table.demo import DemoConfig, main_demo, parse_overrides
+    from sim.tabletop.demo import DemoConfig, main_demo, parse_overrides
 
     faults = Faults(args.drop_reads, args.duplicate_reads, args.noisy_serial, args.unplug)
 
@@ -242,7 +242,7 @@ def _demo_mqtt(args: argparse.Namespace) -> MqttSettings | None:
 
 def _sim(args: argparse.Namespace) -> int:
     from sim.players.bots import parse_bots
-    from sim.table.demo import parse_overrides
+    from sim.tabletop.demo import parse_overrides
     from sim.terminal.human import SimConfig, main_sim
 
     cfg = SimConfig(

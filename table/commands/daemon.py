@@ -67,13 +67,13 @@ class WebAttachment:
         self.server.bind()
 
     def __call__(self, daemon: Daemon) -> Callable[[], None]:
-        from table.runtime.remote import DaemonRemote
+        from table.runtime.remote_control import DaemonRemote
         from table.web.app import WebTable
         from table.web.feed import Feed
 
         config = self.config
         feed = Feed()
-        daemon.stream.listeners.append(feed.publish)
+        daemon.stream.subscribe(feed.publish)
         web = WebTable(DaemonRemote(daemon), feed, api_key=config.web_api_key,
                        local_admin=config.web_local_admin, language=config.web_language)
         self.server.serve(web)

@@ -2,7 +2,8 @@
 
 The referee is deterministic (chance comes in as inputs), so a match is rebuilt exactly by
 making the referee from its :class:`MatchSetup` and feeding it the same inputs through
-:func:`feed`, the one function the live table uses too. The set-up carries the deck's UID table,
+:func:`give`, the one function the live table's step (:class:`table.runtime.step.TableStep`)
+uses too. The set-up carries the deck's UID table,
 so a journal is read without the configuration or the deck file it was played with.
 """
 
@@ -20,17 +21,15 @@ from dataclasses import dataclass
 from typing import Any, Final, NamedTuple
 
 from table.errors import TableError
-from table.readers.base import TagLifted, TagRead
+from table.inputs import Input, Kept, Press, ReaderRole, TagLifted, TagRead
 from table.referee.announcements import Announcement
-from table.referee.referee import Outcome, Press, ReaderRole, Referee
+from table.referee.referee import Outcome, Referee
 from table.referee.registry import Deck, build_deck
 from table.rules import COMPILED, Options, make_options
 
 log = logging.getLogger(__name__)
 
 UNDO_DEPTH: Final = 200  # how many inputs undo can go back (bounds memory over an evening)
-
-Input = TagRead | TagLifted | Press
 
 
 class RowError(TableError, ValueError):
@@ -40,6 +39,8 @@ class RowError(TableError, ValueError):
 
 @dataclass(frozen=True)
 class MatchSetup:
+    """What a match is played with: players, options, dealer, reader roles, deck, reminder."""
+
     players: tuple[str, ...]
     options: Options
     dealer: int
@@ -67,10 +68,12 @@ class MatchSetup:
         )
 
     def digest(self) -> str:
+        """A hash of :meth:`to_json`: equal set-ups, equal digests."""
         return hashlib.sha256(self.to_json().encode()).hexdigest()
 
     @classmethod
     def from_json(cls, text: str) -> MatchSetup:
+        """The set-up of :meth:`to_json`'s text (:class:`RowError` if it is not one)."""
         try:
             data: dict[str, Any] = json.loads(text)
             options = dict(data["options"])
@@ -95,6 +98,7 @@ class MatchSetup:
         return ref, said
 
     def referee(self) -> Referee:
+        """A referee at the start of this match."""
         return self.create()[0]
 
 
@@ -104,19 +108,19 @@ def trim(ref: Referee) -> None:
         del ref.history[: len(ref.history) - UNDO_DEPTH]
 
 
-def feed(ref: Referee, item: Input) -> Outcome:
+def give(ref: Referee, item: Input) -> Outcome:
     """One input into the referee: how the live table and the journal replay both do it."""
     out = ref.handle(item)
     trim(ref)
     return out
 
 
-def rebuild(setup: MatchSetup, inputs: Iterable[Input]) -> Referee:
+def rebuild(setup: MatchSetup, inputs: Iterable[Kept]) -> Referee:
     """The referee after ``inputs``, exactly as the live table had it."""
     ref = setup.referee()
     ref.speaking = False  # announcements are for the table, not for a replay
     for item in inputs:
-        feed(ref, item)
+        give(ref, item)
     ref.speaking = True
     # Input times came from another run's clock: the reminder timer starts afresh.
     ref.now = 0.0
@@ -225,7 +229,7 @@ def thaw(data: bytes, version: str, setup: MatchSetup) -> Referee:
     return ref
 
 
-def resume(setup: MatchSetup, inputs: Sequence[Input],
+def resume(setup: MatchSetup, inputs: Sequence[Kept],
            snapshot: Snapshot | None = None) -> Referee:
     """The referee after ``inputs``: from ``snapshot`` when it can be read and was written by
     code of the same shape, replaying only the inputs after it; else from the start."""
@@ -238,7 +242,7 @@ def resume(setup: MatchSetup, inputs: Sequence[Input],
             return rebuild(setup, inputs)
         ref.speaking = False
         for item in inputs[covered:]:
-            feed(ref, item)
+            give(ref, item)
         ref.speaking = True
         ref.now, ref.color_since = 0.0, None
         return ref
@@ -246,7 +250,9 @@ def resume(setup: MatchSetup, inputs: Sequence[Input],
 
 
 def verdict(out: Outcome) -> str:
-    """The verdict word of docs/design.md §3 (an ignored input reads as rejected, as in replay)."""
+    """The verdict word the journal and the event stream keep (docs/design.md §3 has three:
+    an input the referee ignored reads as rejected there, as in replay). Not what the buzzer
+    follows: that is the outcome's own verdict (:attr:`table.runtime.step.Step.refused`)."""
     return "rejected" if out.verdict == "ignored" else out.verdict
 
 
@@ -254,7 +260,7 @@ def verdict(out: Outcome) -> str:
 INPUT_KINDS: dict[str, type[TagRead | TagLifted]] = {"tag": TagRead, "lift": TagLifted}
 
 
-def input_json(item: Input, verdict_word: str) -> str:
+def input_json(item: Kept, verdict_word: str) -> str:
     """An input as the journal stores it (compact JSON)."""
     body: dict[str, Any]
     if isinstance(item, TagRead | TagLifted):
@@ -265,7 +271,9 @@ def input_json(item: Input, verdict_word: str) -> str:
     return json.dumps(body, separators=(",", ":"), ensure_ascii=False)
 
 
-def input_from_json(kind: str, text: str) -> Input:
+def input_from_json(kind: str, text: str) -> Kept:
+    """An input of the journal from its row's kind and JSON (:class:`RowError` if it is not
+    one)."""
     try:
         body = json.loads(text)
         if kind in INPUT_KINDS:
@@ -284,7 +292,8 @@ def _problem(exc: Exception) -> str:
     return f"as this version writes it ({exc})"
 
 
-def input_kind(item: Input) -> str:
+def input_kind(item: Kept) -> str:
+    """The journal's row kind of ``item``: ``tag``, ``lift`` or ``press``."""
     if isinstance(item, TagLifted):
         return "lift"
     return "tag" if isinstance(item, TagRead) else "press"

@@ -37,10 +37,10 @@ from typing import IO, Final, TypeVar
 
 from table.errors import TableError
 from table.files.private import keep_private, make_private
+from table.inputs import Kept
 from table.journal import unsaved
 from table.journal.records import (
     INPUT_KINDS,
-    Input,
     MatchSetup,
     RowError,
     Snapshot,
@@ -109,7 +109,7 @@ class MatchRecord:
     id: int
     started: float
     setup: MatchSetup
-    inputs: list[Input] = field(default_factory=list)
+    inputs: list[Kept] = field(default_factory=list)
     times: list[float] = field(default_factory=list)
     ids: list[int] = field(default_factory=list)  # each input's entry id
 
@@ -643,7 +643,7 @@ class Journal:
 
     # --- appending ----------------------------------------------------------------------------
 
-    def append(self, item: Input, verdict: str) -> bool:
+    def append(self, item: Kept, verdict: str) -> bool:
         """Write one input; True when it is on disk. False: it waits in memory (see healthy)."""
         return self._write(input_kind(item), input_json(item, verdict))
 

@@ -38,11 +38,20 @@ class Results(Protocol):
     """Where the results to deliver wait: the outbox (:class:`table.journal.outbox.Outbox`),
     or the sender process's share of it (:class:`table.mqtt.sender.Pending`)."""
 
-    def add(self, result: dict[str, Any]) -> bool: ...
-    def unsent(self) -> list[dict[str, Any]]: ...
-    def mark_sent(self, result_id: str) -> None: ...
-    def send_again(self, prefix: str) -> int: ...
-    def counts(self) -> tuple[int, int]: ...
+    def add(self, result: dict[str, Any]) -> bool:
+        """Keep results to send."""
+
+    def unsent(self) -> list[dict[str, Any]]:
+        """The results not acknowledged yet."""
+
+    def mark_sent(self, result_id: str) -> None:
+        """A result the broker acknowledged."""
+
+    def send_again(self, prefix: str) -> int:
+        """Send again the results whose ids start with ``prefix``."""
+
+    def counts(self) -> tuple[int, int]:
+        """Results acknowledged and still waiting."""
 
 
 class MqttError(TableError, RuntimeError):
@@ -61,6 +70,7 @@ class Message:
 
 
 def encode(payload: Any) -> bytes:
+    """A payload as the bytes published (JSON, or bytes as they are)."""
     if isinstance(payload, bytes):
         return payload
     if isinstance(payload, str):
@@ -77,7 +87,7 @@ def _paho() -> Any:
 
 
 class Delivery:
-    """What both publishers (this one and :class:`table.mqtt.remote.RemotePublisher`) do with
+    """What both publishers (this one and :class:`table.mqtt.sender_link.RemotePublisher`) do with
     the results they deliver: keep them in the outbox, and wait until it is empty."""
 
     outbox: Results | None
@@ -167,6 +177,7 @@ class Publisher(Delivery):
     # --- any thread ---------------------------------------------------------------------------
 
     def start(self) -> None:
+        """Connect in the background (paho's thread and ours)."""
         if self.availability is not None:
             self.remember(Message(self.availability, b"online", 1, True))
         try:

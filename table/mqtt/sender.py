@@ -1,6 +1,6 @@
 """``python -m table.mqtt.sender``: a table's connection to the broker, in a process of its own.
 
-The table daemon starts it (:mod:`table.mqtt.remote`) so that paho's thread and the JSON
+The table daemon starts it (:mod:`table.mqtt.sender_link`) so that paho's thread and the JSON
 encoding of each event never share the referee's interpreter. It reads frames
 (:mod:`table.mqtt.frames`) on stdin: first the settings, then batches of messages, results to
 deliver, ``republish``, ``again`` and ``close``. It reports on stdout: ``connected``, ``lost``,

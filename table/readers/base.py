@@ -2,8 +2,8 @@
 
 A reader runs in its own thread and calls its ``sink`` with :class:`TagRead` (a tag placed on a
 pad, once per placement), :class:`TagLifted` (that tag has left the pad, when the reader can
-tell) and :class:`ReaderStatus` (``connecting``, ``live``, ``lost``). Times are monotonic
-seconds from the reader's clock.
+tell) and :class:`ReaderStatus` (``connecting``, ``live``, ``lost``), the inputs of
+:mod:`table.inputs`. Times are monotonic seconds from the reader's clock.
 """
 
 from __future__ import annotations
@@ -11,36 +11,12 @@ from __future__ import annotations
 import threading
 from abc import ABC, abstractmethod
 from collections.abc import Callable
-from dataclasses import dataclass
 
+from table.inputs import ReaderStatus as ReaderStatus
+from table.inputs import Report as Report
+from table.inputs import TagLifted as TagLifted
+from table.inputs import TagRead as TagRead
 
-@dataclass(frozen=True, slots=True)
-class TagRead:
-    """A tag placed on a reader (once per placement)."""
-
-    reader: str
-    uid: str
-    t: float = 0.0
-
-
-@dataclass(frozen=True, slots=True)
-class TagLifted:
-    """The tag last read on a reader has left it: the next read of it is a new placement."""
-
-    reader: str
-    uid: str
-    t: float = 0.0
-
-
-@dataclass(frozen=True, slots=True)
-class ReaderStatus:
-    reader: str
-    state: str  # connecting | live | lost
-    t: float
-    detail: str = ""
-
-
-Report = TagRead | TagLifted | ReaderStatus
 Sink = Callable[[Report], None]
 
 
@@ -106,9 +82,11 @@ class ReaderThread(ABC):
         self._thread = threading.Thread(target=self._run, name=f"reader-{name}", daemon=True)
 
     def start(self) -> None:
+        """Start reading in the reader's own thread."""
         self._thread.start()
 
     def stop(self, timeout: float = 5.0) -> None:
+        """Stop reading; wait up to ``timeout`` seconds for the thread."""
         self._stop.set()
         if self._thread.is_alive():
             self._thread.join(timeout)

@@ -20,14 +20,12 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from table.errors import TableError
+from table.inputs import ROLES as ROLES
 from table.readers.base import Debounce, ReaderStatus, Sink
 
 
 class ReaderError(TableError, ValueError):
     """A reader that cannot be made from its configuration."""
-
-
-ROLES = ("play", "seat", "draw")
 
 
 @dataclass(frozen=True)

@@ -12,11 +12,15 @@ own: every input carries its time.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from table.cards import COLORS, Card, CardCopy, Color
 from table.errors import TableError
-from table.readers.base import ReaderStatus, TagLifted, TagRead
+from table.inputs import ROLES as ROLES
+from table.inputs import Press as Press
+from table.inputs import ReaderRole as ReaderRole
+from table.inputs import ReaderStatus, TagLifted, TagRead
+from table.inputs import Tick as Tick
 from table.referee.announcements import Announcement, from_events, rejection_key
 from table.referee.registry import Deck, Token
 from table.rules import (
@@ -45,7 +49,6 @@ from table.rules import (
 from table.rules.events import EventKind
 from table.rules.state import Event
 
-ROLES = ("play", "seat", "draw")
 BUTTONS = ("uno", "draw", "pass", "challenge", "don")
 # A seat that names the colour of its wild by a press (a phone's colour buttons) rather than by
 # a colour token on the play pad: journaled and replayed like any other press.
@@ -57,27 +60,6 @@ class RefereeError(TableError, ValueError):
 
 
 @dataclass(frozen=True, slots=True)
-class ReaderRole:
-    name: str
-    role: str
-    seat: int | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Press:
-    seat: int
-    button: str
-    t: float = 0.0
-
-
-@dataclass(frozen=True, slots=True)
-class Tick:
-    """Time passing with no input: lets the referee remind a player who owes a colour."""
-
-    t: float
-
-
-@dataclass(frozen=True, slots=True)
 class Outcome:
     """What one input did: ``verdict`` is accepted, rejected, penalty or ignored."""
 
@@ -85,6 +67,7 @@ class Outcome:
     reason: str | None = None
     announcements: tuple[Announcement, ...] = ()
     action: Action | None = None
+    next_match: bool = False  # the next-round token once the match is over: a new match begins
 
 
 @dataclass
@@ -124,6 +107,7 @@ class Referee:
         dealer: int = 0,
         deal: Deal | None = None,
     ) -> tuple[Referee, list[Announcement]]:
+        """A referee at the start of a match, and what it says first."""
         roles: dict[str, ReaderRole] = {}
         for r in readers:
             if r.role not in ROLES:
@@ -186,6 +170,7 @@ class Referee:
     # --- inputs ---------------------------------------------------------------------------
 
     def handle(self, item: TagRead | TagLifted | Press | Tick | ReaderStatus) -> Outcome:
+        """One input: what it did (the state, places and history change in place)."""
         self.now = max(self.now, item.t)
         if isinstance(item, Tick):
             out = self._tick()
@@ -471,6 +456,7 @@ class Referee:
     # --- undo and rounds ------------------------------------------------------------------
 
     def undo(self) -> Outcome:
+        """Take back the latest action (the undo token)."""
         if not self.history:
             return self._refuse("rejected-nothing-to-undo", "nothing-to-undo")
         snap = self.history.pop()
@@ -480,11 +466,13 @@ class Referee:
         return Outcome("accepted", None, (Announcement("undone"),))
 
     def next_round(self, deal: Deal | None = None, dealer: int | None = None) -> Outcome:
+        """Deal the next round once a round is over (the next-round token)."""
         try:
             state, events = next_round(self.state, deal, dealer)
         except TableError as exc:
-            reason = getattr(exc, "reason", "round-not-over")
-            return self._refuse("rejected", str(reason))
+            reason = str(getattr(exc, "reason", "round-not-over"))
+            out = self._refuse("rejected", reason)
+            return replace(out, next_match=True) if reason == "match-over" else out
         self.history.append(_Snapshot(self.state, dict(self.places)))
         self.state = state
         self.places = {}

@@ -48,6 +48,7 @@ class Token:
 
     @property
     def code(self) -> str:
+        """The token as a deck file writes it (``token:undo``)."""
         return f"token:{self.name}"
 
 
@@ -95,6 +96,7 @@ class Deck:
             return None
 
     def uid_of(self, tag: Tag) -> str | None:
+        """The UID of a card copy or token in this deck, or None."""
         for uid, t in self.tags.items():
             if t == tag:
                 return uid

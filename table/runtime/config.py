@@ -18,9 +18,10 @@ from typing import Any, Final
 
 from table.errors import TableError
 from table.files.text import read_toml
+from table.inputs import ROLES
 from table.mqtt.settings import MqttConfigError, MqttSettings, parse_mqtt
 from table.readers import factory
-from table.readers.factory import ROLES, ReaderSpec
+from table.readers.factory import ReaderSpec
 from table.referee.referee import BUTTONS, ReaderRole
 from table.referee.registry import Deck, DeckError, load_deck, virtual_deck
 from table.rules import PRESETS, SPECS, Options, make_options, same_names
@@ -60,6 +61,8 @@ class SeatControls:
 
 @dataclass(frozen=True)
 class Config:
+    """A checked configuration: everything ``uno-table run`` needs to start."""
+
     path: Path
     players: tuple[str, ...]
     options: Options
@@ -206,6 +209,7 @@ def load_config(path: str | Path, need_deck: bool = True) -> Config:
 
 
 def parse_config(data: Mapping[str, Any], path: Path, need_deck: bool = True) -> Config:
+    """Check the configuration's TOML ``data`` read from ``path`` (see :func:`load_config`)."""
     c = _Checker(path)
     c.keys("", data, SECTIONS)
     for section in ("table", "rules", "deck", "voice", "journal", "controls", "mqtt", "web"):

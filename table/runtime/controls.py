@@ -27,6 +27,8 @@ class SeatPins:
 
 
 class Controls:
+    """Seat buttons, turn LEDs and the buzzer on gpiozero (any pin factory, the mock one too)."""
+
     def __init__(
         self,
         seats: list[SeatPins],
@@ -79,6 +81,7 @@ class Controls:
             self.buzzer.blink(on_time=0.15, off_time=0.05, n=1, background=True)
 
     def close(self) -> None:
+        """Release every pin."""
         for device in [*self.buttons, *(led for led in self.leds if led is not None)]:
             device.close()
         if self.buzzer is not None:

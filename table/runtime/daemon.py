@@ -23,24 +23,18 @@ from typing import Any, TextIO
 
 from table import __version__
 from table.errors import TableError
-from table.journal.records import (
-    MatchSetup,
-    freeze,
-    resume,
-    trim,
-    verdict,
-)
+from table.inputs import Input, Kept, Press, ReaderStatus, Report, TagRead, Tick
+from table.journal.records import MatchSetup, freeze, resume
 from table.journal.store import Journal
-from table.readers.base import ReaderStatus, Report, TagLifted, TagRead
 from table.readers.factory import Reader, ReaderSpec, make_reader
-from table.referee.announcements import Announcement, render
-from table.referee.referee import Outcome, Press, Referee, Tick
-from table.referee.registry import Token
+from table.referee.announcements import Announcement
+from table.referee.referee import Referee
 from table.referee.views import standing_json, state_event_json
 from table.rules import Phase
 from table.runtime.config import Config
-from table.runtime.events import EventStream, StreamType
+from table.runtime.event_stream import Event, EventStream, StreamType
 from table.runtime.loop import TableLoop
+from table.runtime.step import TableStep
 from table.voice.announcer import Announcer, Backend
 from table.voice.prewarm import prewarm_texts
 
@@ -52,6 +46,7 @@ CHECKPOINT_EVERY = 500  # commits between checkpoints when the table never pause
 
 
 def setup_of(config: Config) -> MatchSetup:
+    """The set-up of the match ``config`` plays (what the journal keeps of it)."""
     return MatchSetup(
         players=config.players,
         options=config.options,
@@ -121,6 +116,9 @@ def said_as(config: Config) -> dict[str, str]:
 
 
 class Daemon:
+    """``uno-table run``'s table: its readers, controls, journal, voice, web and MQTT around the
+    table's one step, taken in the referee's thread."""
+
     def __init__(
         self,
         config: Config,
@@ -143,7 +141,7 @@ class Daemon:
         self.journal = journal or Journal(config.journal_path, config.journal_sync,
                                           auto_checkpoint=False)
         self.backend = backend or backend_factory(config)
-        self.inputs = 0  # inputs of this match so far (journaled or waiting)
+        self.step = TableStep(config.players, config.language, config.pronunciations)
         self._unsnapped = 0  # inputs since the last snapshot
         self._setup = setup_of(config)
         self._live: set[str] = set()
@@ -153,9 +151,18 @@ class Daemon:
         self.referee, said = self._resume_or_begin()
         self.announcer = Announcer(self.backend, config.language, config.pronunciations,
                                    spoken_names=said_as(config))
-        self.feed: Any = self._make_feed()
-        self.loop = TableLoop(self.referee, self._on_outcome, tick_every=1.0)
+        # The parts that listen, each told of every event the one way there is.
+        self.stream.subscribe(self._voice)
+        if self.controls is not None:
+            self.stream.subscribe(self._lights)
+        self.broadcast: Any = self._make_broadcast()
+        self.loop = TableLoop(self.take, tick_every=1.0)
         self._opening = said
+
+    @property
+    def inputs(self) -> int:
+        """The inputs of this match so far (journaled or waiting)."""
+        return self.step.inputs
 
     # --- start and stop -----------------------------------------------------------------------
 
@@ -176,7 +183,7 @@ class Daemon:
             self._finished = (record.id, ref.state)  # its results go out (again) if unsent
             if ref.state.phase is not Phase.MATCH_OVER:
                 self.journal.carry_on(record)
-                self.inputs = len(record.inputs)
+                self.step.inputs = len(record.inputs)
                 log.info("resuming match %d after %d inputs", record.id, self.inputs)
                 self.stream.emit(StreamType.RESUMED, inputs=self.inputs, **standing_json(ref.state))
                 said.append(Announcement("match-resumed", (("round", ref.state.round),), 2))
@@ -190,32 +197,25 @@ class Daemon:
     def _new_match(self, setup: MatchSetup) -> tuple[Referee, list[Announcement]]:
         ref, opening = setup.create()
         self.journal.begin(setup)
-        self.inputs = 0
+        self.referee = ref  # before the new match is told of: the LEDs show its turn
+        self.step.inputs = 0
         self._unsnapped = 0
-        self.stream.emit(StreamType.NEW_MATCH, players=list(setup.players),
-                         preset=setup.options.preset)
+        self.stream.emit(StreamType.NEW_MATCH, {"match": self._match_id()},
+                         players=list(setup.players), preset=setup.options.preset)
         return ref, opening
 
     def begin_new_match(self) -> None:
         """Leave the match in progress where it is in the journal and begin a new one (a
         remote control's "new match"; from the referee's thread, :meth:`TableLoop.call`)."""
-        self.referee, opening = self._new_match(self._setup)
-        self.loop.referee = self.referee
-        for ann in opening:
+        for ann in self._new_match(self._setup)[1]:
             self._say(ann)
-        self._show_turn()
+        self.stream.settle()
 
     def announce(self, ann: Announcement) -> None:
         """Say ``ann`` (from the referee's thread)."""
         self._say(ann)
 
-    def _match_over_next_round(self, item: TagRead | Press, out: Outcome) -> bool:
-        """The next-round token after the match is over starts a new match."""
-        if not isinstance(item, TagRead) or out.reason != "match-over":
-            return False
-        return self.referee.deck.lookup(item.uid) == Token("next-round")
-
-    def _make_feed(self) -> Any:
+    def _make_broadcast(self) -> Any:
         """With ``[mqtt]``: what the table publishes, its results kept in the journal's outbox.
         The results of the match found in the journal are kept again (once per id), so one
         the daemon was killed before keeping is sent now."""
@@ -223,19 +223,20 @@ class Daemon:
         if settings is None:
             return None
         from table.journal.outbox import Outbox
-        from table.mqtt.feed import TableFeed
+        from table.mqtt.broadcast import TableBroadcast
 
-        feed = TableFeed(settings, self.config.players, [r.name for r in self.config.readers],
-                         Outbox(self.config.journal_path), self._match_id(),
-                         on_assign=self._assigned, scoring=self.config.options.scoring)
+        broadcast = TableBroadcast(settings, self.config.players,
+                                   [r.name for r in self.config.readers],
+                                   Outbox(self.config.journal_path), self._match_id(),
+                                   on_assign=self._assigned, scoring=self.config.options.scoring)
         if self._finished is not None:
-            feed.new_match(*self._finished)
-        feed.new_match(self._match_id(), self.referee.state)
-        self.stream.tap = feed.event
+            broadcast.new_match(*self._finished)
+        broadcast.new_match(self._match_id(), self.referee.state)
+        self.stream.subscribe(broadcast.heard)
         # The retained state from the start, before the first tap (a resumed match's too).
-        feed.event({"t": round(time.time(), 6), "type": "state", "n": self.inputs,
-                    **state_event_json(self.referee.state)})
-        return feed
+        broadcast.heard(Event({"t": round(time.time(), 6), "type": "state", "n": self.inputs,
+                               **state_event_json(self.referee.state)}))
+        return broadcast
 
     def _match_id(self) -> int | str:
         return self.journal.match_id if self.journal.match_id is not None else \
@@ -247,18 +248,17 @@ class Daemon:
         self.stream.emit(StreamType.ASSIGNMENT, round=hub_round, players=players)
         self._say(Announcement("table-assignment", (("table", self.config.mqtt.table),
                                                     ("players", "\n".join(players))), 2))
-        if self.feed is not None:
-            self.feed.flush()
+        self.stream.settle()
 
     def start(self) -> None:
-        if self.feed is not None:
-            self.feed.start()
+        """Start the MQTT broadcast, the referee's thread and the readers; say the opening words."""
+        if self.broadcast is not None:
+            self.broadcast.start()
         self.loop.start()
         for ann in self._opening:
             self._say(ann)
         self._show_turn()
-        if self.feed is not None:
-            self.feed.flush()
+        self.stream.settle()
         for reader in self.readers:
             reader.start()
 
@@ -306,8 +306,8 @@ class Daemon:
         code = 0 if self.journal.flush() else self._keep_unsaved()
         self.journal.close()
         self.stream.emit(StreamType.STOPPED, inputs=self.inputs)
-        if self.feed is not None:
-            self.feed.close()
+        if self.broadcast is not None:
+            self.broadcast.close()
         return code
 
     def _keep_unsaved(self) -> int:
@@ -339,12 +339,11 @@ class Daemon:
         """Readers' and buttons' reports (from their threads) into the referee's queue."""
         self.loop.put(report)
 
-    def _journal(self, item: TagRead | TagLifted | Press, word: str) -> list[Announcement]:
+    def _journal(self, item: Kept, word: str) -> list[Announcement]:
         """``item`` on disk (before a word of it is said); what to say if the disk filled up
         or has room again."""
         healthy = self.journal.healthy
         self.journal.append(item, word)
-        self.inputs += 1
         self._unsnapped += 1
         if healthy and not self.journal.healthy:
             self.stream.emit(StreamType.JOURNAL, state="full", waiting=len(self.journal.waiting))
@@ -354,66 +353,35 @@ class Daemon:
             return [Announcement("journal-back", (), 2)]
         return []
 
-    def _on_outcome(
-        self, item: TagRead | TagLifted | Press | Tick | ReaderStatus, out: Outcome
-    ) -> None:
-        trim(self.referee)
-        said = list(out.announcements)
-        if isinstance(item, TagLifted):
-            # Which card rests on which pad is part of the match: a card tapped again after
-            # it left the pad is a new tap, in the replay of the journal as at the table.
-            said[:0] = self._journal(item, verdict(out))
-            self.stream.emit(StreamType.LIFT, n=self.inputs, reader=item.reader)
-        elif isinstance(item, TagRead | Press):
-            word = verdict(out)
-            said[:0] = self._journal(item, word)
+    def take(self, item: Input) -> None:
+        """One input in the referee's thread: the table's step, the input into the journal
+        before a word of it is said, its events, then what is said about it."""
+        step = self.step(self.referee, item)
+        said = list(step.said)
+        if step.word is not None and isinstance(item, Kept):
+            said[:0] = self._journal(item, step.word)
             if isinstance(item, TagRead):
-                log.debug("tag %s on %s: %s", item.uid, item.reader, word)
-                self.stream.emit(StreamType.TAG, reader=item.reader)
-                where: dict[str, Any] = {"input": "tag", "reader": item.reader}
-            else:
-                self.stream.emit(StreamType.PRESS, seat=self.config.players[item.seat],
-                                 button=item.button)
-                where = {"input": "press", "seat": self.config.players[item.seat]}
-            # The table's lights and buzzer follow the verdict before anyone hears of it.
-            new_match = word == "rejected" and self._match_over_next_round(item, out)
-            if word == "rejected" and not new_match and self.controls is not None:
-                self.controls.rejected()
-            self._show_turn()
-            self.stream.emit(StreamType.VERDICT, n=self.inputs, verdict=word, reason=out.reason,
-                             **where)
-            if word != "rejected":
-                self.stream.emit(StreamType.STATE, n=self.inputs,
-                                 **state_event_json(self.referee.state))
-                if self.feed is not None:
-                    self.feed.after(self.referee.state)
-            elif new_match:
-                self.referee, opening = self._new_match(self._setup)
-                self.loop.referee = self.referee  # this thread is the loop's: a safe swap
-                said = opening
-                if self.feed is not None:
-                    self.feed.new_match(self._match_id())
-        elif isinstance(item, ReaderStatus):
-            self.stream.emit(StreamType.READER, reader=item.reader, state=item.state,
-                             detail=item.detail)
-            if item.state == "live":
-                self._live.add(item.reader)
+                log.debug("tag %s on %s: %s", item.uid, item.reader, step.word)
+        for told in step.events:
+            self.stream.emit(told.kind, told.extra, **told.fields)
+        if step.next_match:
+            said = self._new_match(self._setup)[1]  # the loop's thread: a safe swap
+        if isinstance(item, ReaderStatus) and item.state == "live":
+            self._live.add(item.reader)
+        if isinstance(item, ReaderStatus | Tick):
             self._check_ready()
-        else:
-            self._check_ready()
+        if isinstance(item, Tick):
             if self._unsnapped:
                 self._snapshot()  # a pause at the table: the cheapest moment
             if self.journal.unchecked:
                 self.journal.checkpoint()
         for ann in said:
             self._say(ann)
-        self._show_turn()
         if self._unsnapped >= self.config.snapshot_every:
             self._snapshot()
         if self.journal.unchecked >= CHECKPOINT_EVERY:
             self.journal.checkpoint()  # after the verdict is out, not inside a tap's commit
-        if self.feed is not None:
-            self.feed.flush()  # publishing starts once the tap is done with
+        self.stream.settle()  # publishing starts once the tap is done with
 
     def _snapshot(self) -> None:
         """Save the referee so that a resume replays only the inputs after this point."""
@@ -423,10 +391,25 @@ class Daemon:
             self._unsnapped = 0
 
     def _say(self, ann: Announcement) -> None:
-        text = render(ann, self.config.language, self.config.pronunciations)
-        log.info("says: %s", text)
-        self.stream.emit(StreamType.ANNOUNCEMENT, key=ann.key, text=text)
-        self.announcer.announce(ann)
+        told = self.step.announcement(ann)
+        self.stream.emit(told.kind, told.extra, **told.fields)
+
+    def _voice(self, event: Event) -> None:
+        """The voice, told of every event: it says the announcements."""
+        if event["type"] is StreamType.ANNOUNCEMENT:
+            log.info("says: %s", event["text"])
+            self.announcer.announce(event.extra["said"])
+
+    def _lights(self, event: Event) -> None:
+        """The LEDs and the buzzer, told of every event: the turn's LED after each verdict
+        and new match, a buzz for a refusal (never for a read the referee ignored)."""
+        kind = event["type"]
+        if kind is StreamType.VERDICT:
+            if event.extra.get("refused") and self.controls is not None:
+                self.controls.rejected()
+            self._show_turn()
+        elif kind is StreamType.NEW_MATCH:
+            self._show_turn()
 
     def _show_turn(self) -> None:
         if self.controls is not None:

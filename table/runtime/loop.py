@@ -1,8 +1,9 @@
 """The referee's thread: one queue of inputs (tag reads, presses, ticks), one consumer.
 
 Readers and controls run in threads of their own and only ever call :meth:`TableLoop.put`; the
-referee itself is touched by this one thread, so it needs no locks. When no input comes for
-``tick_every`` seconds the loop feeds a :class:`Tick`, which is how reminders happen.
+table's step (:class:`table.runtime.step.TableStep`, through the table's ``take``) runs in this one
+thread, so the referee needs no locks. When no input comes for ``tick_every`` seconds the loop
+takes a :class:`Tick`, which is how reminders happen.
 """
 
 from __future__ import annotations
@@ -13,13 +14,11 @@ import threading
 import time
 from collections.abc import Callable
 
-from table.readers.base import ReaderStatus, TagLifted, TagRead
-from table.referee.referee import Outcome, Press, Referee, Tick
+from table.inputs import Input, Tick
 
 log = logging.getLogger(__name__)
 
-Input = TagRead | TagLifted | Press | Tick | ReaderStatus
-Listener = Callable[[Input, Outcome], None]
+Take = Callable[[Input], object]  # the table's whole step for one input
 
 
 class _Call:
@@ -30,21 +29,22 @@ class _Call:
 
 
 class TableLoop:
+    """The referee's thread: each input queued is taken by ``take``, one at a time, in order."""
+
     def __init__(
         self,
-        referee: Referee,
-        listener: Listener,
+        take: Take,
         tick_every: float = 1.0,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        self.referee = referee
-        self.listener = listener
+        self.taker = take
         self.tick_every = tick_every
         self.clock = clock
         self._queue: queue.Queue[Input | _Call | None] = queue.Queue()
         self._thread = threading.Thread(target=self._run, name="referee", daemon=True)
 
     def start(self) -> None:
+        """Start the referee's thread."""
         self._thread.start()
 
     def put(self, item: Input) -> None:
@@ -61,6 +61,13 @@ class TableLoop:
         self._queue.put(None)
         self._thread.join(timeout)
 
+    def take(self, item: Input) -> None:
+        """One input taken, as the referee's thread takes it: a bug in one never stops it."""
+        try:
+            self.taker(item)
+        except Exception:  # the referee must outlive any bug in one input
+            log.exception("input %r could not be refereed; the game goes on", item)
+
     def _run(self) -> None:
         while True:
             try:
@@ -75,12 +82,4 @@ class TableLoop:
                 except Exception:
                     log.exception("a call in the referee's thread failed; the game goes on")
                 continue
-            try:
-                outcome = self.referee.handle(item)
-            except Exception:  # the referee must outlive any bug in one input
-                log.exception("input %r could not be refereed; the game goes on", item)
-                continue
-            try:
-                self.listener(item, outcome)
-            except Exception:
-                log.exception("a listener failed on %r; the game goes on", item)
+            self.take(item)

@@ -32,6 +32,8 @@ SPOKEN_KEPT = 100  # the latest phrases kept in ``Announcer.spoken``: memory sta
 
 
 class Backend(Protocol):
+    """A speech backend: says a text in a language."""
+
     def speak(self, text: str, lang: str) -> None:
         """Say ``text`` and return when it has been said (it may hang: the announcer copes)."""
 
@@ -72,6 +74,8 @@ class _Speaker:
 
 
 class Announcer:
+    """Speaks announcements in a thread of its own, most urgent first; the referee never waits."""
+
     def __init__(
         self,
         factory: Callable[[], Backend],
@@ -103,6 +107,7 @@ class Announcer:
     # --- the referee's side: never blocks ---------------------------------------------------
 
     def announce(self, ann: Announcement) -> None:
+        """Queue ``ann`` to be said (never blocks)."""
         if self.caption is not None:
             self.caption(render(ann, self.lang, self.pronounce))
         cache = self._speaker.cache

@@ -110,6 +110,7 @@ class Feed:
             listener(event)
 
     def event_id(self, seq: int) -> str:
+        """The event id of sequence number ``seq`` (``EPOCH-SEQ``)."""
         return f"{self.epoch}-{seq}"
 
     def announcement(self, event_id: str) -> str | None:
@@ -120,6 +121,7 @@ class Feed:
     # --- the pages' side (the server's loop) --------------------------------------------------
 
     def attach(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Wake the pages through ``loop`` (the web server's)."""
         with self._lock:
             self._loop = loop
 
@@ -170,10 +172,12 @@ class Feed:
         return seq if oldest - 1 <= seq <= self._seq else None
 
     def unsubscribe(self, sub: Subscriber) -> None:
+        """Forget a page."""
         self._subscribers.discard(sub)
 
     @property
     def subscribers(self) -> int:
+        """How many pages are connected."""
         return len(self._subscribers)
 
     @property
@@ -225,6 +229,7 @@ class Feed:
             self.relay.let_go(sub.page)
 
     def stop_fanout(self) -> None:
+        """Stop handing the pages to the fan-out."""
         if self.relay is not None:
             self.relay.stop()
 
@@ -253,6 +258,7 @@ class Feed:
         return frames
 
     def pending(self, sub: Subscriber) -> bool:
+        """Whether events wait for ``sub``."""
         with self._lock:
             return self._seq > sub.cursor
 

@@ -2,7 +2,8 @@
 hands doing it, and the out-of-turn moment after someone goes down to one card.
 
 A seat is anything with ``act(view)`` and ``react(view)`` (the bots of :mod:`sim.players.bots`,
-the person at the terminal of :mod:`sim.terminal.human`, or at a phone: :mod:`sim.table.remote`).
+the person at the terminal of :mod:`sim.terminal.human`, or at a phone:
+:mod:`sim.tabletop.web_people`).
 ``act`` may also return ``"undo"``, ``"quit"`` or ``"again"`` (the table moved on while the seat
 was thinking: ask whoever's move it is now).
 """
@@ -13,7 +14,7 @@ from collections.abc import Callable, Sequence
 from typing import Literal, Protocol
 
 from sim.players.bots import SeatView
-from sim.table.virtual import SimError, SimTable
+from sim.tabletop.virtual import SimError, SimTable
 from table.rules import Action, Phase
 from table.rules.variants import don
 
@@ -23,11 +24,15 @@ MAX_REFUSED = 5  # refused moves in a row from one bot before the simulator call
 
 
 class Seat(Protocol):
+    """Who plays a seat: a bot or a person."""
+
     name: str
 
-    def act(self, view: SeatView) -> Action | Command: ...
+    def act(self, view: SeatView) -> Action | Command:
+        """The move on this seat's turn (or a command to the table)."""
 
-    def react(self, view: SeatView) -> Action | None: ...
+    def react(self, view: SeatView) -> Action | None:
+        """A move out of turn (a catch, a jump-in), or None."""
 
 
 def play_match(

@@ -85,6 +85,7 @@ class RemotePublisher(Delivery):
     # --- any thread ---------------------------------------------------------------------------
 
     def start(self) -> None:
+        """Start the sender process."""
         if self.availability is not None:
             self.remember(Message(self.availability, b"online", 1, True), wake=False)
         self._spawn()
@@ -119,6 +120,7 @@ class RemotePublisher(Delivery):
                     self._flush()
 
     def republish(self) -> None:
+        """Publish the retained messages again (Home Assistant came back)."""
         with self._cond:
             self._send(frame(("republish",)))
 
@@ -130,6 +132,7 @@ class RemotePublisher(Delivery):
             self._cond.notify()
 
     def send_again(self, prefix: str) -> None:
+        """Send again the results whose ids start with ``prefix``."""
         with self._cond:
             self._again.append(prefix)
             self._cond.notify()

@@ -28,13 +28,16 @@ class SeatPress(Protocol):
     """A checked press from a seat page (the web's :class:`table.web.side.SeatPress`)."""
 
     @property
-    def seat(self) -> int: ...
+    def seat(self) -> int:
+        """The seat that pressed."""
 
     @property
-    def button(self) -> str: ...
+    def button(self) -> str:
+        """The button pressed on the page."""
 
     @property
-    def color(self) -> object: ...
+    def color(self) -> object:
+        """The colour named, for the ``color`` button."""
 
 
 class RemoteError(TableError, ValueError):
@@ -55,23 +58,29 @@ class DaemonRemote:
 
     @property
     def players(self) -> tuple[str, ...]:
+        """The players, in seat order."""
         return self.daemon.config.players
 
     @property
     def language(self) -> str:
+        """The language of the web pages."""
         return self.daemon.config.web_language or self.daemon.config.language
 
     @property
     def journal(self) -> Path:
+        """The daemon's journal file."""
         return self.daemon.journal.path
 
     def state(self) -> State:
+        """The game state now."""
         return self.daemon.referee.state
 
     def seat_state(self, seat: int) -> State | None:
+        """The state a seat page may show, or None when the table does not know the hands."""
         return self.daemon.referee.state if self._hands_known else None
 
     def press(self, press: SeatPress) -> None:
+        """A seat page's press, queued for the referee as a button's would be."""
         if press.button == "play":
             raise RemoteError("play your cards on the table's play pad")
         button = press.button
@@ -82,6 +91,7 @@ class DaemonRemote:
         self.daemon.loop.put(Press(press.seat, button, time.monotonic()))
 
     def admin(self, action: str) -> None:
+        """An admin page's action, done in turn with the table's inputs."""
         daemon = self.daemon
         if action in ("undo", "next-round"):
             uid = daemon.referee.deck.uid_of(Token(action))
@@ -98,5 +108,6 @@ class DaemonRemote:
             raise RemoteError(f"no admin action {action!r}")
 
     def readers(self) -> dict[str, str]:
+        """Each reader's last state."""
         states = dict(self.daemon.referee.reader_states)
         return {r.name: states.get(r.name, "waiting") for r in self.daemon.config.readers}

@@ -1,7 +1,8 @@
 """``uno-table demo``: bots play a whole match on a simulated table, refereed and narrated.
 
-Bot moves become tag reads on the virtual readers and button presses (see :mod:`sim.table.virtual`);
-the referee is the daemon's own controller in its own loop. The terminal shows the table as
+Bot moves become tag reads on the virtual readers and button presses (see
+:mod:`sim.tabletop.virtual`); the referee is the daemon's own, taking the daemon's step in its
+own loop. The terminal shows the table as
 anyone standing at it sees it (top card, colour, direction, whose turn, hand counts, scores)
 and every announcement; the voice says them where audio works.
 """
@@ -23,10 +24,10 @@ from typing import TextIO, cast
 
 from sim.hardware.faults import Faults
 from sim.players.bots import make_bot, seat_rng
-from sim.table.match import Seat, play_match
-from sim.table.publish import DemoFeed
-from sim.table.remote import start_web
-from sim.table.virtual import SimError, SimTable
+from sim.tabletop.broadcast import DemoBroadcast
+from sim.tabletop.match import Seat, play_match
+from sim.tabletop.virtual import SimError, SimTable
+from sim.tabletop.web_people import start_web
 from sim.terminal.view import table_lines
 from table.errors import TableError
 from table.journal.store import Journal
@@ -44,6 +45,8 @@ log = logging.getLogger(__name__)
 
 @dataclass
 class DemoResult:
+    """What a demo did: the transcript, the scores, the faults and the results delivered."""
+
     transcript: list[str]
     players: list[str]
     scores: list[int]
@@ -122,6 +125,8 @@ class TableConfig:
 
 @dataclass
 class DemoConfig(TableConfig):
+    """How ``uno-table demo`` plays: the players, rules, seed, voice, faults and faces."""
+
     faults: Faults = field(default_factory=Faults)
     names: list[str] = field(default_factory=list)  # the players' names (default: NAMES)
     mqtt: MqttSettings | None = None  # publish as a daemon with this [mqtt] would
@@ -164,13 +169,15 @@ def run_demo(
     if cfg.faults.any:
         screen.header += f" | faults: {cfg.faults.describe()}"
     screen.write(screen.header)
-    publish = DemoFeed(cfg.mqtt, names, options.scoring, cfg.lang) if cfg.mqtt else None
+    publish = DemoBroadcast(cfg.mqtt, names, options.scoring) if cfg.mqtt else None
     journal = Journal(Path(cfg.journal)) if cfg.journal is not None else None
     table = SimTable(
         options, names, cfg.seed, cfg.lang, cfg.faults,
         say=announcer.announce if announcer else None, hands=cfg.hands,
-        watch=publish.watch if publish else None, journal=journal,
+        journal=journal,
     )
+    if publish is not None:
+        publish.attach(table.stream)
     server = remote = None
     if cfg.web is not None:
         server, remote = start_web(table, cfg.web, plays_cards=False)

@@ -2,10 +2,14 @@
 top, and the players' hands moving them.
 
 The referee is the daemon's own: a :class:`table.referee.referee.Referee` fed by a
-:class:`table.runtime.loop.TableLoop`. The table has a play pad ``pad``, a draw shoe ``shoe`` and
-one seat pad per player (named after the player), all :class:`SimReader` pads unless the play pad
-is routed through a real :class:`SerialReader` on a pty (``Faults.noisy_serial``), plus the
-seat buttons. A player's move becomes what a person does:
+:class:`table.runtime.loop.TableLoop` through the daemon's step
+(:class:`table.runtime.step.TableStep`), whose events go to the table's
+:class:`table.runtime.event_stream.EventStream` (the web view and the MQTT broadcast
+subscribe to it).
+The table has a play pad ``pad``, a draw shoe ``shoe`` and one seat pad per player (named
+after the player), all :class:`SimReader` pads unless the play pad is routed through a real
+:class:`SerialReader` on a pty (``Faults.noisy_serial``), plus the seat buttons. A player's
+move becomes what a person does:
 
 - play a card: take that copy from the hand and tap it on the play pad (then a colour token
   for a wild); a refused card goes back into the hand;
@@ -36,15 +40,15 @@ from sim.terminal.view import move_text
 
 if TYPE_CHECKING:
     from table.readers.serial_reader import SerialReader
-from sim.table.world import World
+from sim.tabletop.world import World
 from table.cards import Card, CardCopy, edition_counts
 from table.errors import TableError
-from table.journal.records import MatchSetup, verdict
+from table.inputs import Input, Kept, Press, ReaderRole, ReaderStatus, TagRead
+from table.journal.records import UNDO_DEPTH, MatchSetup
 from table.journal.store import Journal
-from table.readers.base import ReaderStatus, TagLifted, TagRead
 from table.readers.factory import SimReader
 from table.referee.announcements import Announcement, render
-from table.referee.referee import BUTTONS, Outcome, Press, ReaderRole, Referee
+from table.referee.referee import BUTTONS, Outcome, Referee
 from table.referee.registry import Deck, Token, virtual_deck
 from table.rules import (
     Action,
@@ -67,7 +71,9 @@ from table.rules import (
     next_round,
 )
 from table.rules.actions import actor
-from table.runtime.loop import Input, TableLoop
+from table.runtime.event_stream import EventStream
+from table.runtime.loop import TableLoop
+from table.runtime.step import TableStep, Taken
 
 PAD = "pad"
 SHOE = "shoe"
@@ -91,6 +97,7 @@ class VirtualClock:
             return self.now
 
     def advance(self) -> float:
+        """One second on; the new time."""
         with self._lock:
             self.now += 1.0
             return self.now
@@ -102,6 +109,7 @@ class Heard:
 
     item: Input
     outcome: Outcome
+    step: Taken | None = None
 
 
 @dataclass
@@ -116,12 +124,6 @@ class SimTable:
     say: Callable[[Announcement], None] | None = None  # the voice, when there is one
     show: Callable[[str], None] | None = None  # each transcript line as it is made
     hands: str = "full"  # full: seat pads and a draw shoe; counts: only the play pad
-    # Told of every input and its outcome in the referee's thread, before the table moves on
-    # (what a daemon publishes, see sim.table.demo).
-    watch: Callable[[Input, Outcome, Referee], None] | None = None
-    # Told of every input and its outcome in the referee's own thread, as the daemon's event
-    # stream is (the web view's events come from here).
-    listen: Callable[[Input, Outcome, Referee], None] | None = None
     journal: Journal | None = None  # the match kept there, input by input, as the daemon does
 
     def __post_init__(self) -> None:
@@ -134,21 +136,20 @@ class SimTable:
         self.clock = VirtualClock()
         self.transcript: list[str] = []
         self.log: list[Action | None] = []  # accepted engine actions; None: the next round
-        self.worlds: dict[int, World] = {}  # the table top after each referee history length
+        # The table top after each action the referee can undo, by the undo snapshot it left.
+        self.worlds: dict[int, tuple[object, World]] = {}
         self.dealer = self._draw_dealer()
         self.referee, said = Referee.create(
             self.options, self.players, self.deck, self._roles(), self.dealer
         )
         self._outcomes: queue.Queue[Heard] = queue.Queue()
+        # The daemon's event stream: the web view and the MQTT broadcast subscribe to it.
+        self.stream = EventStream(None)
+        self.step = TableStep(self.players, self.lang)
         if self.journal is not None:
             self.journal.begin(MatchSetup(tuple(self.players), self.options, self.dealer,
                                           tuple(self._roles()), self.deck))
-        self.loop = TableLoop(
-            self.referee,
-            self._refereed,
-            tick_every=3600.0,
-            clock=self.clock,
-        )
+        self.loop = TableLoop(self._take, tick_every=3600.0, clock=self.clock)
         self.sink = FaultySink(self.loop.put, self.faults, random.Random(self.seed + 2))
         self.pads: dict[str, SimReader] = {
             name: SimReader(name, self.sink, self.clock)
@@ -160,17 +161,23 @@ class SimTable:
         self.unplugs = 0
         self._announce(said)
 
-    def _refereed(self, item: Input, out: Outcome) -> None:
-        """In the referee's thread: the input into the journal (as ``uno-table run`` writes it:
-        reads, lifts and presses with their verdicts), then tell the watcher and the listener,
-        then the thread that waits for it."""
-        if self.journal is not None and isinstance(item, TagRead | TagLifted | Press):
-            self.journal.append(item, verdict(out))
-        if self.watch is not None:
-            self.watch(item, out, self.referee)
-        if self.listen is not None:
-            self.listen(item, out, self.referee)
-        self._outcomes.put(Heard(item, out))
+    def _take(self, item: Input) -> None:
+        """In the referee's thread, as ``uno-table run`` does it: the table's step, the input
+        into the journal with its verdict, its events and announcements on the stream, then
+        the thread that waits for it is told."""
+        step = self.step(self.referee, item)
+        if self.journal is not None and step.word is not None and isinstance(item, Kept):
+            self.journal.append(item, step.word)
+        for told in (*step.events, *map(self.step.announcement, step.said)):
+            self.stream.emit(told.kind, told.extra, **told.fields)
+        self.stream.settle()
+        self._outcomes.put(Heard(item, step.outcome, step))
+
+    def tell(self, ann: Announcement) -> None:
+        """Say ``ann`` on the stream, as the referee's own words are (a voice test)."""
+        told = self.step.announcement(ann)
+        self.stream.emit(told.kind, told.extra, **told.fields)
+        self.stream.settle()
 
     # --- set-up -------------------------------------------------------------------------------
 
@@ -198,6 +205,7 @@ class SimTable:
         self.close()
 
     def close(self) -> None:
+        """Stop the serial pad, the pty and the referee's loop."""
         if self.serial is not None:
             self.serial.stop()
             self.serial = None
@@ -225,14 +233,17 @@ class SimTable:
 
     @property
     def state(self) -> State:
+        """The referee's game state."""
         return self.referee.state
 
     def line(self, text: str) -> None:
+        """One line of the transcript."""
         self.transcript.append(text)
         if self.show is not None:
             self.show(text)
 
     def say_move(self, key: str, **params: str | int) -> None:
+        """A move of the table in the transcript's words."""
         self.line(move_text(key, self.lang, **params))
 
     def _announce(self, anns: list[Announcement] | tuple[Announcement, ...]) -> None:
@@ -254,7 +265,24 @@ class SimTable:
             elif self.deck.lookup(heard.item.uid) == Token("next-round"):
                 self.log.append(None)
         if out.verdict in ("accepted", "penalty") and out.action is not None:
-            self.worlds[len(self.referee.history)] = self.world.snapshot()
+            self._keep_world()
+
+    def _keep_world(self) -> None:
+        """The table top now, by the referee's latest undo snapshot (the history is trimmed
+        as the daemon's is, so its length does not name a point of the match)."""
+        history = self.referee.history
+        last = history[-1] if history else None
+        self.worlds[id(last)] = (last, self.world.snapshot())
+        if len(self.worlds) > 2 * UNDO_DEPTH:  # forget the table tops no undo can reach
+            kept = {id(snap) for snap in history}
+            self.worlds = {k: v for k, v in self.worlds.items() if k in kept}
+
+    def _world_before(self) -> World | None:
+        """The table top after the action the referee's latest undo snapshot stands for."""
+        history = self.referee.history
+        last = history[-1] if history else None
+        found = self.worlds.get(id(last))
+        return found[1] if found is not None and found[0] is last else None
 
     def _await_status(self, state: str, timeout: float = 10.0) -> None:
         while True:
@@ -317,6 +345,7 @@ class SimTable:
 
     @property
     def pty_noise(self) -> int:
+        """The noise lines the serial pad's pty sent so far."""
         return self.pty.noise_lines if self.pty is not None else 0
 
     def _unplug_pad(self) -> None:
@@ -339,6 +368,7 @@ class SimTable:
         self._send(ReaderStatus(PAD, "live", self.clock()))
 
     def press(self, seat: int, button: str) -> Outcome:
+        """Press a seat's button and wait for the verdict."""
         return self._send(Press(seat, button, self.clock.advance()))
 
     # --- the players' side ------------------------------------------------------------------------
@@ -513,13 +543,15 @@ class SimTable:
         self.sync()
 
     def next_round(self) -> Outcome:
+        """Tap the next-round token."""
         self.say_move("next-round")
         return self.tap(PAD, Token("next-round"))
 
     def undo(self) -> Outcome:
+        """Tap the undo token; the table top goes back too."""
         out = self.tap(PAD, Token("undo"))
         if out.verdict == "accepted":
-            earlier = self.worlds.get(len(self.referee.history))
+            earlier = self._world_before()
             if earlier is not None:
                 self.world.restore(earlier)
         return out

@@ -20,6 +20,8 @@ class WorldError(AssertionError):
 
 @dataclass
 class World:
+    """The table top: the pile, the discard, each hand's physical copies."""
+
     edition: str
     players: int
     rng: random.Random
@@ -51,19 +53,23 @@ class World:
         return self.pile.pop() if self.pile else None
 
     def give(self, seat: int, copy: CardCopy) -> None:
+        """Put ``copy`` in ``seat``'s hand."""
         self.hands[seat].append(copy)
 
     def copy_in_hand(self, seat: int, card: Card) -> CardCopy | None:
+        """A copy of ``card`` in ``seat``'s hand, or None."""
         for copy in self.hands[seat]:
             if copy.card is card:
                 return copy
         return None
 
     def play(self, seat: int, copy: CardCopy) -> None:
+        """Move ``copy`` from ``seat``'s hand to the discard."""
         self.hands[seat].remove(copy)
         self.discard.append(copy)
 
     def turn_up(self, copy: CardCopy) -> None:
+        """Put ``copy`` on the discard face up."""
         self.discard.append(copy)
 
     def bury(self) -> None:
@@ -87,6 +93,7 @@ class World:
             del cards[:n]
 
     def snapshot(self) -> World:
+        """A copy of the table top, for an undo."""
         return World(
             self.edition,
             self.players,
@@ -97,6 +104,7 @@ class World:
         )
 
     def restore(self, other: World) -> None:
+        """Put the table top back as ``snap`` had it."""
         self.pile = other.pile.copy()
         self.discard = other.discard.copy()
         self.hands = [h.copy() for h in other.hands]

@@ -1,8 +1,8 @@
 """The simulated table on the web: its events for the pages, seats played from phones, and what
 the pages ask of the table, done by the table's own hands.
 
-- :class:`SimEvents` makes, in the referee's thread, the events the daemon's stream carries
-  (``tag``, ``press``, ``verdict``, ``state``, ``announcement``), in the same shapes.
+- The events for the pages are the simulated table's own stream (the daemon's step and events,
+  :attr:`SimTable.stream`), to which the web view's feed subscribes.
 - :class:`SimRemote` is the simulator's :class:`table.web.side.TableSide`. A page's press is not
   handed to the referee directly: it waits in an inbox until the thread that plays the match
   does it, with the table's hands (a card tapped on the play pad, a button pressed, the cards a
@@ -15,18 +15,13 @@ from __future__ import annotations
 import logging
 import queue
 import time
-from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from sim.players.bots import SeatView
-from sim.table.match import Command
-from sim.table.virtual import PAD, SHOE, SimError, SimTable
-from table.readers.base import ReaderStatus, TagLifted, TagRead
+from sim.tabletop.match import Command
+from sim.tabletop.virtual import PAD, SHOE, SimError, SimTable
 from table.referee.announcements import Announcement, render
-from table.referee.referee import Outcome, Press, Referee
-from table.referee.views import state_event_json
 from table.rules import (
     Action,
     CallUno,
@@ -39,7 +34,6 @@ from table.rules import (
     Play,
     State,
 )
-from table.runtime.loop import Input
 from table.web.app import WebTable
 from table.web.feed import Feed
 from table.web.server import WebServer, parse_listen
@@ -47,48 +41,10 @@ from table.web.side import Refused, SeatPress
 
 log = logging.getLogger(__name__)
 
-Publish = Callable[[Mapping[str, Any]], None]
-
-
-class SimEvents:
-    """The daemon's event stream for a simulated table (a :attr:`SimTable.listen` hook)."""
-
-    def __init__(self, players: list[str], lang: str, publish: Publish) -> None:
-        self.players = players
-        self.lang = lang
-        self.publish = publish
-        self.inputs = 0
-
-    def emit(self, kind: str, **fields: Any) -> None:
-        self.publish({"t": round(time.time(), 6), "type": kind, **fields})
-
-    def __call__(self, item: Input, out: Outcome, referee: Referee) -> None:
-        if isinstance(item, TagLifted):
-            self.inputs += 1
-        elif isinstance(item, TagRead | Press):
-            self.inputs += 1
-            where: dict[str, Any]
-            if isinstance(item, TagRead):
-                self.emit("tag", reader=item.reader)
-                where = {"input": "tag", "reader": item.reader}
-            else:
-                self.emit("press", seat=self.players[item.seat], button=item.button)
-                where = {"input": "press", "seat": self.players[item.seat]}
-            word = "rejected" if out.verdict == "ignored" else out.verdict
-            self.emit("verdict", n=self.inputs, verdict=word, reason=out.reason, **where)
-            if word != "rejected":
-                self.emit("state", n=self.inputs, **state_event_json(referee.state))
-        elif isinstance(item, ReaderStatus):
-            self.emit("reader", reader=item.reader, state=item.state, detail=item.detail)
-        for ann in out.announcements:
-            self.say(ann)
-
-    def say(self, ann: Announcement) -> None:
-        self.emit("announcement", key=ann.key, text=render(ann, self.lang))
-
-
 @dataclass(frozen=True, slots=True)
 class AdminAction:
+    """An admin page's action, waiting for the match's thread."""
+
     name: str
 
 
@@ -98,9 +54,8 @@ Request = SeatPress | AdminAction
 class SimRemote:
     """A :class:`SimTable` as the web sees it; the match's thread does what pages ask."""
 
-    def __init__(self, table: SimTable, events: SimEvents, plays_cards: bool = True) -> None:
+    def __init__(self, table: SimTable, plays_cards: bool = True) -> None:
         self.table = table
-        self.events = events
         self.plays_cards = plays_cards
         self.inbox: queue.Queue[Request] = queue.Queue()
         self.over = False  # the match has been played: nothing more is done
@@ -113,23 +68,29 @@ class SimRemote:
 
     @property
     def players(self) -> tuple[str, ...]:
+        """The players, in seat order."""
         return tuple(self.table.players)
 
     @property
     def language(self) -> str:
+        """The language of the table."""
         return self.table.lang
 
     @property
     def journal(self) -> Path | None:
+        """The simulated table's journal file, if it keeps one."""
         return self.table.journal.path if self.table.journal is not None else None
 
     def state(self) -> State:
+        """The game state now."""
         return self.table.state
 
     def seat_state(self, seat: int) -> State:
+        """The state a seat page shows (its own hand)."""
         return self.table.own_state(seat)
 
     def press(self, press: SeatPress) -> None:
+        """A seat page's press, queued for the match's thread (refused now if it cannot be)."""
         self._open()
         if press.button == "play":
             if not self.plays_cards:
@@ -140,12 +101,14 @@ class SimRemote:
         self.inbox.put(press)
 
     def admin(self, action: str) -> None:
+        """An admin page's action, queued for the match's thread."""
         self._open()
         if action in ("next-round", "new-match"):
             raise Refused("the simulator deals every round of its match by itself")
         self.inbox.put(AdminAction(action))
 
     def readers(self) -> dict[str, str]:
+        """Each pad's last state."""
         states = self.table.referee.reader_states
         return {name: states.get(name, "live")
                 for name in (PAD, SHOE, *self.table.players)
@@ -174,7 +137,7 @@ class SimRemote:
             elif item.name == "voice-test":
                 ann = Announcement("voice-test", (), 2)
                 table.line("  > " + render(ann, table.lang))
-                self.events.say(ann)
+                table.tell(ann)
                 if table.say is not None:
                     table.say(ann)
             return
@@ -215,19 +178,29 @@ class WebSeat:
         self.seat = seat
 
     def act(self, view: SeatView) -> Action | Command:
+        """The seat page's next press, doing the other pages' requests meanwhile."""
         remote = self.remote
-        before = len(remote.table.referee.history), remote.table.state.round
+        before = _point(remote.table)
         while True:
             item = remote.inbox.get()
             if isinstance(item, SeatPress) and item.seat == self.seat:
                 return action_of(remote.table.state, item)
             remote.perform(item)
-            now = len(remote.table.referee.history), remote.table.state.round
-            if now != before and remote.table.state.current_player != self.seat:
+            now = _point(remote.table)
+            moved = now[0] is not before[0] or now[1] != before[1]
+            if moved and remote.table.state.current_player != self.seat:
                 return "again"  # an undo, or another seat's move: not this seat's turn now
 
     def react(self, view: SeatView) -> Action | None:
+        """Nothing: a phone's late call or catch comes through the inbox."""
         return None  # a phone's late call or catch comes through the inbox
+
+
+def _point(table: SimTable) -> tuple[object, int]:
+    """Where the match is: the referee's latest undo snapshot (compared by identity: the
+    history is trimmed, so its length stops growing) and the round."""
+    history = table.referee.history
+    return (history[-1] if history else None), table.state.round
 
 
 def start_web(table: SimTable, listen: str, plays_cards: bool) -> tuple[WebServer, SimRemote]:
@@ -237,8 +210,7 @@ def start_web(table: SimTable, listen: str, plays_cards: bool) -> tuple[WebServe
     server = WebServer(host, port)
     server.bind()
     feed = Feed()
-    events = SimEvents(table.players, table.lang, feed.publish)
-    table.listen = events
-    remote = SimRemote(table, events, plays_cards)
+    table.stream.subscribe(feed.publish)
+    remote = SimRemote(table, plays_cards)
     server.serve(WebTable(remote, feed))
     return server, remote

@@ -1,8 +1,8 @@
 """What one table publishes as it plays: its public events, its state (retained), its results
 (through the outbox) and its Home Assistant device; and the hub's table assignments it hears.
 
-The referee's thread calls :meth:`TableFeed.event` (the event stream's tap) and
-:meth:`TableFeed.after` (after each verdict); neither waits for the network.
+The broadcast subscribes to the table's event stream: :meth:`TableBroadcast.heard` is told of
+every event in the referee's thread and never waits for the network.
 """
 
 from __future__ import annotations
@@ -10,14 +10,14 @@ from __future__ import annotations
 import json
 import logging
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from table.journal.outbox import Outbox
 from table.mqtt.discovery import STATUS_TOPIC, discovery_configs
 from table.mqtt.payloads import PUBLIC_EVENTS, round_results
 from table.mqtt.publisher import Message
-from table.mqtt.remote import RemotePublisher
+from table.mqtt.sender_link import RemotePublisher
 from table.mqtt.settings import MqttSettings
 from table.rules import State
 
@@ -28,7 +28,9 @@ HUB_AVAILABILITY = "hub/availability"
 Assigned = Callable[[int, list[str]], None]  # the hub's round, the players of this table
 
 
-class TableFeed:
+class TableBroadcast:
+    """One table's public face on the broker, told of its events by :meth:`heard`."""
+
     def __init__(
         self,
         settings: MqttSettings,
@@ -61,18 +63,34 @@ class TableFeed:
             self.publisher.remember(Message(topic, config, 1, True))
 
     def start(self) -> None:
+        """Start the sender process."""
         self.publisher.start()
 
     def close(self, timeout: float = 5.0) -> None:
+        """Stop the sender once it has sent what it can within ``timeout`` seconds."""
         self.publisher.close(timeout)
 
     # --- the referee's thread -----------------------------------------------------------------
 
-    def event(self, obj: dict[str, Any]) -> None:
-        """One event of the stream (the tap of :class:`table.runtime.events.EventStream`)."""
+    def heard(self, obj: Mapping[str, Any]) -> None:
+        """One event of the table's stream (a subscriber of
+        :class:`table.runtime.event_stream.EventStream`): public ones are published; a ``state``
+        event's game state (its ``extra``) keeps each round newly finished as a result; a new
+        match's id names the next results; ``settled`` sends what the input queued."""
         kind = obj.get("type")
+        extra: Mapping[str, Any] = getattr(obj, "extra", {})
+        if kind == "settled":  # table.runtime.event_stream.SETTLED
+            self.flush()
+        elif kind == "new-match" and "match" in extra:
+            self.new_match(extra["match"])
         if kind not in PUBLIC_EVENTS:
             return
+        self._event(obj)
+        if kind == "state" and "state" in extra:
+            self.after(extra["state"])
+
+    def _event(self, obj: Mapping[str, Any]) -> None:
+        kind = obj.get("type")
         with self._lock:
             if kind == "reader":
                 self.readers[str(obj["reader"])] = str(obj["state"])
@@ -88,8 +106,8 @@ class TableFeed:
         self.publisher.offer(self.settings.topic("event"), {**obj, "type": str(kind)}, wake=False)
 
     def flush(self) -> None:
-        """Publish the events queued so far (the referee calls it when a tap's verdict, state
-        and announcements are out; every other caller of :meth:`event` too)."""
+        """Publish the events queued so far (once a tap's verdict, state and announcements are
+        out: the stream's ``settled``)."""
         self.publisher.wake()
 
     def after(self, s: State) -> None:
@@ -137,7 +155,7 @@ class TableFeed:
             self.on_assign(round_no, [str(p) for p in seats])
 
 
-def _leader(obj: dict[str, Any], lowest: bool) -> str | None:
+def _leader(obj: Mapping[str, Any], lowest: bool) -> str | None:
     """First by score (lowest first under ``lowest`` scoring); None before anyone scored."""
     scores: dict[str, int] = obj.get("scores") or {}
     if not any(scores.values()):

@@ -1,0 +1,17 @@
+"""The table's inputs: what readers and buttons report and the referee takes, in one home."""
+
+from table.inputs.kinds import (
+    ROLES,
+    Input,
+    Kept,
+    Press,
+    ReaderRole,
+    ReaderStatus,
+    Report,
+    TagLifted,
+    TagRead,
+    Tick,
+)
+
+__all__ = ["ROLES", "Input", "Kept", "Press", "ReaderRole", "ReaderStatus", "Report", "TagLifted",
+           "TagRead", "Tick"]

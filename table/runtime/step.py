@@ -1,0 +1,110 @@
+"""The one step every table takes for one input: the daemon, the demo, the simulator and its web
+people mode all call :class:`TableStep`.
+
+An input goes into the referee (:func:`table.journal.records.give`, which also keeps the undo
+history bounded, as a replay of the journal does); what comes back is a :class:`Taken`: what
+happened, the word the journal keeps with the input (for the inputs it keeps) and the events
+the table tells of it, in order, for its :class:`table.runtime.event_stream.EventStream`. The table
+around the step only writes the journal, emits the events and says the announcements.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+from table.inputs import Input, Press, ReaderStatus, TagLifted, TagRead
+from table.journal.records import give, verdict
+from table.referee.announcements import Announcement, render
+from table.referee.referee import Outcome, Referee
+from table.referee.views import state_event_json
+from table.runtime.event_stream import StreamType
+
+
+class Told(NamedTuple):
+    """One event of a step: its type, its fields and what only this process sees of it."""
+
+    kind: StreamType
+    fields: dict[str, Any]
+    extra: Mapping[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Taken:
+    """What one input did at the table: the outcome, its journal word and its events."""
+
+    item: Input
+    outcome: Outcome
+    n: int  # the match's inputs the journal keeps, this one included
+    word: str | None  # the verdict word the journal keeps with the input; None: not kept
+    events: tuple[Told, ...]  # the input's events (the announcements are :attr:`said`)
+
+    @property
+    def said(self) -> tuple[Announcement, ...]:
+        """What the referee says about the input."""
+        return self.outcome.announcements
+
+    @property
+    def next_match(self) -> bool:
+        """The next-round token after the match is over: the table begins a new match."""
+        return self.outcome.next_match
+
+    @property
+    def refused(self) -> bool:
+        """A refusal the buzzer sounds for (see :func:`refusal`)."""
+        return refusal(self.outcome)
+
+
+def refusal(out: Outcome) -> bool:
+    """Whether the buzzer sounds: for a refusal, not for a read the referee ignored (a card
+    resting on a pad, one already in hand), nor for the token that starts the next match."""
+    return out.verdict == "rejected" and not out.next_match
+
+
+class TableStep:
+    """One table's step: an input and the referee in, a :class:`Taken` out. It counts the
+    match's inputs (``n`` of the events); a new match starts it again from 0."""
+
+    def __init__(self, players: Sequence[str], lang: str = "en",
+                 pronounce: Mapping[str, str] | None = None, inputs: int = 0) -> None:
+        self.players = tuple(players)
+        self.lang = lang
+        self.pronounce = dict(pronounce or {})
+        self.inputs = inputs
+
+    def __call__(self, referee: Referee, item: Input) -> Taken:
+        """``item`` refereed, and what the table makes of it."""
+        out = give(referee, item)
+        if isinstance(item, ReaderStatus):
+            fields = {"reader": item.reader, "state": item.state, "detail": item.detail}
+            return Taken(item, out, self.inputs, None, (Told(StreamType.READER, fields, {}),))
+        if not isinstance(item, TagRead | TagLifted | Press):
+            return Taken(item, out, self.inputs, None, ())  # a tick
+        self.inputs += 1
+        n, word = self.inputs, verdict(out)
+        if isinstance(item, TagLifted):
+            # Which card rests on which pad is part of the match: a card tapped again after
+            # it left the pad is a new tap, in the replay of the journal as at the table.
+            return Taken(item, out, n, word, (Told(StreamType.LIFT, {"n": n, "reader": item.reader},
+                                                  {}),))
+        told: list[Told] = []
+        if isinstance(item, TagRead):
+            told.append(Told(StreamType.TAG, {"reader": item.reader}, {}))
+            where: dict[str, Any] = {"input": "tag", "reader": item.reader}
+        else:
+            seat = self.players[item.seat]
+            told.append(Told(StreamType.PRESS, {"seat": seat, "button": item.button}, {}))
+            where = {"input": "press", "seat": seat}
+        told.append(Told(StreamType.VERDICT, {"n": n, "verdict": word, "reason": out.reason,
+                                              **where}, {"refused": refusal(out)}))
+        if word != "rejected":
+            told.append(Told(StreamType.STATE, {"n": n, **state_event_json(referee.state)},
+                             {"state": referee.state}))
+        return Taken(item, out, n, word, tuple(told))
+
+    def announcement(self, ann: Announcement) -> Told:
+        """The event of one announcement: its key and its text in the table's language."""
+        return Told(StreamType.ANNOUNCEMENT,
+                    {"key": ann.key, "text": render(ann, self.lang, self.pronounce)},
+                    {"said": ann})
