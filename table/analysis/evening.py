@@ -24,7 +24,7 @@ from typing import Any, Final
 
 from table.errors import TableError
 from table.journal.records import feed
-from table.journal.store import MatchRecord
+from table.journal.reading import MatchRecord
 from table.rules import Action, Event, Phase, State, apply, standings
 from table.rules.scoring import hand_value
 

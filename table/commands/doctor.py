@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from table.errors import TableError
-from table.journal.store import JournalError, identify
+from table.journal.entries import JournalError
+from table.journal.identify import identify
 from table.journal.store import in_use as journal_in_use
 from table.readers import pi_board
 from table.readers.base import ReaderStatus, Report

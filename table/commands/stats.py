@@ -72,7 +72,7 @@ def _save(out: Path, summary: dict[str, Any], report: str, plots: list[Any]) -> 
 
 def _stats(args: argparse.Namespace) -> int:
     from table.analysis import evening, evening_report
-    from table.journal.store import read_journal
+    from table.journal.reading import read_journal
 
     if args.match is not None and args.since is not None:
         raise TableError("--match and --since choose matches two ways: give one of them")
