@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from table.errors import TableError
-from table.journal.records import feed
 from table.journal.reading import MatchRecord
+from table.journal.records import feed
 from table.rules import Action, Event, Phase, State, apply, standings
 from table.rules.scoring import hand_value
 
@@ -202,7 +202,11 @@ def _parse_since(text: str) -> float:
     except ValueError:
         raise StatsError(f"--since {text!r}: not a date; write YYYY-MM-DD or "
                          "YYYY-MM-DD HH:MM (local time)") from None
-    return when.timestamp()  # a naive date or time is local time
+    try:
+        return when.timestamp()  # a naive date or time is local time
+    except (ValueError, OverflowError, OSError):  # a date the clock cannot hold: 0001-01-01
+        raise StatsError(f"--since {text!r}: a date the clock cannot hold; allowed: "
+                         "YYYY-MM-DD or YYYY-MM-DD HH:MM from 1970-01-01 on") from None
 
 
 def select(records: list[MatchRecord], match: int | None = None,

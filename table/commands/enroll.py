@@ -177,11 +177,13 @@ def _next(taps: queue.SimpleQueue[Report | None]) -> Report:
 
 
 def enroll_command(args: argparse.Namespace) -> int:
+    """``uno-table enroll``: tag a deck card by card into ``--out``; the exit code."""
+    from table.commands.checks import given_path
     from table.runtime.daemon import backend_factory, check_names_said
 
+    out = Path(given_path("--out", args.out, "the deck file to write (and to resume from)"))
     config: Config = load_config(args.config, need_deck=False)
     check_names_said(config)
-    out = Path(args.out)
     edition = args.edition
     if edition is None and _started(out):
         try:

@@ -10,9 +10,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from table.journal.records import rebuild
 from table.journal.entries import JournalError
 from table.journal.reading import MatchRecord, read_journal
+from table.journal.records import rebuild
 from table.referee.views import standing_json
 from table.rules import Phase, State
 
