@@ -83,6 +83,8 @@ def steps(record: MatchRecord) -> tuple[list[Step], State]:
 
 @dataclass
 class Turn:
+    """One turn: whose it was, in which round, and how many seconds it took."""
+
     player: int
     round: int
     seconds: float
@@ -90,6 +92,8 @@ class Turn:
 
 @dataclass
 class RoundFacts:
+    """One round's figures: winner, points, what each paid, turns, time, finish."""
+
     number: int
     winner: int
     points: tuple[int, ...]
@@ -101,6 +105,8 @@ class RoundFacts:
 
 @dataclass
 class MatchFacts:
+    """One match's figures, gathered by replaying its inputs."""
+
     number: int
     started: float
     players: tuple[str, ...]
@@ -115,6 +121,7 @@ class MatchFacts:
 
     @property
     def over(self) -> bool:
+        """Whether the match has ended."""
         return self.state.phase is Phase.MATCH_OVER
 
 
@@ -143,6 +150,7 @@ def _paid(s: State, seat: int, points: int) -> int:
 
 
 def match_facts(number: int, record: MatchRecord) -> MatchFacts:
+    """The figures of match ``number``, its inputs replayed through the referee."""
     done, final = steps(record)
     n = len(record.setup.players)
     facts = MatchFacts(number, record.started, record.setup.players,
@@ -255,6 +263,7 @@ def _longest(rounds: Sequence[tuple[int, RoundFacts]]) -> dict[str, Any] | None:
 
 
 def match_summary(m: MatchFacts) -> dict[str, Any]:
+    """One match's figures as ``summary.json`` holds them."""
     names = m.players
     players: dict[str, Any] = {}
     for seat, name in enumerate(names):
@@ -359,4 +368,5 @@ def summary(matches: Sequence[MatchFacts]) -> dict[str, Any]:
 
 
 def started(record: MatchRecord) -> str:
+    """When ``record`` started, in local time (YYYY-MM-DD HH:MM)."""
     return dt.datetime.fromtimestamp(record.started).strftime("%Y-%m-%d %H:%M")

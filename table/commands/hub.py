@@ -122,6 +122,7 @@ def _enter(args: argparse.Namespace) -> int:
 
 
 def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """The ``hub`` sub-command and its ``standings``, ``drop`` and ``enter``."""
     p = sub.add_parser("hub", help="the tournament hub: every table's results, seating, standings")
     p.add_argument("--mqtt", metavar="HOST:PORT", help="the broker (default: hub.toml's [mqtt])")
     p.add_argument("--store", metavar="FILE", help="the hub's SQLite store (made if missing)")
