@@ -89,14 +89,20 @@ def test_doctor_refuses_a_timeout_past_the_clock(capsys: pytest.CaptureFixture[s
      "--web: '²' is not a port"),
     (["demo", "--fast", "--rounds", "1", "--mqtt", "host:²", "--table", "t1"],
      "--mqtt 'host:²': write HOST:PORT"),
-    (["hub", "--mqtt", "host:1", "--web", "١٢٣", "--store", "none.sqlite3"],  # Arabic 123
-     "--web: '١٢٣' is not a port"),
 ])
 def test_a_digit_that_only_looks_like_one_is_refused(
         capsys: pytest.CaptureFixture[str], argv: list[str], says: str) -> None:
-    """``str.isdigit`` takes "²", which ``int`` does not: each of these was a traceback (and
-    the Arabic digits a port the user never wrote)."""
+    """``str.isdigit`` takes "²", which ``int`` does not: each of these was a traceback."""
     assert says in refused(capsys, argv)
+
+
+def test_arabic_digits_are_no_port(tmp_path: Path) -> None:
+    """``--web ١٢٣`` served the standings on port 123, which no one wrote."""
+    argv = ["hub", "--mqtt", "127.0.0.1:1", "--web", "١٢٣", "--store", str(tmp_path / "h")]
+    done = subprocess.run([*CLI, *argv], capture_output=True, text=True, timeout=120)
+    assert (done.returncode, done.stderr) == (2, "uno-table: --web: '١٢٣' is not a port; "
+                                                 "allowed: PORT or HOST:PORT, the port 0 to "
+                                                 "65535 (0: any free port)\n")
 
 
 def test_say_takes_a_superscript_as_the_text_it_is(
