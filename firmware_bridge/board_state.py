@@ -10,6 +10,7 @@ after it is.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from firmware_bridge.messages import MAX_READERS, Message
@@ -60,6 +61,8 @@ Event = Read | Removed | BoardUp | Reply
 
 
 class BoardState:
+    """What the host knows of one board; :meth:`handle` turns each message into events."""
+
     def __init__(self) -> None:
         self.identified = False
         self.uptime_ms: int | None = None
@@ -73,6 +76,13 @@ class BoardState:
         self.poll_us = 0  # the board's last full poll of its readers, in its own microseconds
         self.poll_ms = 0  # the board's poll interval
         self.heartbeats = 0
+        # What each message of an identified board does, by name (as Klipper's
+        # ``register_response`` keeps a handler per message); an unknown name does nothing.
+        self._handlers: dict[str, Callable[[Message], list[Event]]] = {
+            "heartbeat": self._on_heartbeat,
+            "tag": self._on_tag,
+            "removed": self._on_removed,
+        }
 
     def connected(self) -> None:
         """A new connection: nothing from the board counts until it identifies itself."""
@@ -105,55 +115,65 @@ class BoardState:
         restarted = self._track_seq(msg)
         if restarted:
             self._restarted()  # the boot message was lost
-        name = msg.name
-        if name in ("boot", "info"):
-            uptime = msg.num("uptime_ms")
-            if name == "boot" or (self.uptime_ms is not None and uptime < self.uptime_ms):
-                self._restarted()
-                restarted = True
-            self.identified = True
-            self.uptime_ms = uptime
-            self.chips = tuple(msg.raw("chips"))
-            major, minor = msg.num("fw_major"), msg.num("fw_minor")
-            up = BoardUp(f"{major}.{minor}", msg.num("protocol"), self.chips, restarted)
-            return [up, Reply(msg)] if name == "info" else [up]
-        if name in ("pong", "ack"):
+        if msg.name in ("boot", "info"):
+            return self._on_identity(msg, restarted)
+        if msg.name in ("pong", "ack"):
             return [Reply(msg)]
-        if not self.identified:
+        handler = self._handlers.get(msg.name)
+        if handler is None or not self.identified:
             return []
-        if name == "heartbeat":
-            uptime = msg.num("uptime_ms")
-            if self.uptime_ms is not None and uptime < self.uptime_ms:
-                self._restarted()  # the boot message was lost
-            self.uptime_ms = uptime
-            self.poll_us = msg.num("poll_us")
-            self.poll_ms = msg.num("poll_ms")
-            self.heartbeats += 1
-            if uptime >= SETTLE_MS:
-                present = msg.num("present")
-                for ch in range(MAX_READERS):
-                    if not present & (1 << ch):
-                        self.carried[ch] = None
-            return []
-        if name == "tag":
-            ch, placement = msg.num("reader"), msg.num("placement")
-            uid = msg.raw("uid").hex().upper()
-            if ch >= MAX_READERS or len(uid) < 8:
-                return []
-            if placement == self.placement[ch] and uid == self.present[ch]:
-                return []  # the repeat of a placement already reported
-            self.placement[ch], self.present[ch] = placement, uid
-            carried, self.carried[ch] = self.carried[ch], None
-            return [] if carried == uid else [Read(ch, uid)]
-        if name == "removed":
-            ch, placement = msg.num("reader"), msg.num("placement")
-            uid = msg.raw("uid").hex().upper()
-            if ch >= MAX_READERS:
-                return []
-            events: list[Event] = []
-            if placement != self.placement[ch] and uid != self.carried[ch]:
-                events.append(Read(ch, uid))  # a quick tap whose tag frame was lost
-            self.placement[ch] = placement
-            self.present[ch] = self.carried[ch] = None
-            return [*events, Removed(ch, uid)]
+        return handler(msg)
+
+    def _on_identity(self, msg: Message, restarted: bool) -> list[Event]:
+        """``boot`` or ``info``: the board says what it is (and, by its uptime, if it reset)."""
+        uptime = msg.num("uptime_ms")
+        if msg.name == "boot" or (self.uptime_ms is not None and uptime < self.uptime_ms):
+            self._restarted()
+            restarted = True
+        self.identified = True
+        self.uptime_ms = uptime
+        self.chips = tuple(msg.raw("chips"))
+        major, minor = msg.num("fw_major"), msg.num("fw_minor")
+        up = BoardUp(f"{major}.{minor}", msg.num("protocol"), self.chips, restarted)
+        return [up, Reply(msg)] if msg.name == "info" else [up]
+
+    def _on_heartbeat(self, msg: Message) -> list[Event]:
+        """The board's pulse: its uptime, poll timings, and which readers still hold a tag."""
+        uptime = msg.num("uptime_ms")
+        if self.uptime_ms is not None and uptime < self.uptime_ms:
+            self._restarted()  # the boot message was lost
+        self.uptime_ms = uptime
+        self.poll_us = msg.num("poll_us")
+        self.poll_ms = msg.num("poll_ms")
+        self.heartbeats += 1
+        if uptime >= SETTLE_MS:
+            present = msg.num("present")
+            for ch in range(MAX_READERS):
+                if not present & (1 << ch):
+                    self.carried[ch] = None
         return []
+
+    def _on_tag(self, msg: Message) -> list[Event]:
+        """A tag on a reader: a Read the first time its placement is heard, else nothing."""
+        ch, placement = msg.num("reader"), msg.num("placement")
+        uid = msg.raw("uid").hex().upper()
+        if ch >= MAX_READERS or len(uid) < 8:
+            return []
+        if placement == self.placement[ch] and uid == self.present[ch]:
+            return []  # the repeat of a placement already reported
+        self.placement[ch], self.present[ch] = placement, uid
+        carried, self.carried[ch] = self.carried[ch], None
+        return [] if carried == uid else [Read(ch, uid)]
+
+    def _on_removed(self, msg: Message) -> list[Event]:
+        """A tag left a reader (after its Read, when the tag frame itself was lost)."""
+        ch, placement = msg.num("reader"), msg.num("placement")
+        uid = msg.raw("uid").hex().upper()
+        if ch >= MAX_READERS:
+            return []
+        events: list[Event] = []
+        if placement != self.placement[ch] and uid != self.carried[ch]:
+            events.append(Read(ch, uid))  # a quick tap whose tag frame was lost
+        self.placement[ch] = placement
+        self.present[ch] = self.carried[ch] = None
+        return [*events, Removed(ch, uid)]

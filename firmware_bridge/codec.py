@@ -29,6 +29,8 @@ class FrameError(BridgeError, ValueError):
 
 @dataclass(frozen=True, slots=True)
 class Frame:
+    """One frame on the line: its sequence number, message id and payload."""
+
     seq: int
     msg_id: int
     payload: bytes = b""

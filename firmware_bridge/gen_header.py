@@ -16,6 +16,7 @@ HEADER_PATH = Path(__file__).parent / "firmware" / "messages.h"
 
 
 def render() -> str:
+    """The C header of the message table, as the firmware includes it."""
     proto = TABLE["protocol"]
     lines = [
         "/* Generated from firmware_bridge/messages.toml by firmware_bridge/gen_header.py.",
@@ -52,6 +53,7 @@ def render() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Write the header (or, with ``--check``, compare it); the exit code."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="only compare, write nothing")
     args = parser.parse_args(argv)

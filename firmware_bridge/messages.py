@@ -19,6 +19,8 @@ Value = int | bytes
 
 @dataclass(frozen=True, slots=True)
 class MessageType:
+    """One row of the message table: name, id, sender, fields and what it means."""
+
     name: str
     msg_id: int
     sender: str  # board | host
@@ -28,17 +30,21 @@ class MessageType:
 
 @dataclass(frozen=True, slots=True)
 class Message:
+    """A message decoded: its name, field values and sequence number."""
+
     name: str
     fields: dict[str, Value]
     seq: int = 0
 
     def num(self, key: str) -> int:
+        """The number in field ``key`` (a TypeError when it holds bytes)."""
         value = self.fields[key]
         if not isinstance(value, int):
             raise TypeError(f"{self.name}.{key} is not a number")
         return value
 
     def raw(self, key: str) -> bytes:
+        """The bytes in field ``key`` (a TypeError when it holds a number)."""
         value = self.fields[key]
         if not isinstance(value, bytes):
             raise TypeError(f"{self.name}.{key} is not bytes")
@@ -46,6 +52,7 @@ class Message:
 
 
 def load_table() -> dict[str, Any]:
+    """The message table, ``messages.toml``, as parsed TOML."""
     text = resources.files("firmware_bridge").joinpath("messages.toml").read_text("utf-8")
     return tomllib.loads(text)
 

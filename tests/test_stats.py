@@ -104,6 +104,9 @@ def test_match_and_since_choose_the_matches(tmp_path: Path,
     (["--since", "2099-01-01"], "no match of"),
     (["--match", "3"], "--match 3: the journal holds matches 1 to 1"),
     (["--match", "1", "--since", "2020-01-01"], "give one of them"),
+    # A date that parses but that the clock cannot hold was a traceback.
+    (["--since", "0001-01-01"], "--since '0001-01-01': a date the clock cannot hold"),
+    (["--journal", ""], "--journal '': an empty path"),
 ])
 def test_bad_input_is_one_line_and_exit_2(journal: Path, tmp_path: Path, args: list[str],
                                           says: str, capsys: pytest.CaptureFixture[str]) -> None:
@@ -112,6 +115,20 @@ def test_bad_input_is_one_line_and_exit_2(journal: Path, tmp_path: Path, args: l
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("uno-table: ") and says in err, err
+
+
+def test_an_empty_out_writes_nothing_into_the_current_folder(
+        journal: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """``--out ""`` wrote report.html and summary.json into the folder the command ran in."""
+    here = tmp_path / "here"
+    here.mkdir()
+    monkeypatch.chdir(here)
+    assert main(["stats", "--journal", str(journal), "--out", "", "--no-plots"]) == 2
+    err = capsys.readouterr().err
+    assert err == ("uno-table: --out '': an empty path; allowed: a folder for the report "
+                   "(made if missing)\n")
+    assert list(here.iterdir()) == []
 
 
 NO_MATPLOTLIB = """

@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import io
 import json
+import os
 from pathlib import Path
 from typing import Any
 
 import pytest
 import report_browser as browser
 
+from table.analysis import study as study_module
 from table.analysis.study import wilson
 from table.commands.cli import main
 from table.commands.stats import Progress
@@ -81,12 +83,47 @@ def test_musician_rounds_end_by_don_or_chin(tmp_path: Path) -> None:
     (["--players", "four"], "--players 'four': write N, A-B or N,M"),
     (["--rounds", "0"], "--rounds 0: play at least one round"),
     (["--jobs", "0"], "--jobs 0: at least one process"),
+    # Refused before anything is counted out: these ran until MemoryError.
+    (["--players", "2-999999999"], "--players '2-999999999': player counts go from 2 to 10"),
+    (["--rounds", "1000000000000"], "--rounds 1000000000000: at most 1,000,000 rounds"),
+    (["--players", "4,5-3"], "(A-B with A at most B)"),  # was 4 alone, 5-3 left out unsaid
+    (["--set", "hand_size=²"], "option hand_size = '²' is not allowed"),  # was a traceback
+    (["--out", ""], "--out '': an empty path"),  # was the current folder
 ])
 def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, args: list[str], says: str,
                                           capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["study", "--out", str(tmp_path), "--rounds", "5", *args]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("uno-table: ") and says in err, err
+
+
+def test_the_processes_are_no_more_than_the_chunks_and_the_cores(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """``--jobs 200`` forked 200 processes for four chunks of eight rounds."""
+    pools: list[int] = []
+    real = study_module.ProcessPoolExecutor
+
+    def pool(max_workers: int) -> Any:
+        pools.append(max_workers)
+        return real(max_workers=max_workers)
+
+    monkeypatch.setattr(study_module, "ProcessPoolExecutor", pool)
+    used = min(4, len(os.sched_getaffinity(0)))
+    study(tmp_path / "four", "--rules", "official,japanese,house,musician", "--rounds", "8",
+          "--jobs", "200", "--policy", "play-first")
+    assert pools == ([used] if used > 1 else [])  # one process plays in this one, no pool
+    assert said_processes(capsys) == f"32 rounds, {used} process{'es' if used > 1 else ''}"
+    study(tmp_path / "one", "--rules", "official", "--rounds", "8", "--jobs", "200",
+          "--policy", "play-first")
+    assert pools == ([used] if used > 1 else [])  # a single chunk: no pool at all
+    assert said_processes(capsys) == "8 rounds, 1 process"
+
+
+def said_processes(capsys: pytest.CaptureFixture[str]) -> str:
+    """``N rounds, P processes`` as the study's last line of figures says them."""
+    line = next(x for x in capsys.readouterr().out.splitlines() if " rounds in " in x)
+    return f"{line.split()[0]} rounds, {line.rsplit(', ', 1)[1].rstrip(')')}"
 
 
 class Terminal(io.StringIO):

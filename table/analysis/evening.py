@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from table.errors import TableError
+from table.journal.reading import MatchRecord
 from table.journal.records import give
-from table.journal.store import MatchRecord
 from table.rules import Action, Event, Phase, State, apply, standings
 from table.rules.scoring import hand_value
 
@@ -83,6 +83,8 @@ def steps(record: MatchRecord) -> tuple[list[Step], State]:
 
 @dataclass
 class Turn:
+    """One turn: whose it was, in which round, and how many seconds it took."""
+
     player: int
     round: int
     seconds: float
@@ -90,6 +92,8 @@ class Turn:
 
 @dataclass
 class RoundFacts:
+    """One round's figures: winner, points, what each paid, turns, time, finish."""
+
     number: int
     winner: int
     points: tuple[int, ...]
@@ -101,6 +105,8 @@ class RoundFacts:
 
 @dataclass
 class MatchFacts:
+    """One match's figures, gathered by replaying its inputs."""
+
     number: int
     started: float
     players: tuple[str, ...]
@@ -115,6 +121,7 @@ class MatchFacts:
 
     @property
     def over(self) -> bool:
+        """Whether the match has ended."""
         return self.state.phase is Phase.MATCH_OVER
 
 
@@ -143,6 +150,7 @@ def _paid(s: State, seat: int, points: int) -> int:
 
 
 def match_facts(number: int, record: MatchRecord) -> MatchFacts:
+    """The figures of match ``number``, its inputs replayed through the referee."""
     done, final = steps(record)
     n = len(record.setup.players)
     facts = MatchFacts(number, record.started, record.setup.players,
@@ -202,7 +210,11 @@ def _parse_since(text: str) -> float:
     except ValueError:
         raise StatsError(f"--since {text!r}: not a date; write YYYY-MM-DD or "
                          "YYYY-MM-DD HH:MM (local time)") from None
-    return when.timestamp()  # a naive date or time is local time
+    try:
+        return when.timestamp()  # a naive date or time is local time
+    except (ValueError, OverflowError, OSError):  # a date the clock cannot hold: 0001-01-01
+        raise StatsError(f"--since {text!r}: a date the clock cannot hold; allowed: "
+                         "YYYY-MM-DD or YYYY-MM-DD HH:MM from 1970-01-01 on") from None
 
 
 def select(records: list[MatchRecord], match: int | None = None,
@@ -251,6 +263,7 @@ def _longest(rounds: Sequence[tuple[int, RoundFacts]]) -> dict[str, Any] | None:
 
 
 def match_summary(m: MatchFacts) -> dict[str, Any]:
+    """One match's figures as ``summary.json`` holds them."""
     names = m.players
     players: dict[str, Any] = {}
     for seat, name in enumerate(names):
@@ -355,4 +368,5 @@ def summary(matches: Sequence[MatchFacts]) -> dict[str, Any]:
 
 
 def started(record: MatchRecord) -> str:
+    """When ``record`` started, in local time (YYYY-MM-DD HH:MM)."""
     return dt.datetime.fromtimestamp(record.started).strftime("%Y-%m-%d %H:%M")

@@ -14,10 +14,12 @@ Wilson intervals), how rounds end (plainly, by Chin or by Don), and the penaltie
 
 from __future__ import annotations
 
+import itertools
 import math
+import os
 from collections import Counter
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -32,6 +34,9 @@ Z95: Final = 1.959964  # the normal quantile of a two-sided 95% interval
 # The study's policy names; ``heuristic`` is the lively player of self-play.
 POLICY_NAMES: Final = {"heuristic": "lively", "play-first": "play-first", "random": "random"}
 MAX_PLAYERS: Final = 10
+# Rounds per variant and player count: a million gives a first-seat rate to about 0.1% (its
+# 95% interval), and takes hours at the heuristic's speed; more is a mistyped number.
+MAX_ROUNDS: Final = 1_000_000
 
 
 class StudyError(TableError, ValueError):
@@ -40,6 +45,8 @@ class StudyError(TableError, ValueError):
 
 @dataclass(frozen=True)
 class Variant:
+    """One variant of a study: its name as written, and the options it stands for."""
+
     name: str  # as the user wrote it: official+stacking=any
     options: Options
 
@@ -69,18 +76,21 @@ def parse_variants(text: str, common: Sequence[str] = ()) -> list[Variant]:
 
 
 def parse_players(text: str) -> list[int]:
-    """``4``, ``2-6`` or ``3,5`` -> player counts."""
-    counts: list[int] = []
-    try:
-        for part in text.split(","):
-            low, dash, high = part.partition("-")
+    """``4``, ``2-6`` or ``3,5`` -> player counts. Each bound is checked before a range is
+    made of it: ``2-999999999`` is refused, not counted out."""
+    counts: set[int] = set()
+    for part in text.split(","):
+        low, dash, high = part.partition("-")
+        try:
             first, last = int(low), int(high) if dash else int(low)
-            counts += range(first, last + 1)
-    except ValueError:
-        raise StudyError(f"--players {text!r}: write N, A-B or N,M (2 to {MAX_PLAYERS})") from None
-    if not counts or any(not 2 <= n <= MAX_PLAYERS for n in counts):
-        raise StudyError(f"--players {text!r}: player counts go from 2 to {MAX_PLAYERS}")
-    return sorted(set(counts))
+        except ValueError:
+            raise StudyError(f"--players {text!r}: write N, A-B or N,M "
+                             f"(2 to {MAX_PLAYERS})") from None
+        if not 2 <= first <= last <= MAX_PLAYERS:
+            raise StudyError(f"--players {text!r}: player counts go from 2 to {MAX_PLAYERS} "
+                             "(A-B with A at most B)")
+        counts.update(range(first, last + 1))
+    return sorted(counts)
 
 
 @dataclass
@@ -99,6 +109,7 @@ class Tally:
     seat_wins: Counter[int] = field(default_factory=Counter)  # seats after the dealer -> wins
 
     def add(self, other: Tally) -> None:
+        """Count ``other``'s rounds in this tally."""
         self.rounds += other.rounds
         self.capped += other.capped
         self.turns.update(other.turns)
@@ -204,6 +215,7 @@ def _rate(k: int, n: int) -> dict[str, Any]:
 
 
 def cell_summary(players: int, t: Tally) -> dict[str, Any]:
+    """The figures of one variant at one player count, as ``summary.json`` holds them."""
     n = t.rounds
     return {
         "players": players,
@@ -233,6 +245,8 @@ def cell_summary(players: int, t: Tally) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class Plan:
+    """What a study plays: the variants, player counts, rounds, policy and seed."""
+
     variants: list[Variant]
     players: list[int]
     rounds: int  # per variant and player count
@@ -251,13 +265,18 @@ class Plan:
 
 
 def check_plan(plan: Plan) -> None:
+    """Refuse a plan that cannot be played as asked (before anything is allocated for it)."""
     if plan.rounds < 1:
         raise StudyError(f"--rounds {plan.rounds}: play at least one round")
+    if plan.rounds > MAX_ROUNDS:
+        raise StudyError(f"--rounds {plan.rounds}: at most {MAX_ROUNDS:,} rounds per variant "
+                         "and player count")
     if plan.policy not in POLICY_NAMES and plan.policy not in POLICIES:
         raise StudyError(f"--policy {plan.policy!r}: use heuristic, play-first or random")
 
 
 def run_chunk(plan: Plan, job: tuple[int, int, int, int]) -> Tally:
+    """Play one chunk of ``plan`` (in a worker process, or in this one)."""
     v, n, c, count = job
     return play_chunk(plan.variants[v], n, plan.policy, plan.seed, c, count)
 
@@ -278,31 +297,54 @@ def summary(plan: Plan, tallies: dict[tuple[int, int], Tally]) -> dict[str, Any]
     }
 
 
+def workers(jobs: int, chunks: int) -> int:
+    """The processes a study of ``chunks`` chunks uses when ``jobs`` are asked for: never more
+    than the chunks to play or the cores this process may run on."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return max(1, min(jobs, chunks, cores or 1))
+
+
 def run(plan: Plan, jobs: int,
         progress: Callable[[int], None] | None = None) -> dict[tuple[int, int], Tally]:
-    """Play every chunk of ``plan`` in ``jobs`` processes (in this one for 1); ``progress``
-    hears the rounds of each chunk done. The tallies by (variant index, players)."""
+    """Play every chunk of ``plan`` in up to ``jobs`` processes (:func:`workers`; in this one
+    for 1); ``progress`` hears the rounds of each chunk done. The tallies by (variant index,
+    players)."""
     work = plan.chunks()
     done: list[Tally | None] = [None] * len(work)
-    if jobs <= 1:
+    count = workers(jobs, len(work))
+    if count == 1:
         for i, job in enumerate(work):
             done[i] = run_chunk(plan, job)
             if progress is not None:
                 progress(job[3])
     else:
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
-            futures = {pool.submit(run_chunk, plan, job): i for i, job in enumerate(work)}
-            try:
-                for future in as_completed(futures):
-                    i = futures[future]
-                    done[i] = future.result()
-                    if progress is not None:
-                        progress(work[i][3])
-            except BaseException:
-                pool.shutdown(wait=False, cancel_futures=True)
-                raise
+        _run_pool(plan, work, done, count, progress)
     tallies: dict[tuple[int, int], Tally] = {}
     for (v, n, _, _), tally in zip(work, done, strict=True):
         assert tally is not None
         tallies.setdefault((v, n), Tally()).add(tally)
     return tallies
+
+
+def _run_pool(plan: Plan, work: list[tuple[int, int, int, int]], done: list[Tally | None],
+              count: int, progress: Callable[[int], None] | None) -> None:
+    """Play ``work`` in ``count`` processes into ``done``, two chunks a process in flight at
+    most (a long study does not hold a future for each of its chunks)."""
+    todo = iter(enumerate(work))
+    pending: dict[Future[Tally], int] = {}
+    with ProcessPoolExecutor(max_workers=count) as pool:
+        try:
+            while True:
+                for i, job in itertools.islice(todo, 2 * count - len(pending)):
+                    pending[pool.submit(run_chunk, plan, job)] = i
+                if not pending:
+                    return
+                finished, _ = wait(pending, return_when=FIRST_COMPLETED)
+                for future in finished:
+                    i = pending.pop(future)
+                    done[i] = future.result()
+                    if progress is not None:
+                        progress(work[i][3])
+        except BaseException:
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise

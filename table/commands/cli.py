@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from table import __version__
 from table.cards import EDITIONS
+from table.commands.checks import given_path
 from table.errors import TableError
 
 if TYPE_CHECKING:
@@ -79,6 +80,7 @@ def _selfplay_bots(args: argparse.Namespace) -> int:
 def _deck_virtual(args: argparse.Namespace) -> int:
     from table.referee.registry import deck_toml, virtual_deck
 
+    given_path("--out", args.out, "the deck file to write, or - for stdout")
     deck = virtual_deck(args.edition)
     text = deck_toml(deck)
     if args.out == "-":
@@ -113,6 +115,8 @@ def _say(args: argparse.Namespace) -> int:
     from table.voice.backends import audio_player, standard_voice
     from table.voice.espeak import wav_bytes_seconds
 
+    if args.out is not None:
+        given_path("--out", args.out, "the WAV file to write")
     readings = _readings(args.reading)
     names: list[str] = []
     if args.text in CATALOGUE:
@@ -121,7 +125,8 @@ def _say(args: argparse.Namespace) -> int:
             key, eq, value = pair.partition("=")
             if not eq:
                 raise TableError(f"{pair!r} is not key=value")
-            params.append((key, int(value) if value.lstrip("-").isdigit() else value))
+            number = value.removeprefix("-")
+            params.append((key, int(value) if number.isascii() and number.isdigit() else value))
             if key in PERSON_PARAMS:
                 names.append(value)
         ann = Announcement(args.text, tuple(params))
@@ -136,7 +141,7 @@ def _say(args: argparse.Namespace) -> int:
     print(text)
     data = voice.render(spoken)
     seconds = wav_bytes_seconds(data)
-    if args.out:
+    if args.out is not None:
         try:
             with open(args.out, "wb") as f:
                 f.write(data)
@@ -183,6 +188,8 @@ def _voices(args: argparse.Namespace) -> int:
     from table.voice.espeak import phonemes
     from table.voice.openjtalk import japanese_status
 
+    if args.sample is not None:
+        given_path("--sample", args.sample, "a folder for the WAV files (made if missing)")
     for lang in ("en", "ja"):
         try:
             phonemes("test", lang)
@@ -214,6 +221,9 @@ def _demo(args: argparse.Namespace) -> int:
     from sim.players.bots import parse_bots
     from sim.tabletop.demo import DemoConfig, main_demo, parse_overrides
 
+    for option, path in (("--transcript", args.transcript), ("--journal", args.journal)):
+        if path is not None:
+            given_path(option, path, "a file's name")
     faults = Faults(args.drop_reads, args.duplicate_reads, args.noisy_serial, args.unplug)
 
     cfg = DemoConfig(

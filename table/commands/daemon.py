@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from table.runtime.daemon import Daemon
 
 DEFAULT_CONFIG = "/etc/uno-table/config.toml"
+MAX_TIMEOUT = 600  # doctor --timeout: a reader not live in ten minutes is not coming
 
 
 def _logging(level: str) -> None:
@@ -83,17 +84,19 @@ class WebAttachment:
 
 
 def _status(args: argparse.Namespace) -> int:
+    from table.commands.checks import given_path
     from table.journal.history import status, status_text
 
-    data = status(args.journal)
+    data = status(given_path("--journal", args.journal, "the table's journal file"))
     print(json.dumps(data, ensure_ascii=False) if args.json else status_text(data))
     return 0
 
 
 def _history(args: argparse.Namespace) -> int:
+    from table.commands.checks import given_path
     from table.journal.history import history, history_csv, history_text
 
-    matches = history(args.journal)
+    matches = history(given_path("--journal", args.journal, "the table's journal file"))
     text = history_csv(matches) if args.csv else history_text(matches) + "\n"
     sys.stdout.write(text)
     return 0
@@ -111,6 +114,8 @@ def _doctor(args: argparse.Namespace) -> int:
 
     if not math.isfinite(args.timeout) or args.timeout <= 0:
         raise TableError(f"--timeout {args.timeout}: use a number of seconds above 0")
+    if args.timeout > MAX_TIMEOUT:  # a deadline past the clock's end: an OverflowError
+        raise TableError(f"--timeout {args.timeout:g}: at most {MAX_TIMEOUT} seconds a reader")
     return doctor(args.config, timeout=args.timeout)
 
 
@@ -124,6 +129,8 @@ def _service(args: argparse.Namespace) -> int:
 
 
 def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """The daemon's sub-commands: ``run``, ``status``, ``history``, ``enroll``, ``doctor``,
+    ``service``."""
     p = sub.add_parser("run", help="referee the table: readers, controls, voice and journal")
     p.add_argument("--config", required=True, help="the configuration file (TOML)")
     p.add_argument("--events", metavar="-|FILE",

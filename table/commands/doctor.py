@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from table.errors import TableError
-from table.journal.store import JournalError, identify
+from table.journal.entries import JournalError
+from table.journal.identify import identify
 from table.journal.store import in_use as journal_in_use
 from table.readers import pi_board
 from table.readers.base import ReaderStatus, Report
@@ -33,11 +34,14 @@ VERSION_REG = 0x37  # MFRC522 VersionReg
 
 @dataclass(frozen=True, slots=True)
 class Finding:
+    """One thing doctor checked: fine or not, what it is, and how to fix it."""
+
     ok: bool
     what: str
     fix: str = ""
 
     def line(self) -> str:
+        """The finding as doctor prints it (with the fix on a line of its own)."""
         text = f"{'ok ' if self.ok else 'FIX'}  {self.what}"
         return text + (f"\n       -> {self.fix}" if self.fix else "")
 
@@ -177,6 +181,7 @@ def check_gpio_library(model_file: Path | None = None,
 
 
 def check_groups(config: Config) -> list[Finding]:
+    """Whether the user may open the readers and pins (the groups it must be in)."""
     if os.geteuid() == 0:
         return [Finding(True, "permissions: running as root (the service runs as its own user)")]
     need: dict[str, str] = {}
@@ -199,6 +204,7 @@ def check_groups(config: Config) -> list[Finding]:
 
 
 def check_journal(config: Config) -> Finding:
+    """Whether the journal of ``config`` can be opened and written as run would."""
     path = config.journal_path
     if not os.access(path.parent, os.W_OK):
         return Finding(False, f"journal: cannot write in {path.parent}",
@@ -228,6 +234,7 @@ def check_journal(config: Config) -> Finding:
 
 
 def check_voice(config: Config) -> list[Finding]:
+    """Whether the configured voice speaks, and where its sound goes."""
     from table.voice.backends import audio_player, make_backend
     from table.voice.espeak import phonemes
 
@@ -276,6 +283,7 @@ def check_japanese(config: Config) -> list[Finding]:
 
 
 def check_deck(config: Config) -> Finding:
+    """Whether the deck file has a tag for every card and token."""
     missing = config.deck.missing()
     tags = len(config.deck.tags)
     if not missing:
@@ -289,6 +297,7 @@ def check_deck(config: Config) -> Finding:
 
 
 def doctor(config_path: str, timeout: float = 3.0) -> int:
+    """``uno-table doctor``: every check printed with its fix; exit 0 when all are fine."""
     config = load_config(config_path)  # a bad config: one line, exit 2
     findings = [Finding(True, f"config: {config.path} ({len(config.players)} players, "
                               f"{len(config.readers)} readers, {config.options.preset} rules)")]

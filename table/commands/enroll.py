@@ -40,6 +40,7 @@ _NUM_JA = ("ぜろ", "いち", "に", "さん", "よん", "ご", "ろく", "な�
 
 
 def token_words(name: str, lang: str) -> str:
+    """What the voice says to ask for the control token ``name`` in ``lang``."""
     words = TOKEN_WORDS[lang]
     head, _, arg = name.partition(":")
     if head == "color":
@@ -107,6 +108,8 @@ def _like(fd: int, path: Path) -> None:
 
 
 class Enrolment:
+    """A deck being tagged: which card is asked for next, and the file it goes to."""
+
     def __init__(self, out: Path, edition: str, seats: int, say: Any,
                  skip: frozenset[str] = frozenset()) -> None:
         self.out, self.edition, self.say = out, edition, say
@@ -177,11 +180,13 @@ def _next(taps: queue.SimpleQueue[Report | None]) -> Report:
 
 
 def enroll_command(args: argparse.Namespace) -> int:
+    """``uno-table enroll``: tag a deck card by card into ``--out``; the exit code."""
+    from table.commands.checks import given_path
     from table.runtime.daemon import backend_factory, check_names_said
 
+    out = Path(given_path("--out", args.out, "the deck file to write (and to resume from)"))
     config: Config = load_config(args.config, need_deck=False)
     check_names_said(config)
-    out = Path(args.out)
     edition = args.edition
     if edition is None and _started(out):
         try:

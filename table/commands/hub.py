@@ -19,6 +19,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from table.commands.checks import given_path
 from table.errors import TableError
 
 if TYPE_CHECKING:
@@ -32,7 +33,8 @@ def _plan(args: argparse.Namespace) -> tuple[HubPlan, MqttSettings]:
     from table.hub.config import HubPlan, load_hub_config
     from table.mqtt.settings import MqttSettings, parse_address
 
-    plan = load_hub_config(Path(args.config)) if args.config else HubPlan()
+    plan = HubPlan() if args.config is None else \
+        load_hub_config(Path(given_path("--config", args.config, "the hub's TOML file")))
     settings = plan.mqtt
     if args.mqtt is not None:
         host, port = parse_address(args.mqtt)
@@ -49,6 +51,7 @@ def _hub(args: argparse.Namespace) -> int:
 
     if args.store is None:
         raise TableError("hub: --store FILE is required (the hub's SQLite store)")
+    given_path("--store", args.store, "the hub's SQLite store file (made if missing)")
     plan, settings = _plan(args)
     page = None
     if args.web is not None:
@@ -78,7 +81,8 @@ def _hub(args: argparse.Namespace) -> int:
 def _store(args: argparse.Namespace) -> HubStore:
     from table.hub.store import HubStore
 
-    return HubStore(args.store, create=False)
+    return HubStore(given_path("--store", args.store, "the --store FILE of a hub that has run"),
+                    create=False)
 
 
 def _standings(args: argparse.Namespace) -> int:
@@ -113,6 +117,8 @@ def _drop(args: argparse.Namespace) -> int:
 
 
 def _enter(args: argparse.Namespace) -> int:
+    if not args.name.strip():
+        raise TableError(f"hub enter {args.name!r}: an empty name; allowed: a player's name")
     store = _store(args)
     store.enter(args.name, store.current_round()[0] + 1)
     print(f"{args.name} entered: seated from the next round on")
@@ -120,7 +126,7 @@ def _enter(args: argparse.Namespace) -> int:
 
 
 def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """``uno-table hub`` and its sub-commands."""
+    """The ``hub`` sub-command and its ``standings``, ``drop`` and ``enter``."""
     p = sub.add_parser("hub", help="the tournament hub: every table's results, seating, standings")
     p.add_argument("--mqtt", metavar="HOST:PORT", help="the broker (default: hub.toml's [mqtt])")
     p.add_argument("--store", metavar="FILE", help="the hub's SQLite store (made if missing)")

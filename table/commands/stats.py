@@ -13,6 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
+from table.commands.checks import given_path
 from table.errors import TableError
 
 
@@ -21,7 +22,8 @@ class OutputError(TableError, OSError):
 
 
 def _out_dir(text: str) -> Path:
-    out = Path(text)
+    """The ``--out`` folder, made if missing; an empty name is refused, not the current folder."""
+    out = Path(given_path("--out", text, "a folder for the report (made if missing)"))
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -72,11 +74,12 @@ def _save(out: Path, summary: dict[str, Any], report: str, plots: list[Any]) -> 
 
 def _stats(args: argparse.Namespace) -> int:
     from table.analysis import evening, evening_report
-    from table.journal.store import read_journal
+    from table.journal.reading import read_journal
 
     if args.match is not None and args.since is not None:
         raise TableError("--match and --since choose matches two ways: give one of them")
-    records = read_journal(args.journal)
+    given_path("--out", args.out, "a folder for the report (made if missing)")
+    records = read_journal(given_path("--journal", args.journal, "the table's journal file"))
     if not records:
         raise TableError(f"{args.journal}: the journal holds no match yet")
     chosen = evening.select(records, args.match, args.since)
@@ -119,6 +122,7 @@ class Progress:
         self.start = clock()
 
     def line(self, now: float) -> str:
+        """The bar as it stands at ``now``: rounds done, rounds per second, time left."""
         elapsed = max(now - self.start, 1e-9)
         rate = self.done / elapsed
         left = (self.total - self.done) / rate if rate > 0 else 0.0
@@ -153,6 +157,7 @@ def _study(args: argparse.Namespace) -> int:
     jobs = args.jobs if args.jobs is not None else (os.cpu_count() or 1)
     if jobs < 1:
         raise TableError(f"--jobs {jobs}: at least one process")
+    jobs = study.workers(jobs, len(plan.chunks()))  # no more than the work and the cores
     out = _out_dir(args.out)
     total = len(plan.variants) * len(plan.players) * plan.rounds
     progress = Progress(total)
@@ -172,6 +177,7 @@ def _study(args: argparse.Namespace) -> int:
 
 
 def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """The ``stats`` and ``study`` sub-commands."""
     p = sub.add_parser("stats", help="an evening's report from the journal: scores, "
                        "penalties, turn times, plots")
     p.add_argument("--journal", required=True, metavar="FILE", help="the journal to read")

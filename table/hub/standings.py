@@ -30,7 +30,7 @@ def table_rows(results: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
 
 
 def _table_key(table: str) -> tuple[int, str]:
-    return (int(table), "") if table.isdigit() else (1 << 30, table)
+    return (int(table), "") if table.isascii() and table.isdigit() else (1 << 30, table)
 
 
 def ranking(results: Iterable[Mapping[str, Any]], lowest: bool = False,

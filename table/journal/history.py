@@ -10,8 +10,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from table.journal.entries import JournalError
+from table.journal.reading import MatchRecord, read_journal
 from table.journal.records import rebuild
-from table.journal.store import JournalError, MatchRecord, read_journal
 from table.referee.views import standing_json
 from table.rules import Phase, State
 
@@ -28,6 +29,7 @@ def status(path: str | Path) -> dict[str, Any]:
 
 
 def status_text(data: dict[str, Any]) -> str:
+    """The standing of :func:`status` as the lines ``uno-table status`` prints."""
     s = data["state"]
     lines = [f"match {data['match']}, round {s['round']}, {data['inputs']} inputs"]
     if data["match_over"]:
@@ -44,6 +46,8 @@ def status_text(data: dict[str, Any]) -> str:
 
 @dataclass(frozen=True, slots=True)
 class MatchHistory:
+    """One match of ``history``: its number, start, players, preset and final state."""
+
     number: int
     started: float
     players: tuple[str, ...]
@@ -52,10 +56,12 @@ class MatchHistory:
 
     @property
     def over(self) -> bool:
+        """Whether the match has ended."""
         return self.state.phase is Phase.MATCH_OVER
 
 
 def history(path: str | Path) -> list[MatchHistory]:
+    """Every match of the journal at ``path``, rebuilt, numbered from 1."""
     out = []
     for number, record in enumerate(read_journal(path), start=1):
         out.append(_history(number, record))
@@ -73,6 +79,7 @@ def _when(t: float) -> str:
 
 
 def history_text(matches: list[MatchHistory]) -> str:
+    """The matches as the table ``uno-table history`` prints: rounds and scores."""
     if not matches:
         return "the journal holds no match yet"
     blocks = []

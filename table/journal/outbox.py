@@ -71,6 +71,7 @@ class Outbox:
             return [json.loads(body) for (body,) in rows.fetchall()]
 
     def mark_sent(self, result_id: str) -> None:
+        """The broker has the result ``result_id``: it is not sent again."""
         with self._lock:
             self.db.execute("UPDATE outbox SET sent = 1 WHERE id = ?", (result_id,))
 
@@ -92,5 +93,6 @@ class Outbox:
         return int(row[0]), int(row[1])
 
     def close(self) -> None:
+        """Close the outbox's connection."""
         with self._lock:
             self.db.close()

@@ -1,9 +1,8 @@
-"""The journal: every match's set-up and every input the table took, in SQLite.
+"""The journal as the table writes it: every match's set-up and every input, in SQLite.
 
-One table, ``entries``: a ``match`` row holds a set-up (JSON), and the ``tag`` and ``press`` rows
-after it are that match's inputs, in order. Each row carries a CRC-32 chained from the row
-before it in the same match, so a garbled row (SQLite itself has no checksum on its pages) and
-everything after it are found and cut off.
+The rows and their chained checksums are :mod:`table.journal.entries`; what a path holds (and
+the salvage of a damaged file) :mod:`table.journal.identify`; reading a journal back
+:mod:`table.journal.reading`. Their public names are importable from here too.
 
 Durability: WAL mode with ``synchronous = FULL`` (the default ``sync = "full"``) makes each
 append durable when :meth:`Journal.append` returns, before anything is announced; a power cut
@@ -14,10 +13,8 @@ A write that fails (a full disk) does not stop the game: the inputs wait in memo
 written, in order, as soon as a write succeeds again. Those still waiting at a stop are kept
 beside the journal (:mod:`table.journal.unsaved`) and written into it at the next start.
 
-A journal is marked as one (SQLite's ``application_id`` and ``user_version``); a file that is
-neither a journal nor empty (a configuration, another program's database) is refused, never
-rewritten, and one that cannot be written is refused when it opens. Journals made before the
-mark are known by their ``entries`` table. The journal and every file beside it are private
+A file that is neither a journal nor empty is refused, never rewritten, and one that cannot be
+written is refused when it opens. The journal and every file beside it are private
 (:mod:`table.files.private`): the hands are in them.
 """
 
@@ -26,92 +23,40 @@ from __future__ import annotations
 import logging
 import os
 import sqlite3
-import stat
 import time
-import urllib.parse
 import zlib
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Final, TypeVar
 
-from table.errors import TableError
 from table.files.private import keep_private, make_private
 from table.inputs import Kept
 from table.journal import unsaved
-from table.journal.records import (
-    INPUT_KINDS,
-    MatchSetup,
-    RowError,
-    Snapshot,
-    input_from_json,
-    input_json,
-    input_kind,
+from table.journal.entries import (
+    COLUMNS,
+    SCHEMA,
+    SNAPSHOTS,
+    Entry,
+    JournalError,
+    chain,
+    chains,
+    checksum,
+    intact,
+    rows,
 )
+from table.journal.identify import APPLICATION_ID, DAMAGED, FORMAT, Found, identify, salvage
+from table.journal.reading import MatchRecord, last_entry, read_journal, records
+from table.journal.records import MatchSetup, Snapshot, input_json, input_kind
+
+__all__ = [
+    "APPLICATION_ID", "Entry", "Found", "Journal", "JournalError", "MatchRecord", "Repair",
+    "chains", "checksum", "identify", "in_use", "intact", "last_entry", "read_journal",
+]
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
-
-SCHEMA: Final = """
-CREATE TABLE IF NOT EXISTS entries (
-    id INTEGER PRIMARY KEY,
-    t REAL NOT NULL,
-    kind TEXT NOT NULL,
-    body TEXT NOT NULL,
-    crc INTEGER NOT NULL
-)
-"""
-SNAPSHOTS: Final = """
-CREATE TABLE IF NOT EXISTS snapshots (
-    match INTEGER PRIMARY KEY,
-    after INTEGER NOT NULL,
-    version TEXT NOT NULL,
-    data BLOB NOT NULL,
-    crc INTEGER NOT NULL
-)
-"""
-COLUMNS: Final = "id, t, kind, body, crc"
-MAGIC: Final = b"SQLite format 3\x00"
-APPLICATION_ID: Final = 0x554E4F54  # "UNOT": PRAGMA application_id of an uno-table journal
-FORMAT: Final = 1  # PRAGMA user_version: the journal format this code writes and reads
-OWN_TABLES: Final = {
-    "entries": ("id", "t", "kind", "body", "crc"),
-    "snapshots": ("match", "after", "version", "data", "crc"),
-    "room": ("b",),
-    "outbox": ("id", "body", "sent"),  # results waiting for the broker (table.journal.outbox)
-}
 COMPANIONS: Final = ("-wal", "-shm", ".lock")  # the files SQLite and the lock keep beside it
-INPUT_ROWS: Final = frozenset({*INPUT_KINDS, "press"})  # the kinds of row that hold an input
-
-
-class JournalError(TableError, OSError):
-    """A journal that cannot be opened at all (a folder that is not writable, a file that is
-    no journal...)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Entry:
-    id: int
-    t: float
-    kind: str  # match | tag | press
-    body: str
-    crc: int
-
-
-def checksum(entry_id: int, kind: str, body: str, previous: int) -> int:
-    return zlib.crc32(f"{entry_id}|{kind}|{body}|{previous}".encode())
-
-
-@dataclass
-class MatchRecord:
-    """One match read back: its set-up and inputs (with their times and verdicts)."""
-
-    id: int
-    started: float
-    setup: MatchSetup
-    inputs: list[Kept] = field(default_factory=list)
-    times: list[float] = field(default_factory=list)
-    ids: list[int] = field(default_factory=list)  # each input's entry id
 
 
 @dataclass
@@ -123,6 +68,7 @@ class Repair:
     moved_to: Path | None = None
 
     def message(self, path: Path) -> str:
+        """The repair in one line, for the log and the console."""
         where = f"; the damaged file is kept as {self.moved_to}" if self.moved_to else ""
         dropped = f"{self.dropped} entries" if self.dropped is not None else "the unreadable rest"
         return (
@@ -132,6 +78,7 @@ class Repair:
 
 
 def _connect(path: Path, sync: str) -> sqlite3.Connection:
+    """A connection to the journal at ``path`` for writing: WAL, ``sync`` and its tables."""
     db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
     db.execute("PRAGMA journal_mode=WAL")
     db.execute(f"PRAGMA synchronous={'FULL' if sync == 'full' else 'NORMAL'}")
@@ -157,6 +104,7 @@ def _create(path: Path) -> None:
 
 
 def _create_or_refuse(path: Path) -> None:
+    """:func:`_create`, or a JournalError saying why the journal cannot be written."""
     try:
         _create(path)
     except OSError as exc:
@@ -194,190 +142,6 @@ def _why_unwritable(path: Path) -> str | None:
     return None
 
 
-@dataclass(frozen=True)
-class Found:
-    """What a journal path holds."""
-
-    kind: str  # missing | empty | journal | damaged
-    salvaged: list[Entry] = field(default_factory=list)  # damaged: its intact rows
-
-
-def _head(path: Path) -> bytes | None:
-    """The first 100 bytes of the file at ``path`` (None: there is none). A folder, a pipe
-    or a file that cannot be read is a JournalError (a pipe is never opened: it would block)."""
-    try:
-        mode = os.stat(path).st_mode
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
-        raise JournalError(f"{path}: cannot read the journal: {exc.strerror}") from None
-    if stat.S_ISDIR(mode):
-        raise JournalError(f"{path}: a folder, not a journal file")
-    if not stat.S_ISREG(mode):
-        raise JournalError(f"{path}: not a regular file (a pipe, a device...): a journal is "
-                           "a file")
-    try:
-        with open(path, "rb") as f:
-            return f.read(100)
-    except OSError as exc:
-        raise JournalError(f"{path}: cannot read the journal: {exc.strerror}") from None
-
-
-def _marks(db: sqlite3.Connection) -> tuple[int, int, dict[str, tuple[str, ...]]]:
-    """The application id, the user version and the tables (with their columns) of ``db``."""
-    app = int(db.execute("PRAGMA application_id").fetchone()[0])
-    version = int(db.execute("PRAGMA user_version").fetchone()[0])
-    names = [str(r[0]) for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
-    tables = {
-        name: tuple(str(r[0]) for r in db.execute("SELECT name FROM pragma_table_info(?)",
-                                                  (name,)))
-        for name in names if not name.startswith("sqlite_")
-    }
-    return app, version, tables
-
-
-def _marks_of(path: Path) -> tuple[int, int, dict[str, tuple[str, ...]]]:
-    """:func:`_marks` of the file at ``path``, read only. A reader that may not write in the
-    journal's folder cannot open its WAL: the marks and tables are then read from the file
-    alone (``immutable``), which is where a journal's set-up has them."""
-    try:
-        return _read_marks(_uri(path))
-    except sqlite3.Error as exc:
-        if getattr(exc, "sqlite_errorcode", None) in DAMAGED:
-            raise
-        return _read_marks(_uri(path) + "&immutable=1")
-
-
-def _read_marks(uri: str) -> tuple[int, int, dict[str, tuple[str, ...]]]:
-    db = sqlite3.connect(uri, uri=True)
-    try:
-        return _marks(db)
-    finally:
-        db.close()
-
-
-def _judge(path: Path, app: int, version: int, tables: dict[str, tuple[str, ...]]) -> None:
-    """Refuse a database that is not an uno-table journal this code can read. A journal made
-    before the mark is known by its tables: ``entries`` with exactly the journal's columns,
-    and none but the journal's."""
-    entries = tables.get("entries")
-    if app == APPLICATION_ID and version > FORMAT:
-        raise JournalError(f"{path}: a journal of a newer uno-table (format {version}; this "
-                           f"one reads format {FORMAT} and older): upgrade uno-table to use it")
-    if app not in (0, APPLICATION_ID):
-        raise JournalError(f"{path}: an SQLite database of another program (application id "
-                           f"{app:#x}), not an uno-table journal")
-    if entries is not None and entries != OWN_TABLES["entries"]:
-        raise JournalError(f"{path}: not an uno-table journal: its entries table has the "
-                           f"columns {', '.join(entries)}, a journal's has {COLUMNS}")
-    strange = sorted(set(tables) - set(OWN_TABLES))
-    wrong = [name for name in tables if name in OWN_TABLES and tables[name] != OWN_TABLES[name]]
-    if app == 0 and (entries is None or version != 0 or strange or wrong):
-        what = ", ".join(strange or wrong or sorted(tables)) or "none"
-        raise JournalError(f"{path}: an SQLite database that is not an uno-table journal "
-                           f"(its tables: {what})")
-
-
-def identify(path: Path) -> Found:
-    """What ``path`` holds. Anything but nothing, an empty file or an uno-table journal
-    (damaged or not) is a JournalError: nothing else is ever rewritten or salvaged as one."""
-    head = _head(path)
-    if head is None:
-        return Found("missing")
-    if not head:
-        return Found("empty")
-    try:
-        app, version, tables = _marks_of(path)
-    except sqlite3.Error as exc:
-        if getattr(exc, "sqlite_errorcode", None) not in DAMAGED:
-            raise JournalError(f"{path}: cannot read the journal: {exc}") from None
-        salvaged = _salvage(path)
-        if salvaged or head[68:72] == APPLICATION_ID.to_bytes(4, "big"):
-            return Found("damaged", salvaged)
-        what = "an SQLite database that cannot be read" if head.startswith(MAGIC) \
-            else "not an SQLite database"
-        raise JournalError(f"{path}: not an uno-table journal ({what}); a journal is a new "
-                           "or empty file, or one uno-table wrote") from None
-    _judge(path, app, version, tables)
-    return Found("journal")
-
-
-def _uri(path: Path) -> str:
-    """The URI that opens ``path`` read only (any character of its name quoted)."""
-    return f"file:{urllib.parse.quote(str(path))}?mode=ro"
-
-
-def _rows(db: sqlite3.Connection, after: int = 0) -> Iterator[Entry]:
-    for row in db.execute(f"SELECT {COLUMNS} FROM entries WHERE id > ? ORDER BY id", (after,)):
-        yield Entry(*row)
-
-
-def intact(entries: Iterator[Entry]) -> Iterator[Entry]:
-    """The entries up to the first one whose chained checksum is wrong."""
-    previous = 0
-    expected_id: int | None = None
-    for e in entries:
-        if e.kind == "match":
-            previous = 0
-        elif e.kind not in INPUT_ROWS or expected_id is None or e.id != expected_id:
-            return
-        if checksum(e.id, e.kind, e.body, previous) != e.crc:
-            return
-        previous, expected_id = e.crc, e.id + 1
-        yield e
-
-
-def chains(candidates: dict[int, list[Entry]]) -> list[Entry]:
-    """The rows whose checksums chain, from several candidates per id: each match's intact
-    beginning (a match broken in the middle loses its rest; the next match starts afresh)."""
-    out: list[Entry] = []
-    previous: int | None = None
-    for entry_id in sorted(candidates):
-        pick = None
-        for e in candidates[entry_id]:
-            follows = previous is not None and e.kind in INPUT_ROWS
-            if follows and checksum(e.id, e.kind, e.body, previous or 0) == e.crc:
-                pick = e
-                break
-            if e.kind == "match" and checksum(e.id, e.kind, e.body, 0) == e.crc:
-                pick = e
-        if pick is None or (out and pick.kind != "match" and out[-1].id != entry_id - 1):
-            previous = None
-            continue
-        out.append(pick)
-        previous = pick.crc
-    return out
-
-
-def _salvage(path: Path) -> list[Entry]:
-    """Every intact row of a damaged file: what SQLite can still read, and what a page by
-    page scan of the file and its WAL finds."""
-    from table.journal.salvage import page_rows
-
-    candidates: dict[int, list[Entry]] = {}
-    try:
-        db = sqlite3.connect(_uri(path), uri=True)
-        try:
-            next_id = 1
-            while True:
-                row = db.execute(f"SELECT {COLUMNS} FROM entries WHERE id = ?",
-                                 (next_id,)).fetchone()
-                if row is None:
-                    break
-                candidates.setdefault(next_id, []).append(Entry(*row))
-                next_id += 1
-        finally:
-            db.close()
-    except sqlite3.Error:
-        pass
-    for entry_id, rows in page_rows(path).items():
-        for row in rows:
-            entry = Entry(*row)
-            if entry not in candidates.setdefault(entry_id, []):
-                candidates[entry_id].append(entry)
-    return chains(candidates)
-
-
 ROOM_BYTES: Final = 4_000_000  # about SQLite's automatic checkpoint (1000 pages of 4 KiB)
 
 
@@ -394,9 +158,6 @@ def _make_room(db: sqlite3.Connection) -> None:
         log.debug("journal: no room made (%s)", exc)
 
 
-DAMAGED: Final = (11, 26)  # SQLITE_CORRUPT, SQLITE_NOTADB: the file itself is damaged
-
-
 def _damage(exc: sqlite3.Error, path: Path, doing: str = "open") -> bool:
     """True for an error that says the file is damaged; any other (no permission, read-only,
     disk full...) is raised as :class:`JournalError`: repairing would not fix it."""
@@ -407,6 +168,7 @@ def _damage(exc: sqlite3.Error, path: Path, doing: str = "open") -> bool:
 
 
 def _health(db: sqlite3.Connection, path: Path) -> bool:
+    """Whether SQLite finds the file sound (a JournalError when it cannot even look)."""
     try:
         return bool(db.execute("PRAGMA quick_check").fetchone()[0] == "ok")
     except sqlite3.Error as exc:
@@ -414,6 +176,8 @@ def _health(db: sqlite3.Connection, path: Path) -> bool:
 
 
 class Journal:
+    """The journal of one table, open for writing (one table a journal: it holds a lock)."""
+
     def __init__(self, path: Path, sync: str = "full", max_pages: int | None = None,
                  preallocate: bool = True, auto_checkpoint: bool = True) -> None:
         self.path = Path(path)
@@ -490,7 +254,7 @@ class Journal:
             return db
         if db is not None:
             db.close()
-        return self._rebuild(_salvage(self.path))
+        return self._rebuild(salvage(self.path))
 
     def _cut_tail(self, db: sqlite3.Connection) -> Repair | None:
         """Drop a garbled row and everything after it (checked from the last match on)."""
@@ -501,7 +265,7 @@ class Journal:
                 db.execute("DELETE FROM entries")
                 return Repair(0, int(total))
             return None
-        good = list(intact(_rows(db, int(start) - 1)))
+        good = list(intact(rows(db, int(start) - 1)))
         self._newest = good  # the newest match, read once: last_match() needs no second pass
         last_good = good[-1].id if good else int(start) - 1
         after = (last_good,)
@@ -551,7 +315,7 @@ class Journal:
             return
         row = self.db.execute("SELECT id, crc FROM entries ORDER BY id DESC LIMIT 1").fetchone()
         last_id, last_crc = (int(row[0]), int(row[1])) if row else (0, 0)
-        if not _follows(kept, last_id, last_crc):
+        if not kept.follows(last_id, last_crc):
             moved = _moved(kept, unsaved.set_aside)
             log.error("journal %s: the %d inputs kept in %s at the last stop do not follow its "
                       "last entry any more (it was repaired since); they are left in %s",
@@ -574,25 +338,26 @@ class Journal:
     def last_match(self) -> MatchRecord | None:
         """The newest match with its inputs, or None for an empty journal."""
         if self._newest is not None:
-            records = _records(iter(self._newest), self.path)
-            return records[-1] if records else None
+            newest = records(iter(self._newest), self.path)
+            return newest[-1] if newest else None
         start = self.db.execute("SELECT MAX(id) FROM entries WHERE kind = 'match'").fetchone()[0]
         if start is None:
             return None
-        records = _records(_rows(self.db, int(start) - 1), self.path)
-        return records[-1] if records else None
+        newest = records(rows(self.db, int(start) - 1), self.path)
+        return newest[-1] if newest else None
 
     def matches(self) -> list[MatchRecord]:
-        return _records(_rows(self.db), self.path)
+        """Every match of the journal, with its inputs."""
+        return records(rows(self.db), self.path)
 
     def carry_on(self, record: MatchRecord) -> None:
         """Append the next inputs to ``record``, the newest match."""
         self.match_id = record.id
-        rows = self._newest if self._newest is not None else list(
-            intact(_rows(self.db, record.id - 1))
+        newest = self._newest if self._newest is not None else list(
+            intact(rows(self.db, record.id - 1))
         )
-        self._last_crc = rows[-1].crc if rows else 0
-        self._last_id = rows[-1].id if rows else record.id
+        self._last_crc = newest[-1].crc if newest else 0
+        self._last_id = newest[-1].id if newest else record.id
 
     def begin(self, setup: MatchSetup) -> None:
         """Start a new match with ``setup``."""
@@ -660,13 +425,15 @@ class Journal:
         return not self.waiting or self._write(None, "")
 
     def _write(self, kind: str | None, body: str) -> bool:
+        """Write the inputs waiting (with ``kind`` and ``body`` after them, unless None) in
+        one transaction; False, and they keep waiting, when the write fails."""
         if kind is not None:
             self.waiting.append((time.time(), kind, body))
-        rows = _chain(self._last_id, self._last_crc, self.waiting)
+        written = chain(self._last_id, self._last_crc, self.waiting)
         try:
             self.db.execute("BEGIN IMMEDIATE")
             self.db.executemany(f"INSERT INTO entries ({COLUMNS}) VALUES (?, ?, ?, ?, ?)",
-                                [(e.id, e.t, e.kind, e.body, e.crc) for e in rows])
+                                [(e.id, e.t, e.kind, e.body, e.crc) for e in written])
             self.db.execute("COMMIT")
         except sqlite3.Error as exc:
             if self.db.in_transaction:
@@ -677,10 +444,10 @@ class Journal:
             self.healthy = False
             self.error = str(exc)
             return False
-        matches = [e.id for e in rows if e.kind == "match"]
+        matches = [e.id for e in written if e.kind == "match"]
         if matches:
             self.match_id = matches[-1]
-        self._last_id, self._last_crc = rows[-1].id, rows[-1].crc
+        self._last_id, self._last_crc = written[-1].id, written[-1].crc
         self.unchecked += 1
         self._newest = None
         self.waiting.clear()
@@ -698,6 +465,7 @@ class Journal:
         return where, kept
 
     def close(self) -> None:
+        """Close the journal and let go of its lock."""
         self.db.close()
         self._lock.close()
 
@@ -708,23 +476,6 @@ def _moved(kept: unsaved.Unsaved, move: Callable[[unsaved.Unsaved], T]) -> T:
         return move(kept)
     except OSError as exc:
         raise JournalError(f"{kept.path}: cannot be moved or removed: {exc.strerror}") from None
-
-
-def _chain(last_id: int, last_crc: int, rows: list[tuple[float, str, str]]) -> list[Entry]:
-    """``rows`` (time, kind, body) as the entries that follow entry ``last_id``, checksums
-    chained from ``last_crc``."""
-    out = []
-    for t, kind, body in rows:
-        last_id += 1
-        last_crc = checksum(last_id, kind, body, 0 if kind == "match" else last_crc)
-        out.append(Entry(last_id, t, kind, body, last_crc))
-    return out
-
-
-def _follows(kept: unsaved.Unsaved, last_id: int, last_crc: int) -> bool:
-    """Whether inputs kept beside a journal follow its last entry (id ``last_id``)."""
-    starts_match = bool(kept.rows) and kept.rows[0][1] == "match"
-    return kept.after == last_id and (starts_match or kept.crc == last_crc)
 
 
 def _lock(path: Path) -> IO[str]:
@@ -760,71 +511,3 @@ def in_use(path: str | Path) -> bool:
     except BlockingIOError:
         return True
     return False
-
-
-def _records(entries: Iterator[Entry], path: Path) -> list[MatchRecord]:
-    records: list[MatchRecord] = []
-    for e in intact(entries):
-        try:
-            if e.kind == "match":
-                records.append(MatchRecord(e.id, e.t, MatchSetup.from_json(e.body)))
-            elif records:
-                records[-1].inputs.append(input_from_json(e.kind, e.body))
-                records[-1].times.append(e.t)
-                records[-1].ids.append(e.id)
-        except RowError as exc:
-            raise JournalError(f"{path}: entry {e.id} ({e.kind}) cannot be read: {exc} (was "
-                               "it written by another version of uno-table?)") from None
-    return records
-
-
-def read_journal(path: str | Path) -> list[MatchRecord]:
-    """Every match of a journal file, read only (for status and history), with the inputs
-    kept beside it at the last stop, if any."""
-    path = Path(path)
-    found = identify(path)
-    if found.kind == "missing":
-        raise JournalError(f"{path}: no such journal file")
-    if found.kind == "empty":
-        raise JournalError(f"{path}: an empty file: the journal holds no match yet")
-    rows = found.salvaged
-    if found.kind == "journal":
-        try:
-            db = sqlite3.connect(_uri(path), uri=True)
-            try:
-                rows = list(_rows(db))
-            finally:
-                db.close()
-        except sqlite3.Error:
-            rows = _salvage(path)
-    if not rows and found.kind == "damaged":
-        raise JournalError(f"{path}: not a readable uno-table journal")
-    return _records(iter(_with_unsaved(path, rows)), path)
-
-
-def last_entry(path: str | Path) -> int | None:
-    """The id of the journal's latest row, read only: it changes with every input and every
-    match the table writes (what a report built from the journal is cached by). None: no
-    journal file there, or not one SQLite can read."""
-    path = Path(path)
-    if not path.is_file():
-        return None
-    try:
-        db = sqlite3.connect(_uri(path), uri=True)
-        try:
-            row = db.execute("SELECT max(id) FROM entries").fetchone()
-        finally:
-            db.close()
-    except sqlite3.Error:
-        return None
-    return int(row[0]) if row and row[0] is not None else 0
-
-
-def _with_unsaved(path: Path, rows: list[Entry]) -> list[Entry]:
-    try:
-        kept = unsaved.read(path)
-    except unsaved.UnsavedError as exc:
-        raise JournalError(str(exc)) from None
-    if kept is None or not rows or not _follows(kept, rows[-1].id, rows[-1].crc):
-        return rows
-    return rows + _chain(rows[-1].id, rows[-1].crc, kept.rows)

@@ -38,17 +38,26 @@ class UnsavedError(TableError, ValueError):
 
 @dataclass(frozen=True)
 class Unsaved:
+    """Inputs kept beside a journal: its file, the journal row they follow, and the rows."""
+
     path: Path
     after: int  # the id of the journal row the inputs follow
     crc: int  # that row's checksum
     rows: list[Row]
 
+    def follows(self, last_id: int, last_crc: int) -> bool:
+        """Whether these inputs follow a journal whose last entry is ``last_id``."""
+        starts_match = bool(self.rows) and self.rows[0][1] == "match"
+        return self.after == last_id and (starts_match or self.crc == last_crc)
+
 
 def unsaved_path(journal: Path) -> Path:
+    """The file beside ``journal`` that holds the inputs a stop could not write into it."""
     return journal.with_name(journal.name + ".unsaved")
 
 
 def reserve_path(journal: Path) -> Path:
+    """The file beside ``journal`` whose blocks are set aside for the unsaved inputs."""
     return journal.with_name(journal.name + ".reserve")
 
 

@@ -47,7 +47,7 @@ def parse_address(text: str, where: str = "--mqtt") -> tuple[str, int]:
     host, colon, port = text.rpartition(":")
     if not colon:
         host, port = text, "1883"
-    if not host or not port.isdigit() or not 1 <= int(port) <= 65535:
+    if not host or not (port.isascii() and port.isdigit()) or not 1 <= int(port) <= 65535:
         raise MqttConfigError(f"{where} {text!r}: write HOST:PORT, e.g. localhost:1883")
     return host, int(port)
 

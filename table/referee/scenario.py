@@ -205,7 +205,7 @@ class Replay:
             if len(args) < 2:
                 raise self._error(line, "'hand' takes a name and cards, or a name and a count")
             name = self.setup.players[self._seat(line, args[0])]
-            if len(args) == 2 and args[1].isdigit():
+            if len(args) == 2 and args[1].isascii() and args[1].isdigit():
                 su.hands[name] = ([], int(args[1]))
             else:
                 su.hands[name] = ([self._card(line, c) for c in args[1:]], 0)

@@ -44,7 +44,8 @@ class OptionSpec:
             number: int | None = None
             if isinstance(value, int) and not isinstance(value, bool):
                 number = value
-            elif isinstance(value, str) and value.strip().lstrip("-").isdigit():
+            elif isinstance(value, str) and (digits := value.strip().lstrip("-")).isascii() \
+                    and digits.isdigit() and len(digits) <= 18:  # "²" or 5,000 digits: no int
                 number = int(value)
             if number is not None and self.low <= number <= self.high:
                 return number

@@ -58,7 +58,7 @@ def parse_listen(text: str, where: str = "--web") -> tuple[str, int]:
     if not sep:
         host, port = "0.0.0.0", text.strip()
     host = host.strip("[]") or "0.0.0.0"
-    if not port.isdigit() or not 0 <= int(port) <= 65535:
+    if not (port.isascii() and port.isdigit()) or not 0 <= int(port) <= 65535:
         raise WebError(f"{where}: {text!r} is not a port; allowed: PORT or HOST:PORT, "
                        "the port 0 to 65535 (0: any free port)")
     return host, int(port)
