@@ -33,11 +33,12 @@ def _logging(level: str) -> None:
 
 def _run(args: argparse.Namespace) -> int:
     from table.runtime.config import load_config
-    from table.runtime.daemon import check_names_said, run
+    from table.runtime.daemon import check_names_said, log_name_readings, run
 
     config = load_config(args.config)
     check_names_said(config)  # a name the voice cannot say: one line, exit 2, before any start
     _logging(args.log_level)
+    log_name_readings(config)  # each name's reading before play, a likely wrong one warned
     attach = WebAttachment(config) if config.web_enabled else None
     if args.events is None:
         return run(config, None, args.new_match, attach)

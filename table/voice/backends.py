@@ -27,7 +27,10 @@ from functools import cache
 from pathlib import Path
 from typing import Final
 
-from table.voice.espeak import TIMEOUT_S, VOICES, SpeechError, render_wav
+from table.referee.announcements import speech
+from table.voice.audio import tidy
+from table.voice.errors import SpeechError
+from table.voice.espeak import TIMEOUT_S, VOICES, render_wav
 
 BACKENDS = ("pyttsx3", "espeak-ng", "wav", "captions")
 DISK_LIMIT: Final = 256 * 1024 * 1024  # bytes of WAV files the disk cache keeps at most
@@ -56,9 +59,28 @@ def espeak_version() -> str:
     return words[3] if len(words) > 3 else "?"
 
 
+SAID: Final = "+said2"  # in each standard voice's name: audio from before tidying is not reused
+
+
+def spoken_text(text: str, lang: str) -> str:
+    """A caption as the voice is given it: Japanese words Open JTalk misreads spelt as said
+    (:func:`~table.referee.announcements.speech`) and ids in Latin letters as kana."""
+    if lang != "ja":
+        return text
+    from table.voice.romaji import latin_in_kana
+
+    return latin_in_kana(speech(text, lang))
+
+
+def said_by(render: Callable[[str], bytes], lang: str) -> Callable[[str], bytes]:
+    """``render`` given the spoken text of a caption, its audio tidied (:mod:`.audio`)."""
+    return lambda text: tidy(render(spoken_text(text, lang)))
+
+
 def espeak_voice(lang: str) -> Voice:
-    return Voice(f"espeak-ng-{espeak_version()}:{VOICES.get(lang, lang)}",
-                 lambda text: espeak_wav_bytes(text, lang))
+    """espeak-ng's voice for ``lang``."""
+    return Voice(f"espeak-ng-{espeak_version()}:{VOICES.get(lang, lang)}{SAID}",
+                 said_by(lambda text: espeak_wav_bytes(text, lang), lang))
 
 
 def japanese_voice() -> Voice | None:
@@ -66,7 +88,7 @@ def japanese_voice() -> Voice | None:
     from table.voice.openjtalk import japanese_renderer
 
     found = japanese_renderer()
-    return None if found is None else Voice(*found)
+    return None if found is None else Voice(found[0] + SAID, said_by(found[1], "ja"))
 
 
 def standard_voice(lang: str) -> Voice:
@@ -372,8 +394,8 @@ class Pyttsx3Backend:
             if voice is not None:
                 return voice
         voice_id = self.VOICE_IDS.get(lang, self.VOICE_IDS["en"])
-        name = f"pyttsx3-{espeak_version()}:{voice_id}@{self.RATE}"
-        return Voice(name, lambda text: self.render(text, lang), anywhere=False)
+        name = f"pyttsx3-{espeak_version()}:{voice_id}@{self.RATE}{SAID}"
+        return Voice(name, said_by(lambda text: self.render(text, lang), lang), anywhere=False)
 
     def render(self, text: str, lang: str) -> bytes:
         if lang == "ja":

@@ -12,7 +12,8 @@ from typing import Final
 
 from table.errors import TableError
 from table.referee.announcements import Announcement, render
-from table.voice.espeak import SpeechError, wav_bytes_seconds
+from table.voice.errors import SpeechError
+from table.voice.espeak import wav_bytes_seconds
 
 PAUSE_S: Final = 0.4
 # A few moments of a round, the same in both languages.
