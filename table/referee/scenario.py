@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from table.cards import Card, Color, parse_card
+from table.cards import Card, Color, edition_counts, parse_card
 from table.errors import ScenarioError, TableError
 from table.files.text import read_text
 from table.readers.base import TagLifted, TagRead
@@ -215,6 +215,20 @@ class Replay:
             if not args:
                 raise self._error(line, "'start' takes the card turned up")
             su.start = [self._card(line, c) for c in args]
+        if w in ("hand", "pile", "start"):
+            self._check_copies(line)
+
+    def _check_copies(self, line: Line) -> None:
+        """Blame the set-up line that names a card more often than the deck holds it."""
+        su = self.setup
+        named = [c for cards, _ in su.hands.values() for c in cards] + su.pile + su.start
+        edition = self._options(line).deck
+        counts = edition_counts(edition)
+        for card in dict.fromkeys(named):
+            if named.count(card) > counts.get(card, 0):
+                raise self._error(line, f"{card.code} is named {named.count(card)} times in the "
+                                        f"set-up, but the {edition} deck has "
+                                        f"{counts.get(card, 0)}")
 
     def _need_players(self, line: Line) -> None:
         if not self.setup.players:
@@ -333,11 +347,10 @@ class Replay:
             self._begin(line)
         ref = self.referee
         assert ref is not None
+        if line.word in ("lift", "tap") and line.args[0] not in ref.readers:
+            readers = ", ".join(ref.readers)  # the virtual table lacks it: the file is wrong
+            raise self._error(line, f"unknown reader {line.args[0]!r}: the readers are {readers}")
         if line.word == "lift":  # not judged, nothing said: no step, only what rests where
-            if line.args[0] not in ref.readers:
-                readers = ", ".join(ref.readers)
-                raise self._error(line, f"unknown reader {line.args[0]!r}: the readers are "
-                                        f"{readers}")
             ref.handle(TagLifted(line.args[0], self._uid(line, ref)))
             return
         if line.word == "undo":
