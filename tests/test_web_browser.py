@@ -97,7 +97,7 @@ def test_colour_challenge_and_undo_from_the_pages_each_verdict_on_the_spectator_
         t.tap("R5#1")
         seen(view, '#top .card[data-code="R5"]')
         tap(aki, 'button[data-button="pass"]')  # not her turn: her phone says so
-        seen_text(aki, '#mine [data-verdict="rejected"]', "not-your-turn")
+        seen_text(aki, '#mine [data-verdict="rejected"]', "Sorry, it is not your turn.")
         seen_text(view, '#verdict [data-verdict="rejected"]', "Aki")
         t.tap("W#1")  # Ken's wild, on the pad: its colour is his to name
         wait_situation(ken, "choose-color")

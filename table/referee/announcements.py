@@ -245,6 +245,12 @@ SAID_GENERALLY: Final = frozenset(
 )
 
 
+def corrections() -> dict[str, dict[str, str]]:
+    """The polite corrections (``rejected`` phrases, which name no one), by key, in every
+    language: what the web pages show for a refused input instead of the program's reason."""
+    return {key: dict(words) for key, words in CATALOGUE.items() if key.startswith("rejected")}
+
+
 def rejection_key(reason: str | None) -> str:
     """The phrase that corrects a refusal for ``reason``: its own, else the general one."""
     key = f"rejected-{reason}"
