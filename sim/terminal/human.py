@@ -25,7 +25,7 @@ from sim.table.demo import (
 from sim.table.match import Command, Seat, play_match
 from sim.table.remote import WebSeat, start_web
 from sim.table.virtual import SimTable
-from sim.terminal.view import hand_lines, table_lines
+from sim.terminal.view import demo_line, hand_lines, table_lines
 from table.cards import COLORS, Color, parse_card
 from table.errors import TableError
 from table.rules import Action, CallUno, Catch, Challenge, ChooseColor, Draw, Pass, Play
@@ -244,7 +244,7 @@ def main_sim(cfg: SimConfig, inp: TextIO = sys.stdin, out: TextIO = sys.stdout) 
         if announcer is not None:
             announcer.close(timeout=5)
     board = ", ".join(f"{n} {p}" for n, p in zip(names, table.state.scores, strict=True))
-    show(f"{played} round{'s' if played != 1 else ''} played; scores: {board}")
+    show(demo_line("played", cfg.lang, rounds=played, board=board))
     if server is not None:
         hold_web(server, out)
     return 0
