@@ -57,6 +57,7 @@ class InputError(TableError, ValueError):
 
 
 def parse_color(word: str) -> Color:
+    """A colour as typed (``r``, ``red``), or None."""
     word = word.lower()
     for c in COLORS:
         if word in (c.value, c.value[0]):
@@ -75,6 +76,7 @@ class Person:
         self.out = out
 
     def say(self, text: str) -> None:
+        """Print a line for the person at the terminal."""
         self.out.write(text + "\n")
         self.out.flush()
 
@@ -85,6 +87,7 @@ class Person:
         return None if not line else line.strip()
 
     def act(self, view: SeatView) -> Action | Command:
+        """Ask the person for a move until they give one that can be made."""
         for text in table_lines(self.table.state, lang=self.table.lang)[1:3]:
             self.say(text)
         for text in hand_lines(view.hand, view.legal):
@@ -148,6 +151,7 @@ class Person:
         return Play(seat, (card,), color)
 
     def react(self, view: SeatView) -> Action | None:
+        """Between turns: the person may call UNO or catch, as at a table."""
         catch = next((a for a in view.reactions if isinstance(a, Catch)), None)
         late = next((a for a in view.reactions if isinstance(a, CallUno)), None)
         if catch is not None:
@@ -164,11 +168,13 @@ class Person:
 
 @dataclass
 class SimConfig(TableConfig):
+    """What ``uno-table sim`` was asked for."""
     name: str = "Sam"  # the person's name at the table
     people: int = 1  # people at the table, the first seats (more than one: each at a phone)
 
 
 def main_sim(cfg: SimConfig, inp: TextIO = sys.stdin, out: TextIO = sys.stdout) -> int:
+    """The ``sim`` command: a person plays bots on a simulated table."""
     if not 2 <= cfg.players <= len(NAMES):
         raise TableError(f"--players {cfg.players}: use 2 to {len(NAMES)}")
     name = cfg.name.strip()

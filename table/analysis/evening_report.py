@@ -177,6 +177,7 @@ def text(summary: Mapping[str, Any], lang: str = "en") -> str:
 
 def make_plots(plt: Any, summary: Mapping[str, Any],
                turn_times: Mapping[str, Sequence[float]], lang: str = "en") -> list[P.Plot]:
+    """The report's plots that have something to draw, in ``lang``."""
     ev = summary["evening"]
     players = ev["players"]
     out = []

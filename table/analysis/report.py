@@ -56,6 +56,7 @@ def table_html(headers: Sequence[str], rows: Iterable[Sequence[Cell]], empty: st
 
 
 def table_text(headers: Sequence[str], rows: Iterable[Sequence[Cell]]) -> str:
+    """A table as aligned text for a terminal."""
     cells = [list(headers)] + [[_cell(c) for c in row] for row in rows]
     widths = [max(_width(r[i]) for r in cells) for i in range(len(headers))]
     out = []
@@ -74,6 +75,7 @@ def _width(text: str) -> int:
 
 
 def figure_html(svg: str, caption: str) -> str:
+    """An SVG plot as an HTML figure with its caption."""
     return (f'<figure data-plot="{html.escape(caption)}">{svg}'
             f"<figcaption>{html.escape(caption)}</figcaption></figure>")
 
@@ -97,6 +99,7 @@ def page(title: str, body: str, lang: str = "en") -> str:
 
 
 def note(text: str) -> str:
+    """A paragraph of note text, escaped."""
     return f'<p class="note">{html.escape(text)}</p>'
 
 

@@ -30,11 +30,13 @@ URGENT: Final = 2
 
 @dataclass(frozen=True, slots=True)
 class Announcement:
+    """A phrase key, its parameters and its priority: what the referee says."""
     key: str
     params: tuple[tuple[str, str | int], ...] = ()
     priority: int = INFO
 
     def param(self, name: str) -> str | int | None:
+        """The value of parameter ``name``, or None."""
         return dict(self.params).get(name)
 
 
@@ -311,6 +313,7 @@ def card_words(card: Card, lang: str) -> str:
 
 
 def color_word(color: Color, lang: str) -> str:
+    """A colour as said in ``lang`` (``red``, ``赤``)."""
     return _COLOR_WORDS[lang][color]
 
 
@@ -436,6 +439,7 @@ class Telling:
     options: Options | None
 
     def name(self, seat: int | None) -> str:
+        """The name of the player at ``seat`` (empty for none)."""
         return self.players[seat] if seat is not None else ""
 
     def before(self, kind: EventKind) -> list[Event]:

@@ -50,6 +50,7 @@ VERBS = (
 
 @dataclass(frozen=True, slots=True)
 class Line:
+    """One line of a scenario, read: its number, text, word and arguments."""
     number: int
     text: str
     word: str  # a setup word, a verb, a physical word, "undo" or "next-round"
@@ -94,6 +95,7 @@ def parse(text: str, path: str = "<scenario>") -> list[Line]:
 
 @dataclass
 class StepRecord:
+    """What one scenario line did: verdict, reason and what was said."""
     line: int
     input: str
     verdict: str
@@ -101,6 +103,7 @@ class StepRecord:
     announcements: list[str]
 
     def as_json(self) -> dict[str, Any]:
+        """The record as the ``replay`` command prints it."""
         return {
             "line": self.line,
             "input": self.input,
@@ -142,6 +145,7 @@ class Replay:
 
     @property
     def state(self) -> State | None:
+        """The game state so far (None before the first deal)."""
         return self.referee.state if self.referee else None
 
     # --- errors and lookups ---------------------------------------------------------------
@@ -330,6 +334,7 @@ class Replay:
         self.steps.append(StepRecord(line.number, line.text, verdict, reason, says))
 
     def run_line(self, line: Line) -> None:
+        """Run one parsed line; raises :class:`ScenarioError` for one that is wrong."""
         self._last = line
         if line.word in SETUP_WORDS:
             self._setup_line(line)
@@ -428,10 +433,12 @@ def virtual_readers(players: Sequence[str]) -> list[ReaderRole]:
 
 
 def replay_text(text: str, path: str = "<scenario>", lang: str = "en") -> Replay:
+    """Run a scenario given as text."""
     rp = Replay(path, lang)
     rp.run(parse(text, path))
     return rp
 
 
 def replay_file(path: str, lang: str = "en") -> Replay:
+    """Run the scenario file at ``path``."""
     return replay_text(read_text(path, "scenario file"), path, lang)

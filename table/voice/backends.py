@@ -50,6 +50,7 @@ class Voice:
 
 @cache
 def espeak_version() -> str:
+    """espeak-ng's version (part of the phrase cache's key), or ``?``."""
     try:
         done = subprocess.run(["espeak-ng", "--version"], capture_output=True, text=True,
                               timeout=TIMEOUT_S, check=False)
@@ -119,10 +120,12 @@ class DiskCache:
         self.broken = False
 
     def path(self, key: tuple[str, str, str]) -> Path:
+        """The file that holds the phrase of ``key``."""
         digest = hashlib.sha256("\0".join(key).encode()).hexdigest()[:40]
         return self.folder / f"{digest}.wav"
 
     def get(self, key: tuple[str, str, str]) -> bytes | None:
+        """The WAV bytes kept for ``key``, or None."""
         try:
             data = self.path(key).read_bytes()
         except OSError:
@@ -130,6 +133,7 @@ class DiskCache:
         return data if data.startswith(b"RIFF") and len(data) > 44 else None
 
     def put(self, key: tuple[str, str, str], data: bytes) -> None:
+        """Keep ``data`` for ``key`` (a folder it cannot write in is said once)."""
         if self.broken:
             return
         try:
@@ -144,12 +148,14 @@ class DiskCache:
                         self.folder, exc.strerror)
 
     def files(self) -> list[Path]:
+        """The WAV files kept."""
         try:
             return list(self.folder.glob("*.wav"))
         except OSError:
             return []
 
     def size(self) -> int:
+        """Bytes kept on disk."""
         return sum(p.stat().st_size for p in self.files())
 
     def trim(self) -> int:
@@ -202,6 +208,7 @@ class PhraseCache:
         self.misses = 0
 
     def audio(self, text: str, lang: str, urgent: bool = True) -> bytes:
+        """``text`` in ``lang`` as WAV bytes: kept, read from disk, or rendered now."""
         voice = self.voice(lang)
         if not self.enabled:
             self.misses += 1
@@ -318,6 +325,7 @@ class CaptionsBackend:
     """No sound: the announcer's captions are the output."""
 
     def speak(self, text: str, lang: str) -> None:
+        """Say nothing: the captions are the voice."""
         return None
 
 
@@ -334,6 +342,7 @@ class WavBackend:
             raise SpeechError(f"cannot make the folder {folder}: {exc.strerror}") from None
 
     def speak(self, text: str, lang: str) -> None:
+        """Write ``text`` as the next numbered WAV file."""
         self.count += 1
         (self.folder / f"{self.count:04d}.wav").write_bytes(self.cache.audio(text, lang))
 
@@ -348,6 +357,7 @@ class EspeakBackend:
             raise SpeechError("no audio output found (aplay, paplay or pw-play)")
 
     def speak(self, text: str, lang: str) -> None:
+        """Play ``text`` through the audio output."""
         assert self.player is not None
         data = self.cache.audio(text, lang)
         subprocess.run(self.player, input=data, check=True, capture_output=True, timeout=60)
@@ -398,6 +408,7 @@ class Pyttsx3Backend:
         return Voice(name, said_by(lambda text: self.render(text, lang), lang), anywhere=False)
 
     def render(self, text: str, lang: str) -> bytes:
+        """``text`` in ``lang`` as WAV bytes, rendered by pyttsx3 (tried again if lost)."""
         if lang == "ja":
             from table.voice.kana import to_kana
 
@@ -428,6 +439,7 @@ class Pyttsx3Backend:
             return path.read_bytes() if path.exists() else None
 
     def speak(self, text: str, lang: str) -> None:
+        """Play ``text`` through the audio output."""
         data = self.cache.audio(text, lang)
         if self.player is not None:
             subprocess.run(self.player, input=data, check=True, capture_output=True, timeout=60)

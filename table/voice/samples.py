@@ -82,6 +82,7 @@ def _write(path: Path, parts: list[bytes]) -> str:
 
 
 def sample_texts(lang: str) -> list[str]:
+    """The sample phrases in ``lang``, names as the voice says them."""
     names = JA_NAMES if lang == "ja" else {}
     return [render(a, lang, names) for a in PHRASES]
 
