@@ -211,3 +211,12 @@ def test_the_hub_standings_on_a_tv_headers_apart_and_numbers_under_them(
             head[2:], row[2:], strict=True):
         assert text_right <= cell_right + 0.5, "a header runs out of its column"
         assert abs(text_right - number_right) <= 2, "a number does not sit under its header"
+
+
+def test_the_error_pages_write_japanese_in_kanji_as_the_pages_do(tmp_path: Path) -> None:
+    with web_daemon(tmp_path) as t:
+        status, _, body = Client(t.port).request("GET", "/seat/nope")
+    page = body.decode("utf-8")
+    assert status == 403
+    assert "この試合の席ではありません" in page and "新しいコードを読み取ってください" in page
+    assert "せきでは" not in page and "よみとって" not in page

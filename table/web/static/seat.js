@@ -134,7 +134,7 @@ async function press(button, extra) {
   last = { key, id, at: now, shown };
   if (button === "play") playing = true;
   asked = button;
-  $("mine").textContent = t("press-sent", { b: button === "play" ? extra.card : buttonWord(button) });
+  $("mine").textContent = t("press-sent", { b: button === "play" ? cardName(extra.card) : buttonWord(button) });
   for (let attempt = 0; attempt < 3; attempt++) {
     let answer;
     try {

@@ -117,6 +117,14 @@ function el(tag, attrs, ...children) {
   return node;
 }
 
+// A card as people name it, not as it is drawn: "blue Skip", 「青のスキップ」, "red 5".
+function cardName(code) {
+  const color = COLOR_OF[code[0]] && code.length > 1 && code !== "W+4" ? COLOR_OF[code[0]] : null;
+  const rank = color ? code.slice(1) : code;
+  const name = /^[0-9]$/.test(rank) ? rank : t("r-" + rank);
+  return color ? t("card-name", { c: t(color), r: name }) : name;
+}
+
 // A card drawn from its code: "R5", "G+2", "W+4"; null draws an empty place.
 function cardEl(code, opts) {
   opts = opts || {};
@@ -125,8 +133,7 @@ function cardEl(code, opts) {
   const color = COLOR_OF[code[0]] && code.length > 1 && code !== "W+4" ? COLOR_OF[code[0]] : null;
   const rank = color ? code.slice(1) : code;
   const face = SYMBOLS[rank] || rank;
-  const name = /^[0-9]$/.test(rank) ? rank : t("r-" + rank); // a card is named, not drawn: "blue Skip"
-  const label = color ? t("card-name", { c: t(color), r: name }) : name;
+  const label = cardName(code);
   return el(tag, {
     class: "card " + (color || "wild") + (opts.extra ? " " + opts.extra : ""),
     "data-code": opts.code ? code : null,
