@@ -220,3 +220,22 @@ def test_the_error_pages_write_japanese_in_kanji_as_the_pages_do(tmp_path: Path)
     assert status == 403
     assert "この試合の席ではありません" in page and "新しいコードを読み取ってください" in page
     assert "せきでは" not in page and "よみとって" not in page
+
+
+def test_the_admin_page_of_a_japanese_table_shows_each_name_s_reading(
+        tmp_path: Path, browser: Any, pages: list[Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    import web_harness
+
+    plain = web_harness.sim_config
+
+    def japanese(*args: Any, **kwargs: Any) -> str:
+        text = plain(*args, **kwargs).replace('language = "en"', 'language = "ja"', 1)
+        return text.replace('"Ken"', '"Yuta"', 1)
+
+    monkeypatch.setattr(web_harness, "sim_config", japanese)
+    with web_daemon(tmp_path) as t:
+        admin = open_page(browser, pages, f"http://127.0.0.1:{t.port}/admin", 1280, 800)
+        says(admin, "#names li", "Yuta: said ユタ")
+        lines = admin.eval_on_selector_all("#names li", "items => items.map(i => i.textContent)")
+        assert "Aki: said アキ" in lines
+        assert any('Yuta = "ゆうた"' in line and line.startswith("warning") for line in lines)

@@ -77,6 +77,11 @@ class WebAttachment:
         daemon.stream.listeners.append(feed.publish)
         web = WebTable(DaemonRemote(daemon), feed, api_key=config.web_api_key,
                        local_admin=config.web_local_admin, language=config.web_language)
+        if config.language == "ja":  # each name's reading on the admin page, before play
+            from table.voice.names import name_readings
+
+            web.name_readings = [line for r in name_readings(
+                config.players, config.readings, config.pronunciations) for line in r.lines()]
         self.server.serve(web)
         if sys.stderr.isatty():
             self.server.print_seats(sys.stderr)

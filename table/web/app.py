@@ -95,6 +95,7 @@ class WebTable:
         self._logins: deque[float] = deque(maxlen=LOGINS_PER_MINUTE)
         self._speech: Any = None  # the phrase cache, made at the first request for speech
         self.stats = StatsPage(side.journal, self.language)
+        self.name_readings: list[str] = []  # each name as a Japanese voice says it, for /admin
         feed.listeners.append(self._on_event)
 
     def _on_event(self, event: Any) -> None:
@@ -352,6 +353,7 @@ def make_app(web: WebTable) -> Starlette:
             "seats": seats,
             "readers": dict(web.side.readers()),
             "pages": web.feed.subscribers,
+            "name_readings": web.name_readings,
             "fanout": web.feed.relayed,
             "standing": web.standing(),
         }, headers=PRIVATE)
