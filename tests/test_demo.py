@@ -66,7 +66,7 @@ def test_the_transcript_never_names_a_hidden_card() -> None:
 def test_japanese_narration() -> None:
     result = demo(seed=4, rounds=1, lang="ja")
     assert any("さんの番です。" in line for line in result.transcript)  # the referee
-    assert any(re.match(r"(Aki|Ken|Mio): \S+ を だす$", line) for line in result.transcript)
+    assert any(re.match(r"(Aki|Ken|Mio): \S+を出す$", line) for line in result.transcript)
 
 
 def _moves(result: DemoResult) -> list[str]:
@@ -134,6 +134,18 @@ def test_the_demo_command(tmp_path: Path) -> None:
     assert path.read_text().splitlines()[0].startswith("  > Round 1.")
 
 
+def test_the_demo_in_japanese_speaks_japanese_from_its_first_line_to_its_last() -> None:
+    out = run_cli("demo", "--fast", "--rounds", "1", "--seed", "1", "--lang", "ja")
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert lines[0].startswith("uno-table デモ: ") and "公式ルール" in lines[0]
+    assert "1ラウンド終了。得点: " in out.stdout
+    assert "確認済み: 各ラウンドの後、どのカードもちょうど1か所にあり" in out.stdout
+    assert "第1ラウンド | 場 " in out.stdout
+    for english in ("round played", "scores:", "checked:", "rules ", "to play"):
+        assert english not in out.stdout
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
@@ -166,7 +178,7 @@ def test_the_table_view_shows_counts_never_the_cards_in_hand() -> None:
     assert "*Aki 3 [0]" in text and " Ken 4 [0]" in text
     assert not any(code in text for code in ["G1", "G2", "Y7", "B3", "B4", "Y9", "G8"])
     ja = "\n".join(table_lines(s, lang="ja"))
-    assert "うえ R5 (あか) | とけいまわり | Akiの ばん" in ja
+    assert "第1ラウンド | 場 R5 (赤) | 時計回り | Akiの番" in ja  # kanji, as the announcements
     assert not any(code in ja for code in ["G1", "G2", "Y7", "B3", "B4", "Y9", "G8"])
 
 

@@ -121,7 +121,7 @@ def test_the_page_in_japanese_on_a_phone(
         result(hub_page, 1, "Aki", {"Aki": 12, "Ken": -12})
         phone.wait_for_function(
             "() => document.querySelector(\"#ranking li[data-player='Aki']\")", polling=20)
-        assert text(phone, "h1").startswith("じゅんい")
+        assert text(phone, "h1").startswith("順位")
         assert text(phone, "#round") == "· 第1ラウンド"
         assert "テーブル2" in text(phone, "#tables")
         # Upright, the ranking keeps rank, player, match wins and points on one line.

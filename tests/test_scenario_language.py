@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
 from table.errors import ScenarioError
@@ -74,3 +78,26 @@ def test_a_lift_from_a_reader_the_table_lacks_is_an_error() -> None:
     with pytest.raises(ScenarioError, match=r"^<scenario>:11: unknown reader 'mat': the "
                                             r"readers are pad, shoe, Aki, Ken, Mio$"):
         replay_text(REFUSED_OUT_OF_TURN + "lift mat R7#1\n")
+
+
+def test_a_tap_on_a_reader_the_table_lacks_is_an_error_like_a_lift() -> None:
+    with pytest.raises(ScenarioError, match=r"^<scenario>:11: unknown reader 'table': the "
+                                            r"readers are pad, shoe, Aki, Ken, Mio$"):
+        replay_text(REFUSED_OUT_OF_TURN + "tap table G5#1\n")
+
+
+def test_a_tap_on_a_missing_reader_exits_2_from_the_command_line(tmp_path: Path) -> None:
+    path = tmp_path / "bad.scenario"
+    path.write_text(REFUSED_OUT_OF_TURN + "tap table G5#1\n", encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "table.commands.cli", "replay", str(path)],
+                          capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert f"{path}:11: unknown reader 'table'" in done.stderr
+
+
+def test_a_card_named_twice_in_a_set_up_is_blamed_on_the_line_that_names_it() -> None:
+    text = ("players Aki Ken\ndealer Aki\nhand Ken B3 B4\nhand Aki R0 R0 B1\nstart R5\n"
+            "Ken plays B3\n")
+    with pytest.raises(ScenarioError, match=r"^<scenario>:4: R0 is named 2 times in the set-up, "
+                                            r"but the classic-108 deck has 1$"):
+        replay_text(text)

@@ -45,6 +45,8 @@ def test_japanese_is_read_as_japanese() -> None:
     assert english == []
 
 
-def test_a_romaji_name_would_be_spelled_out() -> None:
-    """Why pronunciations exist: espeak-ng's ja voice reads Latin letters as English."""
-    assert "(en)" in phonemes("Akiの ばん。", "ja")
+def test_romaji_and_reader_ids_are_said_in_kana_and_other_latin_words_stay_english() -> None:
+    """espeak-ng's ja voice reads Latin letters as English: romaji and the words of reader ids
+    reach it as kana; a word that is neither (Sam) is why pronunciations exist."""
+    assert "(en)" not in phonemes("Akiの ばん。 aki-pad draw", "ja")
+    assert "(en)" in phonemes("Samの ばん。", "ja")

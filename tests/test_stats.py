@@ -236,3 +236,20 @@ def test_the_report_in_japanese_says_the_same_figures_in_japanese(
     for english_word in ("points paid", "longest round", "most played", "UNO not called",
                          "The evening", "won by"):
         assert english_word not in report and english_word not in out
+
+
+def test_a_fast_demo_s_longest_round_is_told_by_turns_not_as_0_s(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    journal = tmp_path / "fast.sqlite3"
+    demo = subprocess.run([sys.executable, "-m", "table.commands.cli", "demo", "--fast",
+                           "--rounds", "1", "--seed", "1", "--voice", "captions", "--journal",
+                           str(journal)], cwd=ROOT, capture_output=True, text=True, timeout=300,
+                          check=False)
+    assert demo.returncode == 0, demo.stderr
+    stats(tmp_path, "--no-plots", journal=journal)
+    out = capsys.readouterr().out
+    longest = next(line for line in out.splitlines() if line.startswith("longest round"))
+    assert " 0 s " not in longest
+    assert longest.endswith("turns (played in under a second: a fast demo)")
+    page = (tmp_path / "out" / "report.html").read_text(encoding="utf-8")
+    assert " 0 s over" not in page and "(played in under a second" in page

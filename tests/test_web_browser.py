@@ -97,7 +97,7 @@ def test_colour_challenge_and_undo_from_the_pages_each_verdict_on_the_spectator_
         t.tap("R5#1")
         seen(view, '#top .card[data-code="R5"]')
         tap(aki, 'button[data-button="pass"]')  # not her turn: her phone says so
-        seen_text(aki, '#mine [data-verdict="rejected"]', "not-your-turn")
+        seen_text(aki, '#mine [data-verdict="rejected"]', "Sorry, it is not your turn.")
         seen_text(view, '#verdict [data-verdict="rejected"]', "Aki")
         t.tap("W#1")  # Ken's wild, on the pad: its colour is his to name
         wait_situation(ken, "choose-color")
@@ -234,10 +234,15 @@ def test_a_spectator_that_loses_the_stream_misses_no_event_and_sees_none_twice(
         t.wait("verdict", input="press")
         view.evaluate("unoTable.stream.resume()")  # ...and takes it up after its last id
         t.tap("B9#1")
-        # The server drops every page (the Wi-Fi went away): the browser reconnects by itself,
-        # sending its Last-Event-ID.
+        # The reference has every event so far before the pages go (the fan-out sends on its
+        # own thread, after the referee's verdict)...
+        sent = t.web.feed.snapshot_mark()[0]
+        expected = [reference.next()[0]]
+        while expected[-1] != sent:
+            expected.append(reference.next()[0])
+        # ...then the server drops every page (the Wi-Fi went away): the browser reconnects by
+        # itself, sending its Last-Event-ID.
         t.web.feed.drop_pages()
-        expected = []
         while (frame := reference.frames.get(timeout=20)) is not None:  # dropped too
             expected.append(frame[0])
         reference = Sse(t.port, last_event_id=expected[-1])

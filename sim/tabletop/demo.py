@@ -28,7 +28,7 @@ from sim.tabletop.broadcast import DemoBroadcast
 from sim.tabletop.match import Seat, play_match
 from sim.tabletop.virtual import SimError, SimTable
 from sim.tabletop.web_people import start_web
-from sim.terminal.view import table_lines
+from sim.terminal.view import demo_line, table_lines
 from table.errors import TableError
 from table.journal.store import Journal
 from table.mqtt.settings import MqttSettings
@@ -162,10 +162,10 @@ def run_demo(
     seats: list[Seat] = [
         make_bot(cfg.bots[i % len(cfg.bots)], seat_rng(cfg.seed, i)) for i in range(cfg.players)
     ]
-    screen.header = (
-        f"uno-table demo: {', '.join(f'{n} ({s.name})' for n, s in zip(names, seats, strict=True))}"
-        f" | rules {cfg.preset} | hands {cfg.hands} | voice {voice} | seed {cfg.seed}"
-    )
+    screen.header = demo_line(
+        "header", cfg.lang, seats=", ".join(f"{n} ({s.name})" for n, s in zip(names, seats,
+                                                                              strict=True)),
+        rules=cfg.preset, hands=cfg.hands, voice=voice, seed=cfg.seed)
     if cfg.faults.any:
         screen.header += f" | faults: {cfg.faults.describe()}"
     screen.write(screen.header)
@@ -287,14 +287,11 @@ def main_demo(cfg: DemoConfig, transcript: str | None, out: TextIO = sys.stdout)
         out.write("\nstopped.\n")
         return 130
     board = ", ".join(f"{n} {p}" for n, p in zip(result.players, result.scores, strict=True))
-    rounds = len(result.winners)
-    out.write(f"\n{rounds} round{'s' if rounds != 1 else ''} played; scores: {board}\n")
+    lang = cfg.lang
+    out.write("\n" + demo_line("played", lang, rounds=len(result.winners), board=board) + "\n")
     if result.match_over:
-        out.write(f"match over: {result.leader} wins\n")
-    out.write(
-        f"checked: every card in exactly one place after each round; the scores equal a "
-        f"fault-free replay of the {result.actions} accepted actions\n"
-    )
+        out.write(demo_line("match-over", lang, leader=result.leader) + "\n")
+    out.write(demo_line("checked", lang, actions=result.actions) + "\n")
     if cfg.faults.any:
         f = result.faults
         out.write(

@@ -25,7 +25,7 @@ from sim.tabletop.demo import (
 from sim.tabletop.match import Command, Seat, play_match
 from sim.tabletop.virtual import SimTable
 from sim.tabletop.web_people import WebSeat, start_web
-from sim.terminal.view import hand_lines, table_lines
+from sim.terminal.view import demo_line, hand_lines, table_lines
 from table.cards import COLORS, Color, parse_card
 from table.errors import TableError
 from table.rules import Action, CallUno, Catch, Challenge, ChooseColor, Draw, Pass, Play
@@ -57,6 +57,7 @@ class InputError(TableError, ValueError):
 
 
 def parse_color(word: str) -> Color:
+    """A colour as typed (``r``, ``red``), or None."""
     word = word.lower()
     for c in COLORS:
         if word in (c.value, c.value[0]):
@@ -75,6 +76,7 @@ class Person:
         self.out = out
 
     def say(self, text: str) -> None:
+        """Print a line for the person at the terminal."""
         self.out.write(text + "\n")
         self.out.flush()
 
@@ -85,6 +87,7 @@ class Person:
         return None if not line else line.strip()
 
     def act(self, view: SeatView) -> Action | Command:
+        """Ask the person for a move until they give one that can be made."""
         for text in table_lines(self.table.state, lang=self.table.lang)[1:3]:
             self.say(text)
         for text in hand_lines(view.hand, view.legal):
@@ -148,6 +151,7 @@ class Person:
         return Play(seat, (card,), color)
 
     def react(self, view: SeatView) -> Action | None:
+        """Between turns: the person may call UNO or catch, as at a table."""
         catch = next((a for a in view.reactions if isinstance(a, Catch)), None)
         late = next((a for a in view.reactions if isinstance(a, CallUno)), None)
         if catch is not None:
@@ -164,11 +168,13 @@ class Person:
 
 @dataclass
 class SimConfig(TableConfig):
+    """What ``uno-table sim`` was asked for."""
     name: str = "Sam"  # the person's name at the table
     people: int = 1  # people at the table, the first seats (more than one: each at a phone)
 
 
 def main_sim(cfg: SimConfig, inp: TextIO = sys.stdin, out: TextIO = sys.stdout) -> int:
+    """The ``sim`` command: a person plays bots on a simulated table."""
     if not 2 <= cfg.players <= len(NAMES):
         raise TableError(f"--players {cfg.players}: use 2 to {len(NAMES)}")
     name = cfg.name.strip()
@@ -244,7 +250,7 @@ def main_sim(cfg: SimConfig, inp: TextIO = sys.stdin, out: TextIO = sys.stdout) 
         if announcer is not None:
             announcer.close(timeout=5)
     board = ", ".join(f"{n} {p}" for n, p in zip(names, table.state.scores, strict=True))
-    show(f"{played} round{'s' if played != 1 else ''} played; scores: {board}")
+    show(demo_line("played", cfg.lang, rounds=played, board=board))
     if server is not None:
         hold_web(server, out)
     return 0

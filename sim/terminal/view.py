@@ -14,35 +14,36 @@ _ARROW = {1: "clockwise", -1: "counterclockwise"}
 # What the players do, as the transcript says it (the referee's words are in
 # table.referee.announcements).
 MOVES: Final[dict[str, dict[str, str]]] = {
-    "plays": {"en": "{player} plays {card}", "ja": "{player}: {card} を だす"},
-    "names": {"en": "{player} names {color}", "ja": "{player}: いろは {color}"},
+    "plays": {"en": "{player} plays {card}", "ja": "{player}: {card}を出す"},
+    "names": {"en": "{player} names {color}", "ja": "{player}: 色は{color}"},
     "passes": {"en": "{player} passes (button)", "ja": "{player}: パス (ボタン)"},
     "uno": {"en": "{player} calls UNO (button)", "ja": "{player}: ウノ (ボタン)"},
     "catches": {"en": "{player} catches {target} (UNO button)",
-                "ja": "{player}: {target}の ウノわすれ (ボタン)"},
+                "ja": "{player}: {target}のウノ忘れを指摘 (ボタン)"},
     "challenges": {"en": "{player} challenges (button)", "ja": "{player}: チャレンジ (ボタン)"},
     "presses": {"en": "{player} presses {button}", "ja": "{player}: {button} (ボタン)"},
-    "draws-button": {"en": "{player} draws (button)", "ja": "{player}: ひく (ボタン)"},
-    "draws-shoe": {"en": "{player} draws a card (shoe)", "ja": "{player}: いちまい ひく (シュー)"},
+    "draws-button": {"en": "{player} draws (button)", "ja": "{player}: 引く (ボタン)"},
+    "draws-shoe": {"en": "{player} draws a card (shoe)", "ja": "{player}: 1枚引く (シュー)"},
     "takes": {"en": "{player} takes {count} onto the seat pad",
-              "ja": "{player}: {count}まい じぶんの パッドへ"},
+              "ja": "{player}: {count}枚を自分のパッドへ"},
     "takes-hand": {"en": "{player} takes {count} into the hand",
-                   "ja": "{player}: {count}まい てふだへ"},
+                   "ja": "{player}: {count}枚を手札へ"},
     "shows": {"en": "{player} shows the hand on the play pad",
-              "ja": "{player}: てふだを パッドで みせる"},
+              "ja": "{player}: 手札をパッドで見せる"},
     "deals": {"en": "{player} shuffles and deals {count} cards each",
-              "ja": "{player}: {count}まいずつ くばる"},
-    "turns-up": {"en": "{player} turns up {card}", "ja": "{player}: {card} を めくる"},
-    "next-round": {"en": "next round (token)", "ja": "つぎの ラウンド (トークン)"},
+              "ja": "{player}: {count}枚ずつ配る"},
+    "turns-up": {"en": "{player} turns up {card}", "ja": "{player}: {card}をめくる"},
+    "next-round": {"en": "next round (token)", "ja": "次のラウンド (トークン)"},
     "no-read": {"en": "  (no read: {player} taps again)",
-                "ja": "  (よめず: {player}は もう いちど)"},
-    "ignored": {"en": "  (read ignored: {reason})", "ja": "  (むし: {reason})"},
+                "ja": "  (読めず: {player}はもう一度)"},
+    "ignored": {"en": "  (read ignored: {reason})", "ja": "  (無視: {reason})"},
     "unplugged-tap": {"en": "  (a tap on the unplugged pad: no read)",
-                      "ja": "  (はずれた パッドに タップ: よめず)"},
+                      "ja": "  (外れたパッドにタップ: 読めず)"},
     "nothing-to-undo": {"en": "  (nothing of yours to undo in this round)",
-                        "ja": "  (とりけす ものが ありません)"},
+                        "ja": "  (取り消すものがありません)"},
 }
-_JA_COLORS: Final = {"red": "あか", "yellow": "きいろ", "green": "みどり", "blue": "あお"}
+# Colours as the announcements write them (table.referee.announcements).
+_JA_COLORS: Final = {"red": "赤", "yellow": "黄色", "green": "緑", "blue": "青"}
 
 
 def move_text(key: str, lang: str, **params: str | int) -> str:
@@ -60,12 +61,42 @@ VIEW: Final[dict[str, dict[str, str]]] = {
            "round-over": "round over", "match-over": "match over", "to-draw": " | {n} to draw",
            "legend": "(cards [score])", "clockwise": "clockwise",
            "counterclockwise": "counterclockwise"},
-    "ja": {"head": "ラウンド {round} | うえ {top} ({color}) | {direction} | {turn}",
-           "to-play": "{who}の ばん", "names": "{who}が いろを えらぶ", "dealing": "くばりちゅう",
-           "round-over": "ラウンド おわり", "match-over": "マッチ おわり",
-           "to-draw": " | {n}まい ひく", "legend": "(まいすう [てん])",
-           "clockwise": "とけいまわり", "counterclockwise": "はんとけいまわり"},
+    "ja": {"head": "第{round}ラウンド | 場 {top} ({color}) | {direction} | {turn}",
+           "to-play": "{who}の番", "names": "{who}が色を選ぶ", "dealing": "配っています",
+           "round-over": "ラウンド終了", "match-over": "試合終了",
+           "to-draw": " | {n}枚引く", "legend": "(枚数 [得点])",
+           "clockwise": "時計回り", "counterclockwise": "反時計回り"},
 }
+
+# The demo's own lines around the match: its header, how it ended and what was checked.
+DEMO: Final[dict[str, dict[str, str]]] = {
+    "en": {"header": "uno-table demo: {seats} | rules {rules} | hands {hands} | voice {voice}"
+                     " | seed {seed}",
+           "played": "{rounds} round{s} played; scores: {board}",
+           "match-over": "match over: {leader} wins",
+           "checked": "checked: every card in exactly one place after each round; the scores "
+                      "equal a fault-free replay of the {actions} accepted actions"},
+    "ja": {"header": "uno-table デモ: {seats} | {rules}ルール | 手札 {hands} | 音声 {voice}"
+                     " | シード {seed}",
+           "played": "{rounds}ラウンド終了。得点: {board}",
+           "match-over": "試合終了: {leader}さんの優勝",
+           "checked": "確認済み: 各ラウンドの後、どのカードもちょうど1か所にあり、得点は受け付けた"
+                      "{actions}の操作を誤りなしでやり直した結果と同じです"},
+}
+_JA_HANDS: Final = {"full": "全部見える", "counts": "枚数だけ"}
+_JA_RULES: Final = {"official": "公式", "japanese": "日本式", "house": "ハウス",
+                    "musician": "ミュージシャン"}
+
+
+def demo_line(key: str, lang: str, **params: str | int) -> str:
+    """One of the demo's own lines (:data:`DEMO`) in ``lang``: rules by their Japanese names,
+    an English plural where one is needed."""
+    if lang == "ja":
+        params["rules"] = _JA_RULES.get(str(params.get("rules", "")), str(params.get("rules", "")))
+        params["hands"] = _JA_HANDS.get(str(params.get("hands", "")), str(params.get("hands", "")))
+        return DEMO["ja"][key].format(**params)
+    rounds = params.get("rounds")
+    return DEMO["en"][key].format(s="" if rounds == 1 else "s", **params)
 
 
 def table_lines(s: State, width: int = 78, lang: str = "en") -> list[str]:
@@ -105,6 +136,7 @@ def hand_lines(hand: Sequence[Card], legal: Sequence[Action]) -> list[str]:
 
 
 def describe(a: Action) -> str:
+    """An action as the prompt offers it (``play R7 naming red``)."""
     if isinstance(a, Play):
         card = a.cards[0].code
         return f"play {card} naming {a.color.value}" if a.color else f"play {card}"

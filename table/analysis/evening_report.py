@@ -27,6 +27,10 @@ WORDS: Final[dict[str, dict[str, str]]] = {
         "no longest": "longest round: none finished",
         "longest": "longest round: match {match}, round {round}, {seconds:.0f} s over {turns}"
                    " turns",
+        "longest fast": "longest round: match {match}, round {round}, {turns} turns (played in"
+                        " under a second: a fast demo)",
+        "not enough": "Not enough yet: the plots and this table fill in as rounds finish.",
+        "official": "official", "japanese": "Japanese", "house": "house", "musician": "Musician",
         "colour": "most played colour: {colour} ({counts})",
         "evening text": "the evening: {matches}, {rounds}",
         "evening heading": "The evening: {matches}, {rounds}",
@@ -50,6 +54,10 @@ WORDS: Final[dict[str, dict[str, str]]] = {
         "no longest": "いちばん長いラウンド: 終わったラウンドはまだありません",
         "longest": "いちばん長いラウンド: 試合{match}のラウンド{round}、"
                    "{seconds:.0f}秒、{turns}手番",
+        "longest fast": "いちばん長いラウンド: 試合{match}のラウンド{round}、{turns}手番"
+                        "(1秒かからずに終わりました: 早回しのデモ)",
+        "not enough": "まだ足りません: グラフと表はラウンドが終わるごとに埋まります。",
+        "official": "公式", "japanese": "日本式", "house": "ハウス", "musician": "ミュージシャン",
         "colour": "いちばん多く出た色: {colour} ({counts})",
         "evening text": "今夜: {matches}、{rounds}",
         "evening heading": "今夜: {matches}、{rounds}",
@@ -118,6 +126,9 @@ def _count(n: int, what: str, lang: str) -> str:
 def _longest(longest: Mapping[str, Any] | None, lang: str) -> str:
     if longest is None:
         return _w(lang, "no longest")
+    if longest["seconds"] < 1:  # a demo run --fast: seconds say nothing, turns do
+        return _w(lang, "longest fast", match=longest["match"], round=longest["round"],
+                  turns=longest["turns"])
     return _w(lang, "longest", match=longest["match"], round=longest["round"],
               seconds=longest["seconds"], turns=longest["turns"])
 
@@ -143,7 +154,8 @@ def text(summary: Mapping[str, Any], lang: str = "en") -> str:
     players = _headers(lang, PLAYER_HEADERS)
     for m in summary["matches"]:
         blocks.append("\n".join([
-            _w(lang, "match text", match=m["match"], started=m["started"], rules=m["rules"],
+            _w(lang, "match text", match=m["match"], started=m["started"],
+               rules=_w(lang, m["rules"]),
                state=_state(m, lang)),
             table_text(_round_headers(m, lang), _round_rows(m, lang)),
             "",
@@ -165,6 +177,7 @@ def text(summary: Mapping[str, Any], lang: str = "en") -> str:
 
 def make_plots(plt: Any, summary: Mapping[str, Any],
                turn_times: Mapping[str, Sequence[float]], lang: str = "en") -> list[P.Plot]:
+    """The report's plots that have something to draw, in ``lang``."""
     ev = summary["evening"]
     players = ev["players"]
     out = []
@@ -187,7 +200,20 @@ def make_plots(plt: Any, summary: Mapping[str, Any],
     out.append(P.bars(plt, "colours", _w(lang, "plot colours"),
                       {_w(lang, c): k for c, k in ev["colours"].items()}, _w(lang, "cards"),
                       colours={_w(lang, c): ink for c, ink in P.COLOUR_INK.items()}))
-    return out
+    return [p for p, enough in zip(out, _enough(summary, turn_times), strict=True) if enough]
+
+
+def _enough(summary: Mapping[str, Any], turn_times: Mapping[str, Sequence[float]]) -> list[bool]:
+    """Which of :func:`make_plots`' plots, in its order, have something to draw: a score line
+    needs a finished round, bars a value that is not zero, boxes two turn times; an empty
+    plot (axes -0.04 to 0.04, one dot) early in a match says nothing."""
+    ev = summary["evening"]
+    players = ev["players"]
+    scores = [len(m["rounds"]) >= 1 for m in summary["matches"]]
+    penalties = any(k for by in ev["penalties"].values() for k in by.values())
+    return [*scores, any(p["rounds_won"] for p in players.values()),
+            any(p["points_paid"] for p in players.values()), penalties,
+            any(len(v) >= 2 for v in turn_times.values()), any(ev["colours"].values())]
 
 
 def body(summary: Mapping[str, Any], plots: Mapping[str, tuple[str, str]],
@@ -197,6 +223,8 @@ def body(summary: Mapping[str, Any], plots: Mapping[str, tuple[str, str]],
     players = _headers(lang, PLAYER_HEADERS)
     sections = []
     evening = [note(plot_note)] if plot_note else []
+    if not plots and not plot_note:  # every plot left out: nothing to draw yet
+        evening.append(note(_w(lang, "not enough")))
     evening += [
         table_html(players, _player_rows(ev["players"])),
         figures(plots, "rounds-won", "points-paid"),
@@ -209,10 +237,11 @@ def body(summary: Mapping[str, Any], plots: Mapping[str, tuple[str, str]],
     sections.append((_evening(ev, lang, "evening heading"), "".join(evening)))
     for m in summary["matches"]:
         sections.append((
-            _w(lang, "match heading", match=m["match"], started=m["started"], rules=m["rules"],
+            _w(lang, "match heading", match=m["match"], started=m["started"],
+               rules=_w(lang, m["rules"]),
                state=_state(m, lang)),
             figures(plots, f"scores-match-{m['match']}")
-            + table_html(_round_headers(m, lang), _round_rows(m, lang))
+            + table_html(_round_headers(m, lang), _round_rows(m, lang), _w(lang, "not enough"))
             + table_html(players, _player_rows(m["players"]))
             + table_html(_penalty_headers(lang), _penalty_rows(m["penalties"]))
             + f"<p>{_longest(m['longest_round'], lang)}</p><p>{_colours(m, lang)}</p>",

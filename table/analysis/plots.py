@@ -31,6 +31,7 @@ class PlotsUnavailable(TableError, ImportError):
 
 @dataclass(frozen=True)
 class Plot:
+    """One plot: its name, its title and its SVG."""
     name: str  # the file name without extension
     title: str
     svg: str  # an <svg> element, ready to inline
@@ -59,6 +60,7 @@ def load() -> Any:
 
 
 def has_cjk_font() -> bool:
+    """True when matplotlib has a font that draws Japanese."""
     from matplotlib import font_manager
 
     installed = {f.name for f in font_manager.fontManager.ttflist}
@@ -66,6 +68,7 @@ def has_cjk_font() -> bool:
 
 
 def needs_cjk(names: Sequence[str]) -> bool:
+    """True when any of ``names`` holds a CJK character (the default font draws none)."""
     return any(ord(ch) > 0x2E7F for name in names for ch in name)
 
 

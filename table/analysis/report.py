@@ -19,6 +19,12 @@ th, td { padding: 0.25em 0.7em; border-bottom: 1px solid #ddd; text-align: right
 th:first-child, td:first-child { text-align: left; }
 figure { margin: 1em 1em 1em 0; display: inline-block; width: 46%; min-width: 20em;
          vertical-align: top; }
+table { display: block; max-width: 100%; overflow-x: auto; }
+:lang(ja) h1, :lang(ja) h2, :lang(ja) h3, :lang(ja) th { word-break: keep-all; line-break: strict; }
+@media (max-width: 40em) {
+  body { margin: 1em auto; }
+  figure { width: 100%; min-width: 0; margin: 1em 0; }
+}
 figure svg { width: 100%; height: auto; }
 figcaption { color: #555; font-size: 0.9em; }
 p.note { color: #555; }
@@ -35,7 +41,12 @@ def _cell(value: Cell) -> str:
     return str(value)
 
 
-def table_html(headers: Sequence[str], rows: Iterable[Sequence[Cell]]) -> str:
+def table_html(headers: Sequence[str], rows: Iterable[Sequence[Cell]], empty: str = "") -> str:
+    """A table of ``rows`` under ``headers``; with no rows, the note ``empty`` instead (a
+    table of headers alone says nothing)."""
+    rows = list(rows)
+    if not rows and empty:
+        return note(empty)
     head = "".join(f"<th>{html.escape(h)}</th>" for h in headers)
     body = "".join(
         "<tr>" + "".join(f"<td>{html.escape(_cell(c))}</td>" for c in row) + "</tr>"
@@ -45,6 +56,7 @@ def table_html(headers: Sequence[str], rows: Iterable[Sequence[Cell]]) -> str:
 
 
 def table_text(headers: Sequence[str], rows: Iterable[Sequence[Cell]]) -> str:
+    """A table as aligned text for a terminal."""
     cells = [list(headers)] + [[_cell(c) for c in row] for row in rows]
     widths = [max(_width(r[i]) for r in cells) for i in range(len(headers))]
     out = []
@@ -63,6 +75,7 @@ def _width(text: str) -> int:
 
 
 def figure_html(svg: str, caption: str) -> str:
+    """An SVG plot as an HTML figure with its caption."""
     return (f'<figure data-plot="{html.escape(caption)}">{svg}'
             f"<figcaption>{html.escape(caption)}</figcaption></figure>")
 
@@ -86,6 +99,7 @@ def page(title: str, body: str, lang: str = "en") -> str:
 
 
 def note(text: str) -> str:
+    """A paragraph of note text, escaped."""
     return f'<p class="note">{html.escape(text)}</p>'
 
 

@@ -137,8 +137,14 @@ def _say(args: argparse.Namespace) -> int:
         spoken = render(ann, args.lang, _said_names(names, readings, args.lang))
     else:
         text = spoken = " ".join([args.text, *args.params])
+        names = [text] if args.lang == "ja" and not args.params else []
     voice = standard_voice(args.lang)
     print(text)
+    if args.lang == "ja":  # each name's reading, a likely wrong one with the line that fixes it
+        from table.voice.names import name_readings
+
+        for r in name_readings(list(dict.fromkeys(names)), readings, {}):
+            print("\n".join(r.lines()))
     data = voice.render(spoken)
     seconds = wav_bytes_seconds(data)
     if args.out is not None:

@@ -34,11 +34,12 @@ def _logging(level: str) -> None:
 
 def _run(args: argparse.Namespace) -> int:
     from table.runtime.config import load_config
-    from table.runtime.daemon import check_names_said, run
+    from table.runtime.daemon import check_names_said, log_name_readings, run
 
     config = load_config(args.config)
     check_names_said(config)  # a name the voice cannot say: one line, exit 2, before any start
     _logging(args.log_level)
+    log_name_readings(config)  # each name's reading before play, a likely wrong one warned
     attach = WebAttachment(config) if config.web_enabled else None
     if args.events is None:
         return run(config, None, args.new_match, attach)
@@ -77,6 +78,11 @@ class WebAttachment:
         daemon.stream.subscribe(feed.publish)
         web = WebTable(DaemonRemote(daemon), feed, api_key=config.web_api_key,
                        local_admin=config.web_local_admin, language=config.web_language)
+        if config.language == "ja":  # each name's reading on the admin page, before play
+            from table.voice.names import name_readings
+
+            web.name_readings = [line for r in name_readings(
+                config.players, config.readings, config.pronunciations) for line in r.lines()]
         self.server.serve(web)
         if sys.stderr.isatty():
             self.server.print_seats(sys.stderr)

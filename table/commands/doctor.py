@@ -277,9 +277,21 @@ def check_japanese(config: Config) -> list[Finding]:
     try:
         check_names_said(config)
         found.append(Finding(True, "player names: the voice can say each of them"))
+        found += _name_readings(config)
     except TableError as exc:
         found.append(Finding(False, str(exc), "add the name's reading under [table] readings"))
     return found
+
+
+def _name_readings(config: Config) -> list[Finding]:
+    """Each player's name as the Japanese voice will say it, the likely wrong ones with the
+    ``[table] readings`` line that fixes them."""
+    from table.voice.names import name_readings
+
+    return [Finding(True, f"name {r.name}: said {r.reading}" + (
+        f" -- check it: {r.warning.split(', but ', 1)[-1]}" if r.warning else ""),
+        f"if that is wrong, add under [table] readings: {r.fix}" if r.warning else "")
+        for r in name_readings(config.players, config.readings, config.pronunciations)]
 
 
 def check_deck(config: Config) -> Finding:

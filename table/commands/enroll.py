@@ -33,10 +33,9 @@ TOKEN_WORDS = {
            "undo": "undo", "next-round": "next round", "color": "{} colour", "seat": "seat {}"},
     "ja": {"draw": "ドロー", "pass": "パス", "uno": "ウノ", "challenge": "チャレンジ",
            "don": "ドン",
-           "undo": "とりけし", "next-round": "つぎの ラウンド", "color": "{}", "seat": "せき {}"},
+           "undo": "取り消し", "next-round": "次のラウンド", "color": "{}", "seat": "{}番の席"},
 }
 _COLOR_JA = {"red": "あか", "yellow": "きいろ", "green": "みどり", "blue": "あお"}
-_NUM_JA = ("ぜろ", "いち", "に", "さん", "よん", "ご", "ろく", "なな", "はち", "きゅう", "じゅう")
 
 
 def token_words(name: str, lang: str) -> str:
@@ -46,7 +45,7 @@ def token_words(name: str, lang: str) -> str:
     if head == "color":
         return words["color"].format(_COLOR_JA[arg] if lang == "ja" else arg)
     if head == "seat":
-        return words["seat"].format(_NUM_JA[int(arg)] if lang == "ja" else arg)
+        return words["seat"].format(int(arg))
     return words[head]
 
 

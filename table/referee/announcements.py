@@ -11,6 +11,7 @@ Japanese referee speaks, in kanji and kana, with numbers as digits before their 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final
@@ -29,11 +30,13 @@ URGENT: Final = 2
 
 @dataclass(frozen=True, slots=True)
 class Announcement:
+    """A phrase key, its parameters and its priority: what the referee says."""
     key: str
     params: tuple[tuple[str, str | int], ...] = ()
     priority: int = INFO
 
     def param(self, name: str) -> str | int | None:
+        """The value of parameter ``name``, or None."""
         return dict(self.params).get(name)
 
 
@@ -41,7 +44,7 @@ CATALOGUE: Final[dict[str, dict[str, str]]] = {
     "round-start": {"en": "Round {round}. {player} deals.", "ja": "第{round}ラウンド。親は{player}さんです。"},
     "turned-up": {"en": "The first card is {card}.", "ja": "最初のカードは{card}です。"},
     "buried": {"en": "{card} goes back in the pile. Turn up another card.",
-               "ja": "{card}は山に戻します。もう1枚めくってください。"},
+               "ja": "{card}は山札に戻します。もう1枚めくってください。"},
     "turn": {"en": "{player}'s turn.", "ja": "{player}さんの番です。"},
     "skipped": {"en": "{player} is skipped.", "ja": "{player}さんはスキップ。"},
     "reversed-clockwise": {"en": "Reverse! Play goes clockwise.", "ja": "リバース!時計回りになります。"},
@@ -54,28 +57,28 @@ CATALOGUE: Final[dict[str, dict[str, str]]] = {
                        "ja": "{player}さん、ワイルドの色を選んでください。"},
     "pending-draw": {"en": "{player}, draw {count}.", "ja": "{player}さん、{count}枚引いてください。"},
     "pending-draw-challenge": {"en": "{player}, draw {count} or challenge.",
-                               "ja": "{player}さん、{count}枚引くか、チャレンジできます。"},
-    "draws": {"en": "{player} draws {count}.", "ja": "{player}さんは{count}枚引きます。"},
+                               "ja": "{player}さん、{count}枚引くか、チャレンジしてください。"},
+    "draws": {"en": "{player} draws {count}.", "ja": "{player}さん、{count}枚引いてください。"},
     "uno": {"en": "{player} calls UNO!", "ja": "{player}さん、ウノ!"},
     "caught": {"en": "{catcher} caught {player}! {player} forgot to call UNO and draws {count}.",
                "ja": "{catcher}さんが{player}さんのウノ忘れを見つけました!{player}さんは{count}枚引いてください。"},
     "uno-missed": {"en": "{player} forgot to call UNO and draws {count}.",
                    "ja": "{player}さん、ウノの宣言忘れ。{count}枚引いてください。"},
     "false-catch": {"en": "False catch. {player} draws {count}.",
-                    "ja": "指摘は間違いです。{player}さんが{count}枚引きます。"},
+                    "ja": "指摘は間違いです。{player}さん、{count}枚引いてください。"},
     "challenge": {"en": "{player} challenges {offender}.", "ja": "{player}さんが{offender}さんにチャレンジ!"},
     "guilty": {"en": "Challenge upheld: guilty! {offender} draws {count}.",
-               "ja": "チャレンジ成功!{offender}さんが{count}枚引きます。"},
+               "ja": "チャレンジ成功!{offender}さん、{count}枚引いてください。"},
     "guilty-take-back": {"en": "Challenge upheld: guilty! {offender} takes the card back and draws {count}.",
-                         "ja": "チャレンジ成功!{offender}さんはカードを戻して、{count}枚引きます。"},
+                         "ja": "チャレンジ成功!{offender}さん、カードを戻して、{count}枚引いてください。"},
     "innocent": {"en": "Challenge failed: innocent! {player} draws {count}.",
-                 "ja": "チャレンジ失敗!{player}さんが{count}枚引きます。"},
-    "show-needed": {"en": "{player}, please show your hand.", "ja": "{player}さん、てふだを見せてください。"},
+                 "ja": "チャレンジ失敗!{player}さん、{count}枚引いてください。"},
+    "show-needed": {"en": "{player}, please show your hand.", "ja": "{player}さん、手札を見せてください。"},
     "reshuffled": {"en": "The discard pile is shuffled into a new draw pile.",
-                   "ja": "捨て札を切って、新しい山にします。"},
+                   "ja": "捨て札を切って、新しい山札にします。"},
     "piles-exhausted": {"en": "No cards left to draw.", "ja": "引けるカードがもうありません。"},
     "shuffle-hands": {"en": "Shuffle hands! Every hand is collected and dealt again.",
-                      "ja": "シャッフルハンズ!全員のてふだを集めて、配り直します。"},
+                      "ja": "シャッフルワイルド!全員の手札を集めて、配り直します。"},
     "round-won": {"en": "{player} wins the round!", "ja": "{player}さんの上がり!"},
     "round-scored": {"en": "{player} scores {points} points.", "ja": "{player}さん、{points}点です。"},
     "standings": {"en": "Scores: {scores}.", "ja": "得点は、{scores}です。"},
@@ -85,13 +88,13 @@ CATALOGUE: Final[dict[str, dict[str, str]]] = {
     "passed": {"en": "{player} passes.", "ja": "{player}さんはパス。"},
     # Polite corrections for rejected actions, by reason.
     "rejected": {"en": "Sorry, that is not allowed.", "ja": "すみません、それはできません。"},
-    "rejected-not-your-turn": {"en": "Sorry, it is not your turn.", "ja": "すみません、今はあなたの番ではありません。"},
+    "rejected-not-your-turn": {"en": "Sorry, it is not your turn.", "ja": "すみません、まだ番ではありません。"},
     "rejected-wrong-color-or-number": {"en": "Sorry, that card does not match.",
                                        "ja": "すみません、そのカードは出せません。"},
     "rejected-card-not-available": {"en": "That card is already played.",
                                     "ja": "そのカードはもう出ています。"},
     "rejected-card-not-in-hand": {"en": "That card is not in your hand.",
-                                  "ja": "そのカードはてふだにありません。"},
+                                  "ja": "そのカードは手札にありません。"},
     "rejected-must-play-drawn-card": {"en": "Only the card you just drew can be played.",
                                       "ja": "出せるのは、今引いたカードだけです。"},
     "rejected-draw-penalty-pending": {"en": "Please draw your penalty cards first.",
@@ -104,9 +107,9 @@ CATALOGUE: Final[dict[str, dict[str, str]]] = {
     "rejected-already-drew": {"en": "You have already drawn.", "ja": "もう引きました。"},
     "rejected-draw-first": {"en": "Please draw a card before passing.", "ja": "パスの前に1枚引いてください。"},
     "rejected-show-needed": {"en": "Waiting for the challenged hand to be shown.",
-                             "ja": "てふだを見せるのを待っています。"},
+                             "ja": "手札を見せるのを待っています。"},
     "rejected-show-mismatch": {"en": "That is not the whole hand. Please show it again.",
-                               "ja": "てふだが合いません。もう一度見せてください。"},
+                               "ja": "手札が合いません。もう一度見せてください。"},
     "rejected-round-over": {"en": "The round is over.", "ja": "このラウンドは終わりました。"},
     "rejected-nothing-to-undo": {"en": "There is nothing to undo.", "ja": "取り消すものがありません。"},
     "rejected-already-called": {"en": "You have already called UNO.", "ja": "ウノはもう宣言しました。"},
@@ -145,19 +148,19 @@ CATALOGUE: Final[dict[str, dict[str, str]]] = {
                                 "ja": "その席には、この試合のプレイヤーがいません。"},
     "rejected-token-on-seat-pad": {"en": "Please tap that token where the cards are played.",
                                    "ja": "そのトークンは、カードを出すところにタッチしてください。"},
-    "reader-lost": {"en": "The {reader} reader is disconnected.", "ja": "{reader}のリーダーの接続が切れました。"},
-    "reader-back": {"en": "The {reader} reader is back.", "ja": "{reader}のリーダーがつながりました。"},
-    "unknown-tag": {"en": "Unknown card. Please try another.", "ja": "知らないカードです。別のカードをどうぞ。"},
+    "reader-lost": {"en": "The {reader} reader is disconnected.", "ja": "リーダー「{reader}」の接続が切れました。"},
+    "reader-back": {"en": "The {reader} reader is back.", "ja": "リーダー「{reader}」がつながりました。"},
+    "unknown-tag": {"en": "Unknown card. Please try another.", "ja": "登録されていないカードです。別のカードをどうぞ。"},
     # Competition, local and Musician rules.
     "pending-draw-stack": {"en": "{player}, draw {count} or stack.",
                            "ja": "{player}さん、{count}枚引くか、重ねてください。"},
     "jump-in": {"en": "{player} jumps in!", "ja": "{player}さんの割り込み!"},
     "swap-needed": {"en": "{player}, choose whose hand to take.",
-                    "ja": "{player}さん、てふだを交換する相手を選んでください。"},
+                    "ja": "{player}さん、手札を交換する相手を選んでください。"},
     "swapped": {"en": "{player} swaps hands with {target}.",
-                "ja": "{player}さんと{target}さんのてふだを交換します。"},
+                "ja": "{player}さんと{target}さんの手札を交換します。"},
     "hands-passed": {"en": "Every hand passes to the next player.",
-                     "ja": "全員、てふだを隣の人に回してください。"},
+                     "ja": "全員、手札を隣の人に回してください。"},
     "chin": {"en": "Chin! {player} wins the round!", "ja": "チン!{player}さんの上がり!"},
     "don": {"en": "Don! {player} wins the round on {target}'s card!",
             "ja": "ドン!{player}さんが{target}さんのカードで上がり!"},
@@ -167,7 +170,7 @@ CATALOGUE: Final[dict[str, dict[str, str]]] = {
     "multi-don-3": {"en": "Triple Don! {player} deals next.",
                     "ja": "トリプルドン!次の親は{player}さん。"},
     "false-don": {"en": "Chombo! That was a false Don. {player} draws {count}.",
-                  "ja": "チョンボ!{player}さんは{count}枚引きます。"},
+                  "ja": "チョンボ!{player}さん、{count}枚引いてください。"},
     "tenhou": {"en": "Tenhou! A Don on the first card: every loss is ten times.",
                "ja": "テンホー!負けた人の点は10倍です!"},
     "renchan": {"en": "{player} has won {count} rounds in a row!",
@@ -203,9 +206,9 @@ CATALOGUE: Final[dict[str, dict[str, str]]] = {
     "rejected-swap-needed": {"en": "Waiting for the player of the seven to choose a hand.",
                              "ja": "7を出した人が相手を選ぶのを待っています。"},
     "rejected-no-swap-needed": {"en": "No hand is waiting to be chosen.",
-                                "ja": "今はてふだを選ぶときではありません。"},
+                                "ja": "今は手札を選ぶときではありません。"},
     "rejected-swap-with-yourself": {"en": "Please choose another player's hand.",
-                                    "ja": "ほかの人のてふだを選んでください。"},
+                                    "ja": "ほかの人の手札を選んでください。"},
     "rejected-nothing-to-don": {"en": "There is no number card to Don on.",
                                 "ja": "ドンできる数字のカードがありません。"},
     "rejected-don-own-card": {"en": "You cannot Don your own card.",
@@ -223,7 +226,7 @@ CATALOGUE: Final[dict[str, dict[str, str]]] = {
                       "ja": "途中から続けます。第{round}ラウンドです。"},
     "journal-full": {"en": "The journal cannot be saved: the disk is full. Refereeing goes on.",
                      "ja": "ディスクがいっぱいで、記録を保存できません。審判は続けます。"},
-    "table-assignment": {"en": "Table {table}: {players}.", "ja": "テーブル{table}、{players}。"},
+    "table-assignment": {"en": "Table {table}: {players}.", "ja": "{table}は、{players}です。"},
     "journal-back": {"en": "The journal is saved again.", "ja": "記録をまた保存できるようになりました。"},
     "journal-repaired": {"en": "The journal was damaged. The match goes on from the last saved play.",
                          "ja": "記録が壊れていました。最後に保存したところから続けます。"},
@@ -244,6 +247,12 @@ SAID_GENERALLY: Final = frozenset(
 )
 
 
+def corrections() -> dict[str, dict[str, str]]:
+    """The polite corrections (``rejected`` phrases, which name no one), by key, in every
+    language: what the web pages show for a refused input instead of the program's reason."""
+    return {key: dict(words) for key, words in CATALOGUE.items() if key.startswith("rejected")}
+
+
 def rejection_key(reason: str | None) -> str:
     """The phrase that corrects a refusal for ``reason``: its own, else the general one."""
     key = f"rejected-{reason}"
@@ -252,7 +261,7 @@ def rejection_key(reason: str | None) -> str:
 # Reasons whose correction names whose turn it is.
 _COLOR_WORDS: Final = {
     "en": {Color.RED: "red", Color.YELLOW: "yellow", Color.GREEN: "green", Color.BLUE: "blue"},
-    "ja": {Color.RED: "赤", Color.YELLOW: "きいろ", Color.GREEN: "緑", Color.BLUE: "青"},
+    "ja": {Color.RED: "赤", Color.YELLOW: "黄色", Color.GREEN: "緑", Color.BLUE: "青"},
 }
 _RANK_WORDS: Final = {
     "en": {"S": "Skip", "R": "Reverse", "+2": "Draw Two", "W": "Wild", "W+4": "Wild Draw Four",
@@ -304,6 +313,7 @@ def card_words(card: Card, lang: str) -> str:
 
 
 def color_word(color: Color, lang: str) -> str:
+    """A colour as said in ``lang`` (``red``, ``赤``)."""
     return _COLOR_WORDS[lang][color]
 
 
@@ -326,16 +336,51 @@ PERSON_PARAMS: Final = ("player", "catcher", "offender", "turn", "target")
 
 
 def ja_addressed(name: str) -> bool:
-    """True when ``name`` (as said) is already a way to address a person, so that a phrase
-    says ``ママの番です`` and not ``ママさんの番です``."""
-    return name in _JA_FAMILY or name.endswith(_JA_TITLES)
+    """True when ``name`` (as written or as said, in kana of either kind) is already a way to
+    address a person, so that a phrase says ``ママの番です`` and not ``ママさんの番です``
+    (ユイチャン as much as ゆいちゃん)."""
+    plain = _hiragana(name)
+    return (name in _JA_FAMILY or plain in _JA_FAMILY or plain.endswith(_JA_TITLES)
+            or name.endswith(_JA_TITLES))
 
 
-def _without_title(template: str, names: Mapping[str, str]) -> str:
-    for param, said in names.items():
-        if ja_addressed(said):
+def _hiragana(text: str) -> str:
+    return "".join(chr(ord(ch) - 0x60) if 0x30A1 <= ord(ch) <= 0x30F6 else ch for ch in text)
+
+
+def _ja_person(written: str, said: str) -> str:
+    """A name in a Japanese list of people: with さん unless it already addresses someone."""
+    return said if ja_addressed(written) or ja_addressed(said) else f"{said}さん"
+
+
+def table_words(table: str, lang: str) -> str:
+    """A table's id as said: ``3番テーブル`` for an id ending in a number (``3``,
+    ``table-3``), else the id after テーブル; ``Table 3`` in English."""
+    if lang != "ja":
+        return table
+    digits = re.search(r"(\d+)$", table)
+    return f"{int(digits.group(1))}番テーブル" if digits else f"テーブル「{table}」"
+
+
+def _without_title(template: str, names: Mapping[str, tuple[str, str]]) -> str:
+    for param, (written, said) in names.items():
+        if ja_addressed(written) or ja_addressed(said):
             template = template.replace(f"{{{param}}}さん", f"{{{param}}}")
     return template
+
+
+# Words Open JTalk misreads, written in kanji in the captions and said from this spelling.
+SPOKEN_JA: Final[Mapping[str, str]] = {"山札": "やまふだ", "手札": "てふだ", "黄色": "きいろ"}
+
+
+def speech(text: str, lang: str) -> str:
+    """The caption ``text`` as the voice is given it: in Japanese, the words Open JTalk
+    misreads (山札 is not やまさつ) spelt as said; in English the text itself."""
+    if lang != "ja":
+        return text
+    for word, said in SPOKEN_JA.items():
+        text = text.replace(word, said)
+    return text
 
 
 def render(
@@ -346,12 +391,18 @@ def render(
         raise ValueError(f"unknown language {lang!r}: use en or ja")
     template = CATALOGUE[ann.key][lang]
     values: dict[str, str] = {}
+    written: dict[str, str] = {}
     for name, value in ann.params:
         if name in PERSON_PARAMS:
+            written[name] = str(value)
             values[name] = (pronounce or {}).get(str(value), str(value))
         elif name == "players":  # names, one a line: "Aki, Ken and Mio" / "Aki、Ken、Mio"
-            names = [(pronounce or {}).get(n, n) for n in str(value).split("\n")]
-            values[name] = "、".join(names) if lang == "ja" else _and(names)
+            names = str(value).split("\n")
+            said = [(pronounce or {}).get(n, n) for n in names]
+            values[name] = ("、".join(_ja_person(n, s) for n, s in zip(names, said, strict=True))
+                            if lang == "ja" else _and(said))
+        elif name == "table":
+            values[name] = table_words(str(value), lang)
         elif name == "card":
             values[name] = card_words(parse_card(str(value)), lang)
         elif name == "color":
@@ -361,7 +412,8 @@ def render(
         else:
             values[name] = str(value)
     if lang == "ja":
-        template = _without_title(template, {k: v for k, v in values.items() if k in PERSON_PARAMS})
+        template = _without_title(template, {k: (written[k], v) for k, v in values.items()
+                                             if k in PERSON_PARAMS})
     return template.format(**values)
 
 
@@ -387,6 +439,7 @@ class Telling:
     options: Options | None
 
     def name(self, seat: int | None) -> str:
+        """The name of the player at ``seat`` (empty for none)."""
         return self.players[seat] if seat is not None else ""
 
     def before(self, kind: EventKind) -> list[Event]:

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from table.cards import Card, Color, parse_card
+from table.cards import Card, Color, edition_counts, parse_card
 from table.errors import ScenarioError, TableError
 from table.files.text import read_text
 from table.readers.base import TagLifted, TagRead
@@ -50,6 +50,7 @@ VERBS = (
 
 @dataclass(frozen=True, slots=True)
 class Line:
+    """One line of a scenario, read: its number, text, word and arguments."""
     number: int
     text: str
     word: str  # a setup word, a verb, a physical word, "undo" or "next-round"
@@ -94,6 +95,7 @@ def parse(text: str, path: str = "<scenario>") -> list[Line]:
 
 @dataclass
 class StepRecord:
+    """What one scenario line did: verdict, reason and what was said."""
     line: int
     input: str
     verdict: str
@@ -101,6 +103,7 @@ class StepRecord:
     announcements: list[str]
 
     def as_json(self) -> dict[str, Any]:
+        """The record as the ``replay`` command prints it."""
         return {
             "line": self.line,
             "input": self.input,
@@ -142,6 +145,7 @@ class Replay:
 
     @property
     def state(self) -> State | None:
+        """The game state so far (None before the first deal)."""
         return self.referee.state if self.referee else None
 
     # --- errors and lookups ---------------------------------------------------------------
@@ -215,6 +219,20 @@ class Replay:
             if not args:
                 raise self._error(line, "'start' takes the card turned up")
             su.start = [self._card(line, c) for c in args]
+        if w in ("hand", "pile", "start"):
+            self._check_copies(line)
+
+    def _check_copies(self, line: Line) -> None:
+        """Blame the set-up line that names a card more often than the deck holds it."""
+        su = self.setup
+        named = [c for cards, _ in su.hands.values() for c in cards] + su.pile + su.start
+        edition = self._options(line).deck
+        counts = edition_counts(edition)
+        for card in dict.fromkeys(named):
+            if named.count(card) > counts.get(card, 0):
+                raise self._error(line, f"{card.code} is named {named.count(card)} times in the "
+                                        f"set-up, but the {edition} deck has "
+                                        f"{counts.get(card, 0)}")
 
     def _need_players(self, line: Line) -> None:
         if not self.setup.players:
@@ -316,6 +334,7 @@ class Replay:
         self.steps.append(StepRecord(line.number, line.text, verdict, reason, says))
 
     def run_line(self, line: Line) -> None:
+        """Run one parsed line; raises :class:`ScenarioError` for one that is wrong."""
         self._last = line
         if line.word in SETUP_WORDS:
             self._setup_line(line)
@@ -333,11 +352,10 @@ class Replay:
             self._begin(line)
         ref = self.referee
         assert ref is not None
+        if line.word in ("lift", "tap") and line.args[0] not in ref.readers:
+            readers = ", ".join(ref.readers)  # the virtual table lacks it: the file is wrong
+            raise self._error(line, f"unknown reader {line.args[0]!r}: the readers are {readers}")
         if line.word == "lift":  # not judged, nothing said: no step, only what rests where
-            if line.args[0] not in ref.readers:
-                readers = ", ".join(ref.readers)
-                raise self._error(line, f"unknown reader {line.args[0]!r}: the readers are "
-                                        f"{readers}")
             ref.handle(TagLifted(line.args[0], self._uid(line, ref)))
             return
         if line.word == "undo":
@@ -415,10 +433,12 @@ def virtual_readers(players: Sequence[str]) -> list[ReaderRole]:
 
 
 def replay_text(text: str, path: str = "<scenario>", lang: str = "en") -> Replay:
+    """Run a scenario given as text."""
     rp = Replay(path, lang)
     rp.run(parse(text, path))
     return rp
 
 
 def replay_file(path: str, lang: str = "en") -> Replay:
+    """Run the scenario file at ``path``."""
     return replay_text(read_text(path, "scenario file"), path, lang)

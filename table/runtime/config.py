@@ -490,7 +490,8 @@ def _web(c: _Checker, web: Mapping[str, Any]) -> dict[str, Any]:
         text = c.string("web.listen", web["listen"], allowed)
         host, sep, port = text.rpartition(":")
         host = host.strip("[]")
-        if not sep or not host or not (port.isascii() and port.isdigit()) or not 0 <= int(port) <= 65535:
+        if (not sep or not host or not (port.isascii() and port.isdigit())
+                or not 0 <= int(port) <= 65535):
             raise c.fail("web.listen", f"{_show(text)} is not an address", allowed)
         out["web_listen"] = (host, int(port))
     if "api_key" in web:

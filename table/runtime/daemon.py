@@ -105,6 +105,19 @@ def check_names_said(config: Config) -> None:
                     where=f"{config.path}: table.readings")
 
 
+def log_name_readings(config: Config) -> None:
+    """Each name's reading in the log before play; a warning, with the fix, for a likely wrong
+    one (:func:`table.voice.names.name_readings`)."""
+    if config.language != "ja":
+        return
+    from table.voice.names import name_readings
+
+    for r in name_readings(config.players, config.readings, config.pronunciations):
+        log.info("name %s: said %s", r.name, r.reading)
+        if r.warning:
+            log.warning("%s", r.lines()[1].strip().removeprefix("warning: "))
+
+
 def said_as(config: Config) -> dict[str, str]:
     """How the voice says each player's name: in Japanese with the readings (and names in
     romaji as kana), else as ``[table] pronunciations`` says."""

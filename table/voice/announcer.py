@@ -32,8 +32,7 @@ SPOKEN_KEPT = 100  # the latest phrases kept in ``Announcer.spoken``: memory sta
 
 
 class Backend(Protocol):
-    """A speech backend: says a text in a language."""
-
+    """What the announcer needs of a speech engine: to say a text in a language."""
     def speak(self, text: str, lang: str) -> None:
         """Say ``text`` and return when it has been said (it may hang: the announcer copes)."""
 
@@ -74,8 +73,7 @@ class _Speaker:
 
 
 class Announcer:
-    """Speaks announcements in a thread of its own, most urgent first; the referee never waits."""
-
+    """Speaks announcements in the background, urgent ones first, captions for all."""
     def __init__(
         self,
         factory: Callable[[], Backend],
@@ -107,7 +105,7 @@ class Announcer:
     # --- the referee's side: never blocks ---------------------------------------------------
 
     def announce(self, ann: Announcement) -> None:
-        """Queue ``ann`` to be said (never blocks)."""
+        """File ``ann`` to be said (its caption written now); never blocks."""
         if self.caption is not None:
             self.caption(render(ann, self.lang, self.pronounce))
         cache = self._speaker.cache

@@ -27,7 +27,10 @@ from functools import cache
 from pathlib import Path
 from typing import Final
 
-from table.voice.espeak import TIMEOUT_S, VOICES, SpeechError, render_wav
+from table.referee.announcements import speech
+from table.voice.audio import tidy
+from table.voice.errors import SpeechError
+from table.voice.espeak import TIMEOUT_S, VOICES, render_wav
 
 BACKENDS = ("pyttsx3", "espeak-ng", "wav", "captions")
 DISK_LIMIT: Final = 256 * 1024 * 1024  # bytes of WAV files the disk cache keeps at most
@@ -47,6 +50,7 @@ class Voice:
 
 @cache
 def espeak_version() -> str:
+    """espeak-ng's version (part of the phrase cache's key), or ``?``."""
     try:
         done = subprocess.run(["espeak-ng", "--version"], capture_output=True, text=True,
                               timeout=TIMEOUT_S, check=False)
@@ -56,9 +60,28 @@ def espeak_version() -> str:
     return words[3] if len(words) > 3 else "?"
 
 
+SAID: Final = "+said2"  # in each standard voice's name: audio from before tidying is not reused
+
+
+def spoken_text(text: str, lang: str) -> str:
+    """A caption as the voice is given it: Japanese words Open JTalk misreads spelt as said
+    (:func:`~table.referee.announcements.speech`) and ids in Latin letters as kana."""
+    if lang != "ja":
+        return text
+    from table.voice.romaji import latin_in_kana
+
+    return latin_in_kana(speech(text, lang))
+
+
+def said_by(render: Callable[[str], bytes], lang: str) -> Callable[[str], bytes]:
+    """``render`` given the spoken text of a caption, its audio tidied (:mod:`.audio`)."""
+    return lambda text: tidy(render(spoken_text(text, lang)))
+
+
 def espeak_voice(lang: str) -> Voice:
-    return Voice(f"espeak-ng-{espeak_version()}:{VOICES.get(lang, lang)}",
-                 lambda text: espeak_wav_bytes(text, lang))
+    """espeak-ng's voice for ``lang``."""
+    return Voice(f"espeak-ng-{espeak_version()}:{VOICES.get(lang, lang)}{SAID}",
+                 said_by(lambda text: espeak_wav_bytes(text, lang), lang))
 
 
 def japanese_voice() -> Voice | None:
@@ -66,7 +89,7 @@ def japanese_voice() -> Voice | None:
     from table.voice.openjtalk import japanese_renderer
 
     found = japanese_renderer()
-    return None if found is None else Voice(*found)
+    return None if found is None else Voice(found[0] + SAID, said_by(found[1], "ja"))
 
 
 def standard_voice(lang: str) -> Voice:
@@ -97,10 +120,12 @@ class DiskCache:
         self.broken = False
 
     def path(self, key: tuple[str, str, str]) -> Path:
+        """The file that holds the phrase of ``key``."""
         digest = hashlib.sha256("\0".join(key).encode()).hexdigest()[:40]
         return self.folder / f"{digest}.wav"
 
     def get(self, key: tuple[str, str, str]) -> bytes | None:
+        """The WAV bytes kept for ``key``, or None."""
         try:
             data = self.path(key).read_bytes()
         except OSError:
@@ -108,6 +133,7 @@ class DiskCache:
         return data if data.startswith(b"RIFF") and len(data) > 44 else None
 
     def put(self, key: tuple[str, str, str], data: bytes) -> None:
+        """Keep ``data`` for ``key`` (a folder it cannot write in is said once)."""
         if self.broken:
             return
         try:
@@ -122,12 +148,14 @@ class DiskCache:
                         self.folder, exc.strerror)
 
     def files(self) -> list[Path]:
+        """The WAV files kept."""
         try:
             return list(self.folder.glob("*.wav"))
         except OSError:
             return []
 
     def size(self) -> int:
+        """Bytes kept on disk."""
         return sum(p.stat().st_size for p in self.files())
 
     def trim(self) -> int:
@@ -180,6 +208,7 @@ class PhraseCache:
         self.misses = 0
 
     def audio(self, text: str, lang: str, urgent: bool = True) -> bytes:
+        """``text`` in ``lang`` as WAV bytes: kept, read from disk, or rendered now."""
         voice = self.voice(lang)
         if not self.enabled:
             self.misses += 1
@@ -296,6 +325,7 @@ class CaptionsBackend:
     """No sound: the announcer's captions are the output."""
 
     def speak(self, text: str, lang: str) -> None:
+        """Say nothing: the captions are the voice."""
         return None
 
 
@@ -312,6 +342,7 @@ class WavBackend:
             raise SpeechError(f"cannot make the folder {folder}: {exc.strerror}") from None
 
     def speak(self, text: str, lang: str) -> None:
+        """Write ``text`` as the next numbered WAV file."""
         self.count += 1
         (self.folder / f"{self.count:04d}.wav").write_bytes(self.cache.audio(text, lang))
 
@@ -326,6 +357,7 @@ class EspeakBackend:
             raise SpeechError("no audio output found (aplay, paplay or pw-play)")
 
     def speak(self, text: str, lang: str) -> None:
+        """Play ``text`` through the audio output."""
         assert self.player is not None
         data = self.cache.audio(text, lang)
         subprocess.run(self.player, input=data, check=True, capture_output=True, timeout=60)
@@ -372,10 +404,11 @@ class Pyttsx3Backend:
             if voice is not None:
                 return voice
         voice_id = self.VOICE_IDS.get(lang, self.VOICE_IDS["en"])
-        name = f"pyttsx3-{espeak_version()}:{voice_id}@{self.RATE}"
-        return Voice(name, lambda text: self.render(text, lang), anywhere=False)
+        name = f"pyttsx3-{espeak_version()}:{voice_id}@{self.RATE}{SAID}"
+        return Voice(name, said_by(lambda text: self.render(text, lang), lang), anywhere=False)
 
     def render(self, text: str, lang: str) -> bytes:
+        """``text`` in ``lang`` as WAV bytes, rendered by pyttsx3 (tried again if lost)."""
         if lang == "ja":
             from table.voice.kana import to_kana
 
@@ -406,6 +439,7 @@ class Pyttsx3Backend:
             return path.read_bytes() if path.exists() else None
 
     def speak(self, text: str, lang: str) -> None:
+        """Play ``text`` through the audio output."""
         data = self.cache.audio(text, lang)
         if self.player is not None:
             subprocess.run(self.player, input=data, check=True, capture_output=True, timeout=60)

@@ -12,7 +12,10 @@ import wave
 from pathlib import Path
 from typing import Final
 
-from table.errors import TableError
+from table.voice.errors import SpeechError
+
+__all__ = ["SpeechError", "espeak_path", "phonemes", "render_wav", "variant_wav",
+           "wav_bytes_seconds", "wav_seconds"]
 
 # English in the Klatt variant of the US voice: an offline recogniser heard 99% of the
 # catalogue's words from it and 31% from espeak-ng's default "en" (bench/english_voices.py,
@@ -21,11 +24,8 @@ VOICES: Final = {"en": "en-us+klatt4", "ja": "ja"}
 TIMEOUT_S: Final = 10.0
 
 
-class SpeechError(TableError, RuntimeError):
-    """The speech engine is missing or failed."""
-
-
 def espeak_path() -> str:
+    """The espeak-ng program's path; raises :class:`SpeechError` saying how to install it."""
     path = shutil.which("espeak-ng")
     if path is None:
         raise SpeechError(
@@ -83,11 +83,13 @@ def _readable(text: str, lang: str) -> str:
 
 
 def wav_seconds(path: Path) -> float:
+    """The length in seconds of the WAV file at ``path``."""
     with wave.open(str(path), "rb") as w:
         return w.getnframes() / float(w.getframerate())
 
 
 def wav_bytes_seconds(data: bytes) -> float:
+    """The length in seconds of a WAV file given as bytes."""
     import io
 
     with wave.open(io.BytesIO(data), "rb") as w:

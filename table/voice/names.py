@@ -18,79 +18,18 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Final
 
 from table.errors import TableError
 from table.voice.kana import has_kanji, katakana
+from table.voice.romaji import romaji
 
-# Hepburn and Kunrei syllables, longest first when matched.
-_SYLLABLES: Final = {
-    "kya": "キャ", "kyu": "キュ", "kyo": "キョ", "sha": "シャ", "shu": "シュ", "sho": "ショ",
-    "sya": "シャ", "syu": "シュ", "syo": "ショ", "cha": "チャ", "chu": "チュ", "cho": "チョ",
-    "tya": "チャ", "tyu": "チュ", "tyo": "チョ", "nya": "ニャ", "nyu": "ニュ", "nyo": "ニョ",
-    "hya": "ヒャ", "hyu": "ヒュ", "hyo": "ヒョ", "mya": "ミャ", "myu": "ミュ", "myo": "ミョ",
-    "rya": "リャ", "ryu": "リュ", "ryo": "リョ", "gya": "ギャ", "gyu": "ギュ", "gyo": "ギョ",
-    "bya": "ビャ", "byu": "ビュ", "byo": "ビョ", "pya": "ピャ", "pyu": "ピュ", "pyo": "ピョ",
-    "shi": "シ", "chi": "チ", "tsu": "ツ", "dzu": "ヅ",
-    "ja": "ジャ", "ju": "ジュ", "jo": "ジョ", "ji": "ジ", "je": "ジェ", "fu": "フ",
-    "ka": "カ", "ki": "キ", "ku": "ク", "ke": "ケ", "ko": "コ",
-    "sa": "サ", "si": "シ", "su": "ス", "se": "セ", "so": "ソ",
-    "ta": "タ", "ti": "チ", "tu": "ツ", "te": "テ", "to": "ト",
-    "na": "ナ", "ni": "ニ", "nu": "ヌ", "ne": "ネ", "no": "ノ",
-    "ha": "ハ", "hi": "ヒ", "hu": "フ", "he": "ヘ", "ho": "ホ",
-    "ma": "マ", "mi": "ミ", "mu": "ム", "me": "メ", "mo": "モ",
-    "ya": "ヤ", "yu": "ユ", "yo": "ヨ",
-    "ra": "ラ", "ri": "リ", "ru": "ル", "re": "レ", "ro": "ロ",
-    "wa": "ワ", "wo": "ヲ",
-    "ga": "ガ", "gi": "ギ", "gu": "グ", "ge": "ゲ", "go": "ゴ",
-    "za": "ザ", "zi": "ジ", "zu": "ズ", "ze": "ゼ", "zo": "ゾ",
-    "da": "ダ", "di": "ヂ", "du": "ヅ", "de": "デ", "do": "ド",
-    "ba": "バ", "bi": "ビ", "bu": "ブ", "be": "ベ", "bo": "ボ",
-    "pa": "パ", "pi": "ピ", "pu": "プ", "pe": "ペ", "po": "ポ",
-    "a": "ア", "i": "イ", "u": "ウ", "e": "エ", "o": "オ",
-}
-_LONG: Final = {"ā": "aa", "ī": "ii", "ū": "uu", "ē": "ee", "ō": "ou", "â": "aa", "ô": "ou"}
 _KANA_READING: Final = re.compile(r"^[\u3041-\u3096\u30A1-\u30FA\u30FC\u30FB ]+$")
 
 
 class UnreadableName(TableError, ValueError):
     """A player's name the Japanese voice cannot say right."""
-
-
-def romaji(name: str) -> str | None:
-    """A name in romaji as katakana (``Ken`` -> ``ケン``, ``Shouta`` -> ``ショウタ``), or None
-    when it is not romaji (``Sam``)."""
-    text = "".join(_LONG.get(ch, ch) for ch in name.lower())
-    if not text.isascii() or not text.replace("'", "").replace("-", "").isalpha():
-        return None
-    out: list[str] = []
-    i = 0
-    while i < len(text):
-        ch = text[i]
-        if ch in "'-":
-            i += 1
-            continue
-        if ch == "n" and (i + 1 == len(text) or text[i + 1] not in "aiueoy"):
-            out.append("ン")
-            i += 2 if i + 1 < len(text) and text[i + 1] == "'" else 1
-            continue
-        if i + 1 < len(text) and ch == text[i + 1] and ch not in "aiueon":
-            out.append("ッ")  # a doubled consonant: Kotta, Ippei
-            i += 1
-            continue
-        if ch == "m" and i + 1 < len(text) and text[i + 1] in "bmp":
-            out.append("ン")  # Hepburn's m before b, m, p: Kamba
-            i += 1
-            continue
-        for size in (3, 2, 1):
-            kana = _SYLLABLES.get(text[i:i + size])
-            if kana is not None:
-                out.append(kana)
-                i += size
-                break
-        else:
-            return None
-    return "".join(out)
 
 
 def is_reading(text: str) -> bool:
@@ -144,7 +83,7 @@ def check_names(
 ) -> dict[str, str]:
     """What the Japanese voice says for each name; raises :class:`UnreadableName` (one line) for a
     name it cannot say right. ``where`` names the place to fix it."""
-    from table.voice.espeak import SpeechError
+    from table.voice.errors import SpeechError
     from table.voice.openjtalk import engine
 
     try:
@@ -160,3 +99,127 @@ def check_names(
             raise UnreadableName(f"{where}: the name {name!r} cannot be said in Japanese ({why}); "
                              f"allowed: its reading in kana, e.g. {name} = \"{example}\"")
     return said
+
+
+# Names given today whose common reading Open JTalk's dictionary does not have (it says 陽葵
+# ハルキ, 美羽 ミワ): the reading most families mean, offered in the warning.
+COMMON_READINGS: Final = {
+    "陽葵": "ひまり", "美羽": "みう", "心愛": "ここあ", "律": "りつ", "詩": "うた", "杏": "あん",
+    "乃愛": "のあ", "柚希": "ゆずき", "一華": "いちか", "彩葉": "いろは", "律希": "りつき",
+}
+# English names whose letters also read as romaji (Mike ミケ, Jane ジャネ), with their reading.
+ENGLISH_NAMES: Final = {
+    "mike": "まいく", "jane": "じぇーん", "kate": "けいと", "jake": "じぇいく", "luke": "るーく",
+    "rose": "ろーず", "anne": "あん", "mone": "もね", "nate": "ねいと", "jade": "じぇいど",
+    "joe": "じょー", "kai": "かい", "ken": "けん", "amanda": "あまんだ", "hannah": "はんな",
+}
+_ENGLISH_LOOK: Final = re.compile(r"^[^aeiou]*[aeiou][bcdfgjklmnprstz]e$|ee|oo|ea|ck|th")
+_PALATAL: Final = ("y", "j", "sh", "ch", "ky", "ry", "gy", "ny", "hy", "my", "py", "by")
+_LONG_AFTER: Final = {"o": ("u", "o", "h"), "u": ("u", "n", "i", "a", "e", "o")}  # not before these
+_ROU_ENDINGS: Final = ("taro", "jiro", "ichiro", "saburo", "shiro", "goro")
+_N_BEFORE_VOWEL: Final = re.compile(r"(?<=[aeiou])n(?=ichi|y[aou])")
+
+
+@dataclass(frozen=True, slots=True)
+class NameReading:
+    """How the Japanese voice will say one player's name, and a warning when that is likely
+    not how the family says it, with the ``[table] readings`` line that fixes it."""
+
+    name: str
+    reading: str  # katakana, as the voice says it
+    warning: str | None = None
+    fix: str | None = None  # e.g. 陽葵 = "ひまり"
+
+    def lines(self) -> list[str]:
+        """The name's reading on one line, and the warning with its fix on the next."""
+        out = [f"{self.name}: said {self.reading}"]
+        if self.warning:
+            out.append(f"  warning: {self.name}: {self.warning}; if that is wrong, add under "
+                       f"[table] readings: {self.fix}")
+        return out
+
+
+def _romaji_doubt(name: str) -> tuple[str, str] | None:
+    """Why a romaji name is likely misread, and the reading it more likely has."""
+    low = name.lower()
+    if low in ENGLISH_NAMES and low not in ("kai", "ken"):
+        return "looks like an English name, read as romaji", ENGLISH_NAMES[low]
+    if _ENGLISH_LOOK.search(low):
+        return "looks like an English name, read as romaji", ""
+    guess = _long_vowels(_N_BEFORE_VOWEL.sub("n'", low))
+    if guess == low:
+        return None
+    kana = romaji(guess)
+    return ("romaji hides long vowels and ン before a vowel", "") if kana is None else (
+        "romaji hides long vowels and ン before a vowel", _hira(kana))
+
+
+def _long_vowels(low: str) -> str:
+    """Romaji with the long vowels it most likely leaves out: yo, sho, ryo as you, shou, ryou;
+    yu, shu, ryu before a consonant or at the end as yuu; Taro, Ichiro as tarou, ichirou."""
+    out = ""
+    for i, ch in enumerate(low):
+        out += ch
+        after = low[i + 1: i + 2]
+        palatal = low[:i].endswith(_PALATAL)
+        if palatal and ch in _LONG_AFTER and after not in _LONG_AFTER[ch]:
+            out += "u"
+    return out + "u" if low.endswith(_ROU_ENDINGS) else out
+
+
+def _hira(text: str) -> str:
+    return "".join(chr(ord(ch) - 0x60) if 0x30A1 <= ord(ch) <= 0x30F6 else ch for ch in text)
+
+
+def _kanji_doubt(name: str, nodes: Sequence[Mapping[str, object]]) -> str | None:
+    """Why Open JTalk likely misreads a kanji name, from its words for ``name``さん."""
+    words = [n for n in nodes if n.get("string") not in ("さん",)]
+    if name in COMMON_READINGS:
+        return f"most families say {COMMON_READINGS[name]}"
+    if len(words) > 1:
+        return "Open JTalk reads it as words, not as one name"
+    if len(name) == 1:
+        return "a one-kanji name has many readings"
+    if words and words[0].get("pos_group2") != "人名":
+        return "Open JTalk does not know it as a name"
+    return None
+
+
+def name_readings(
+    players: Sequence[str], readings: Mapping[str, str], pronunciations: Mapping[str, str]
+) -> list[NameReading]:
+    """Each name's reading as the Japanese voice will say it (Open JTalk where it works, else
+    the kana espeak-ng is given), with a warning for a romaji or kanji name whose reading is
+    likely wrong."""
+    from table.voice.errors import SpeechError
+    from table.voice.openjtalk import engine
+
+    said = spoken_names(players, readings, pronunciations)
+    try:
+        jt = engine()
+    except SpeechError:
+        jt = None
+    out: list[NameReading] = []
+    for name in players:
+        if jt is not None:
+            whole = jt.reading(f"{said[name]}さん")
+            reading = whole[:-2] if whole.endswith("サン") else whole
+        else:
+            reading = katakana(said[name])
+        reading = reading.replace("’", "")
+        warning, fix = None, None
+        if name not in readings and name not in pronunciations:
+            if romaji(name) is not None:
+                doubt = _romaji_doubt(name)
+                if doubt is not None:
+                    warning, fix = doubt[0], f'{name} = "{doubt[1] or "its reading in kana"}"'
+            elif has_kanji(name) and jt is not None:
+                base = re.sub("(ちゃん|くん|君|さん|さま|様)$", "", name)
+                why = _kanji_doubt(base, jt.nodes(f"{base}さん"))
+                if why is not None:
+                    warning = why
+                    fix = f'"{name}" = "{COMMON_READINGS.get(name, "its reading in kana")}"'
+        if warning:
+            warning = f"said {reading}, but {warning}"
+        out.append(NameReading(name, reading, warning, fix))
+    return out

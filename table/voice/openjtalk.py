@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from table.voice.espeak import SpeechError
+from table.voice.errors import SpeechError
 
 log = logging.getLogger(__name__)
 
@@ -123,6 +123,9 @@ class Engine:
             if not labels:
                 raise SpeechError(f"Open JTalk finds nothing to say in {text!r}")
             samples = self._hts.synthesize(labels)
+        peak = float(np.max(np.abs(samples))) if len(samples) else 0.0
+        if peak > 32767:  # a loud phrase runs past full scale: scale it down, never clip it
+            samples = samples * (32767 / peak)
         pcm = np.clip(samples, -32768, 32767).astype("<i2").tobytes()
         out = io.BytesIO()
         with wave.open(out, "wb") as w:

@@ -12,7 +12,8 @@ from typing import Final
 
 from table.errors import TableError
 from table.referee.announcements import Announcement, render
-from table.voice.espeak import SpeechError, wav_bytes_seconds
+from table.voice.errors import SpeechError
+from table.voice.espeak import wav_bytes_seconds
 
 PAUSE_S: Final = 0.4
 # A few moments of a round, the same in both languages.
@@ -81,6 +82,7 @@ def _write(path: Path, parts: list[bytes]) -> str:
 
 
 def sample_texts(lang: str) -> list[str]:
+    """The sample phrases in ``lang``, names as the voice says them."""
     names = JA_NAMES if lang == "ja" else {}
     return [render(a, lang, names) for a in PHRASES]
 

@@ -34,6 +34,7 @@ from starlette.routing import Route
 from table import __version__
 from table.cards import COLORS, Color, parse_card
 from table.errors import TableError
+from table.referee.announcements import corrections
 from table.referee.views import standing_json
 from table.web.base import PRIVATE, STATIC, json_error, web_app
 from table.web.feed import Feed
@@ -94,6 +95,7 @@ class WebTable:
         self._logins: deque[float] = deque(maxlen=LOGINS_PER_MINUTE)
         self._speech: Any = None  # the phrase cache, made at the first request for speech
         self.stats = StatsPage(side.journal, self.language)
+        self.name_readings: list[str] = []  # each name as a Japanese voice says it, for /admin
         feed.listeners.append(self._on_event)
 
     def _on_event(self, event: Any) -> None:
@@ -214,6 +216,7 @@ class WebTable:
             "buttons": rule_buttons(self.side.state()),
             "plays_cards": self.side.plays_cards,
             "version": __version__,
+            "phrases": corrections(),  # a refusal shown in the referee's words
         }
 
     def speech(self, text: str) -> bytes:
@@ -261,10 +264,10 @@ def make_app(web: WebTable) -> Starlette:
     async def seat_page(request: Request) -> Response:
         if web.seats.seat_of(request.path_params["token"]) is None:
             return refused_page(
-                "Not a seat of this match / このゲームの せきでは ありません",
+                "Not a seat of this match / この試合の席ではありません",
                 "This seat link is not valid: it may be from an earlier match. Scan the new "
-                "code on the admin page. / この リンクは つかえません。あたらしい コードを "
-                "よみとって ください。", 403)
+                "code on the admin page. / このリンクは使えません。前の試合のものかもしれません。"
+                "管理ページの新しいコードを読み取ってください。", 403)
         return page("seat.html")
 
     async def admin_page(request: Request) -> Response:
@@ -275,11 +278,11 @@ def make_app(web: WebTable) -> Starlette:
     async def stats(request: Request) -> Response:
         if web.stats.journal is None:
             return refused_page(
-                "No journal, no report / きろくが ありません",
+                "No journal, no report / 記録がありません",
                 "This table keeps no journal, so there is no evening to report on: start the "
                 "demo with --journal FILE (a table run by uno-table run always keeps one). / "
-                "きろくを とって いないので せいせきは ありません。", 404)
-        report = await run_in_threadpool(web.stats.report)
+                "記録を取っていないので、成績はありません。", 404)
+        report = await run_in_threadpool(web.stats.report, request.query_params.get("lang"))
         return HTMLResponse(report.html, report.status,
                             headers={**PRIVATE, "content-security-policy": CSP})
 
@@ -350,6 +353,7 @@ def make_app(web: WebTable) -> Starlette:
             "seats": seats,
             "readers": dict(web.side.readers()),
             "pages": web.feed.subscribers,
+            "name_readings": web.name_readings,
             "fanout": web.feed.relayed,
             "standing": web.standing(),
         }, headers=PRIVATE)

@@ -16,8 +16,8 @@ from typing import Final
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
-from starlette.routing import BaseRoute, Mount
+from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -70,12 +70,20 @@ async def _http_error(request: Request, exc: Exception) -> Response:
                       dict(exc.headers or {}))
 
 
+async def _favicon(request: Request) -> Response:
+    """The pages' icon (a card), also where browsers look for it by themselves."""
+    return FileResponse(STATIC / "favicon.ico", media_type="image/x-icon",
+                        headers={"cache-control": "max-age=86400"})
+
+
 def web_app(routes: Sequence[BaseRoute], static: Sequence[tuple[str, Path]] = ()) -> Starlette:
     """An application of ``routes``, with the package's static files at ``/static`` and each
     ``(path, folder)`` of ``static`` at its path (a face's own pages and scripts); every
     response with :data:`SECURITY_HEADERS`, every 404 and 405 a JSON error."""
     mounts = [Mount(path, StaticFiles(directory=folder)) for path, folder in static]
     mounts.append(Mount("/static", StaticFiles(directory=STATIC), name="static"))
-    app = Starlette(routes=[*routes, *mounts], exception_handlers={HTTPException: _http_error})
+    icon = Route("/favicon.ico", _favicon)  # every browser asks for it, whatever the page says
+    app = Starlette(routes=[*routes, icon, *mounts],
+                    exception_handlers={HTTPException: _http_error})
     app.add_middleware(SecurityHeaders)
     return app

@@ -36,7 +36,7 @@ NOTES: Final[dict[str, dict[str, str]]] = {
         "no plots": "No plots: {how}.",
     },
     "ja": {
-        "back": '<p><a href="/">← テーブルへ</a></p>',
+        "back": '<p><a href="/?lang=ja">← テーブルへ</a></p>',
         "unreadable": "記録が今は読めないので、レポートはありません。"
                       "少ししてから開き直してください。理由はテーブルのログにあります。",
         "empty": "記録にはまだ試合がありません。レポートは最初のカードから始まります。",
@@ -61,23 +61,26 @@ class StatsPage:
         self.title = evening_report.WORDS[self.lang]["title"]
         self.builds = 0  # reports built so far (each a read of the journal, and plots)
         self._lock = threading.Lock()
-        self._cached: tuple[int, Report] | None = None
+        self._cached: dict[str, tuple[int, Report]] = {}  # by language
 
-    def report(self) -> Report:
-        """The report as the journal stands now. Blocking: call it in a worker thread."""
+    def report(self, lang: str | None = None) -> Report:
+        """The report as the journal stands now, in ``lang`` (the page's choice, ``?lang=``)
+        or the table's language. Blocking: call it in a worker thread."""
         assert self.journal is not None, "no journal: the page says so without a report"
+        lang = lang if lang in evening_report.LANGUAGES else self.lang
         with self._lock:
             key = last_entry(self.journal)  # read first: a row written during a build rebuilds
-            if key is not None and self._cached is not None and self._cached[0] == key:
-                return self._cached[1]
-            built = self._build(self.journal)
+            cached = self._cached.get(lang)
+            if key is not None and cached is not None and cached[0] == key:
+                return cached[1]
+            built = self._build(self.journal, lang)
             self.builds += 1
             if key is not None:
-                self._cached = (key, built)
+                self._cached[lang] = (key, built)
             return built
 
-    def _build(self, journal: Path) -> Report:
-        lang, title = self.lang, self.title
+    def _build(self, journal: Path, lang: str) -> Report:
+        title = evening_report.WORDS[lang]["title"]
         words = NOTES[lang]
         back = words["back"]
         try:

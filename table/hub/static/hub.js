@@ -11,11 +11,11 @@ Object.assign(WORDS.en, {
   "no-results": "No results yet",
 });
 Object.assign(WORDS.ja, {
-  standings: "じゅんい", timer: "のこり じかん", ranking: "ランキング", seating: "テーブル",
-  "time-up": "じかん です!", "col-rank": "#", "col-player": "プレイヤー", "col-matches": "ゲーム かち",
-  "col-points": "とくてん", "col-rounds": "ラウンド", "col-wins": "かち", table: "テーブル{n}",
+  standings: "順位", timer: "残り時間", ranking: "ランキング", seating: "テーブル",
+  "time-up": "時間です!", "col-rank": "#", "col-player": "プレイヤー", "col-matches": "試合の勝ち",
+  "col-points": "得点", "col-rounds": "ラウンド", "col-wins": "勝ち", table: "テーブル{n}",
   online: "オンライン", offline: "オフライン", "flag": "テーブル{t} {id}: {p}",
-  "no-results": "まだ けっかは ありません",
+  "no-results": "まだ結果はありません",
 });
 
 const hub = { view: null, skew: 0 };  // skew: the hub's clock minus this device's, in seconds

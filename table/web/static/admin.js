@@ -27,7 +27,11 @@ function render() {
       el("img", { src: "/api/admin/qr/" + i + "?v=" + encodeURIComponent(seat.url.slice(-6)), alt: seat.name }),
       el("a", { href: seat.url, target: "_blank", rel: "noreferrer" }, seat.url))));
   }
-  $("pages").textContent = t("pages", { n: status.pages });
+  const names = status.name_readings || [];
+  $("namebox").classList.toggle("hidden", !names.length);
+  $("names").replaceChildren(...names.map((line) =>
+    el("li", { class: line.startsWith("  warning") ? "lost" : "live" }, line.trim())));
+  $("pages").textContent = status.pages === 1 ? t("pages-1") : t("pages", { n: status.pages });
   $("verdict").replaceChildren(verdict ? verdictLine(verdict) : "");
 }
 

@@ -17,6 +17,8 @@ let lastButton = ""; // the button of this seat's latest press event
 let fetching = null;
 let again = false;
 let shown = ""; // the view on the page, as fetched
+let notice = ""; // a word for this seat from the table's announcements (caught for UNO)
+let asked = ""; // the button this page pressed last ("catch" goes to the table as "uno")
 
 async function refresh() {
   if (gone) return;
@@ -69,7 +71,24 @@ function render() {
   $("buttons").replaceChildren(...buttons);
   $("colors").classList.toggle("hidden", !(ready.has("color") || wild));
   renderHand();
-  $("mine").replaceChildren(mine ? verdictLine(mine) : "");
+  $("mine").replaceChildren(notice ? el("span", { class: "penalty", "data-notice": "caught" }, notice)
+    : mine ? mineLine(mine) : "");
+}
+
+// This seat's own verdict: a catch that came after someone else's says so, not "not time".
+function mineLine(event) {
+  if (event.verdict === "rejected" && asked === "catch") {
+    return el("span", { class: "rejected", "data-verdict": "rejected", "data-n": event.n }, t("catch-gone"));
+  }
+  return verdictLine(event);
+}
+
+// A catch of this seat's missed UNO, as the table announced it: the phone says so.
+function onAnnouncement(frame) {
+  if (!view || !["caught", "uno-missed"].includes(frame.key) || !frame.text.includes(view.seat)) return;
+  if (frame.key === "caught" && asked === "catch") return; // this seat was the one who caught
+  notice = t("caught-you");
+  render();
 }
 
 function renderHand() {
@@ -114,7 +133,8 @@ async function press(button, extra) {
   const id = same ? last.id : pressId();
   last = { key, id, at: now, shown };
   if (button === "play") playing = true;
-  $("mine").textContent = t("press-sent", { b: button === "play" ? extra.card : buttonWord(button) });
+  asked = button;
+  $("mine").textContent = t("press-sent", { b: button === "play" ? cardName(extra.card) : buttonWord(button) });
   for (let attempt = 0; attempt < 3; attempt++) {
     let answer;
     try {
@@ -133,12 +153,16 @@ async function press(button, extra) {
 // Only a state event (and a new match, a resumed table) changes what a seat may do: the
 // view is fetched again then, and not for the other events.
 function onFrame(frame, id) {
-  if (frame.type === "snapshot" || frame.type === "state") table = frame.state;
-  else if (!["new-match", "resumed"].includes(frame.type)) {
+  if (frame.type === "snapshot" || frame.type === "state") {
+    table = frame.state;
+    render(); // the top card and colour, even when the seat's own view has not changed
+  } else if (!["new-match", "resumed"].includes(frame.type)) {
+    if (frame.type === "announcement") onAnnouncement(frame);
     if (frame.type === "verdict") {
       const ours = (frame.input === "press" && view && frame.seat === view.seat) || (frame.input === "tag" && playing);
       if (ours) {
         if (frame.input === "tag") playing = false;
+        notice = "";
         mine = { ...frame, button: frame.input === "press" ? lastButton : undefined };
         render();
       }

@@ -35,8 +35,15 @@ const WORDS = {
     admin: "Admin", undo: "Undo", "next-round": "Next round", "new-match": "New match",
     "voice-test": "Voice test", readers: "Readers", seats: "Seats (scan with a phone)",
     "new-match-sure": "Abandon this match and start a new one?", pages: "{n} pages following",
+    "pages-1": "1 page following", "name-readings": "Names as the voice says them",
     login: "Log in", key: "api_key", done: "Done: {a}",
     stats: "Stats",
+    played: "card played", "penalty-word": "penalty",
+    "caught-you": "You were caught: you forgot to call UNO. Take the penalty cards.",
+    "catch-gone": "Someone was quicker: that UNO was already caught.",
+    "said-in": "Announcements (in {l}, as the table speaks)", "lang-en": "English", "lang-ja": "Japanese",
+    "r-S": "Skip", "r-R": "Reverse", "r-+2": "Draw Two", "r-W": "Wild", "r-W+4": "Wild Draw Four",
+    "r-WSH": "Wild Shuffle Hands", "r-WC": "Wild Customizable", "card-name": "{c} {r}",
   },
   ja: {
     title: "ウノ・テーブル",
@@ -70,8 +77,15 @@ const WORDS = {
     admin: "管理", undo: "取り消し", "next-round": "次のラウンド", "new-match": "新しい試合",
     "voice-test": "音声テスト", readers: "リーダー", seats: "席 (スマホで読み取り)",
     "new-match-sure": "この試合をやめて、新しく始めますか?", pages: "{n}ページが見ています",
+    "pages-1": "1ページが見ています", "name-readings": "音声での名前の読み",
     login: "ログイン", key: "api_key", done: "{a}: OK",
     stats: "成績",
+    played: "カードを出しました", "penalty-word": "ペナルティ",
+    "caught-you": "ウノの宣言忘れを指摘されました。ペナルティのカードを引いてください。",
+    "catch-gone": "ほかの人が先に指摘しました。",
+    "said-in": "アナウンス(テーブルの言葉、{l})", "lang-en": "英語", "lang-ja": "日本語",
+    "r-S": "スキップ", "r-R": "リバース", "r-+2": "ドローツー", "r-W": "ワイルド", "r-W+4": "ワイルドドローフォー",
+    "r-WSH": "シャッフルワイルド", "r-WC": "白いワイルド", "card-name": "{c}の{r}",
   },
 };
 
@@ -103,6 +117,14 @@ function el(tag, attrs, ...children) {
   return node;
 }
 
+// A card as people name it, not as it is drawn: "blue Skip", 「青のスキップ」, "red 5".
+function cardName(code) {
+  const color = COLOR_OF[code[0]] && code.length > 1 && code !== "W+4" ? COLOR_OF[code[0]] : null;
+  const rank = color ? code.slice(1) : code;
+  const name = /^[0-9]$/.test(rank) ? rank : t("r-" + rank);
+  return color ? t("card-name", { c: t(color), r: name }) : name;
+}
+
 // A card drawn from its code: "R5", "G+2", "W+4"; null draws an empty place.
 function cardEl(code, opts) {
   opts = opts || {};
@@ -111,7 +133,7 @@ function cardEl(code, opts) {
   const color = COLOR_OF[code[0]] && code.length > 1 && code !== "W+4" ? COLOR_OF[code[0]] : null;
   const rank = color ? code.slice(1) : code;
   const face = SYMBOLS[rank] || rank;
-  const label = (color ? t(color) + " " : "") + face;
+  const label = cardName(code);
   return el(tag, {
     class: "card " + (color || "wild") + (opts.extra ? " " + opts.extra : ""),
     "data-code": opts.code ? code : null,
@@ -122,6 +144,10 @@ function cardEl(code, opts) {
 function applyWords(root) {
   document.documentElement.lang = lang;
   for (const node of (root || document).querySelectorAll("[data-t]")) node.textContent = t(node.dataset.t);
+  // The report follows the page's language.
+  for (const link of document.querySelectorAll('a[href^="/stats"]')) link.href = "/stats?lang=" + encodeURIComponent(lang);
+  // The announcements come in the table's language, the one its voice speaks: the heading says which.
+  for (const node of document.querySelectorAll('[data-t="said"]')) node.textContent = t("said-in", { l: t("lang-" + tableLang) });
 }
 
 // The table's events: a snapshot first, then every event once, resumed after a lost
@@ -231,10 +257,12 @@ class Voice {
 }
 
 let tableLang = "en";
+let phrases = {}; // the referee's corrections, by phrase key, in each language
 
 async function loadInfo() {
   const { body } = await getJSON("/api/info");
   tableLang = body.language || "en";
+  phrases = body.phrases || {};
   if (!lang) lang = tableLang;
   return body;
 }
@@ -250,12 +278,23 @@ function langSwitch(select, redraw) {
   });
 }
 
+// What the referee made of an input, in people's words: a refusal as the referee's own
+// polite correction (the phrase catalogue's), never the program's reason.
 function verdictLine(event) {
+  let words = t("verdict-" + event.verdict);
+  if (event.verdict === "rejected") words = said(event.reason ? "rejected-" + event.reason : "rejected");
+  else if (event.verdict === "penalty") words = t("penalty-word");
   const who = event.input === "press"
     ? t("input-press", { p: event.seat, b: buttonWord(event.button || "") })
-    : t("input-tag", { r: event.reader });
+    : (event.verdict === "accepted" ? t("played") : "");
   return el("span", { class: event.verdict, "data-n": event.n, "data-verdict": event.verdict },
-    who, " ", t("verdict-" + event.verdict), event.reason ? " (" + event.reason + ")" : "");
+    who ? who + " " : "", words);
+}
+
+// A phrase of the referee's in the page's language (the general refusal for a reason without one).
+function said(key) {
+  const phrase = phrases[key] || phrases.rejected;
+  return phrase ? (phrase[lang] || phrase.en) : "✗";
 }
 
 function buttonWord(button) {
