@@ -1,0 +1,106 @@
+"""What a polling reader makes of its sightings: a read noise could explain is never a play.
+
+Pure bookkeeping, no I/O: a backend tells a :class:`ReadGuard` each UID it read in a poll, and
+the guard answers what to do with the tag and what to report.
+
+- **Checked**: a UID must have 4, 7 or 10 bytes, must not start with the cascade tag, and (when
+  the reader knows the deck) must be a card of the deck; anything else is ``noise``: a
+  corrupted or shifted UID (the BCC was checked while it was read).
+- **Confirmed**: a new UID becomes a :class:`TagRead` only once seen in ``need`` polls within
+  ``window`` seconds; until then the tag is left un-halted (``pending``) so the next poll reads it
+  again. Cross-talk from a neighbouring pad is seen at single polls and never gets there; a card
+  slid across a pad on its way to another is not over it long enough.
+- **Remembered**: a card read on this reader is ``known`` while it keeps being sighted: a card
+  resting on the pad that loses power for a poll, or the whole pile woken by a field reset (a
+  soft or hard reset, a field switched off), answers again as if new, and is halted without a
+  word. It is a new placement again only after ``forget`` seconds without a sighting (then a
+  :class:`TagLifted` comes before its read, as a reader that cannot see a card leave reports it).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from table.readers.base import Report, TagLifted, TagRead
+from table.readers.iso14443 import CT
+
+PENDING, CONFIRMED, KNOWN, NOISE = "pending", "confirmed", "known", "noise"
+
+
+@dataclass(frozen=True, slots=True)
+class Confirmation:
+    """How a reader of one role confirms a placement."""
+
+    need: int = 3  # polls that must read the UID
+    window: float = 0.25  # seconds within which they must fall
+    forget: float = 2.0  # seconds without a sighting before a card read is new again
+
+
+ROLE_CONFIRMATION: dict[str, Confirmation] = {
+    # The play pad holds the pile: a card played stays there, and its reads after a field
+    # reset must never be a second play, so it is remembered longer.
+    "play": Confirmation(need=3, window=0.25, forget=10.0),
+    "seat": Confirmation(need=3, window=0.25, forget=2.0),
+    "draw": Confirmation(need=3, window=0.25, forget=2.0),
+}
+
+
+def plausible_uid(uid: bytes) -> bool:
+    """A UID an ISO 14443A tag could have: 4, 7 or 10 bytes, not starting with the cascade
+    tag (a reader that stopped a level short reads ``88 xx xx xx``)."""
+    return len(uid) in (4, 7, 10) and uid[0] != CT
+
+
+class ReadGuard:
+    """The sightings of one reader, turned into reads (see the module's docstring)."""
+
+    def __init__(
+        self,
+        reader: str,
+        rule: Confirmation | None = None,
+        known: Callable[[str], bool] | None = None,
+    ) -> None:
+        self.reader, self.rule, self.known = reader, rule or Confirmation(), known
+        self._pending: dict[str, list[float]] = {}
+        self._last_seen: dict[str, float] = {}
+        self._unlifted: str | None = None
+        self.counts: Counter[str] = Counter()  # sightings by outcome, for doctor and the demo
+
+    def sighting(self, uid: bytes, t: float) -> tuple[str, list[Report]]:
+        """One poll read ``uid`` at ``t``: the outcome (``pending``: leave the tag un-halted;
+        otherwise halt it) and what to report."""
+        hexuid = uid.hex().upper()
+        if not plausible_uid(uid) or (self.known is not None and not self.known(hexuid)):
+            self.counts[NOISE] += 1
+            return NOISE, []
+        last = self._last_seen.get(hexuid)
+        if last is not None and t - last <= self.rule.forget:
+            self._last_seen[hexuid] = t
+            self.counts[KNOWN] += 1
+            return KNOWN, []
+        times = [s for s in self._pending.get(hexuid, []) if t - s <= self.rule.window] + [t]
+        if len(times) < self.rule.need:
+            self._pending[hexuid] = times
+            self.counts[PENDING] += 1
+            return PENDING, []
+        self._pending.pop(hexuid, None)
+        self._last_seen[hexuid] = t
+        self.counts[CONFIRMED] += 1
+        read = TagRead(self.reader, hexuid, t)
+        again, self._unlifted = self._unlifted == hexuid, hexuid
+        return CONFIRMED, ([TagLifted(self.reader, hexuid, t), read] if again else [read])
+
+    def tidy(self, t: float) -> None:
+        """Forget sightings too old to matter (keeps the memory small)."""
+        keep = max(self.rule.window, self.rule.forget)
+        self._pending = {
+            u: ts for u, ts in self._pending.items() if ts and t - ts[-1] <= self.rule.window
+        }
+        self._last_seen = {u: s for u, s in self._last_seen.items() if t - s <= keep}
+
+    @property
+    def unconfirmed(self) -> int:
+        """Sightings that never became a read: noise, or placements still pending."""
+        return self.counts[NOISE] + self.counts[PENDING]
