@@ -6,10 +6,11 @@ the guard answers what to do with the tag and what to report.
 - **Checked**: a UID must have 4, 7 or 10 bytes, must not start with the cascade tag, and (when
   the reader knows the deck) must be a card of the deck; anything else is ``noise``: a
   corrupted or shifted UID (the BCC was checked while it was read).
-- **Confirmed**: a new UID becomes a :class:`TagRead` only once seen in ``need`` polls within
-  ``window`` seconds; until then the tag is left un-halted (``pending``) so the next poll reads it
-  again. Cross-talk from a neighbouring pad is seen at single polls and never gets there; a card
-  slid across a pad on its way to another is not over it long enough.
+- **Confirmed**: a new UID becomes a :class:`TagRead` only once read in ``need`` polls in a row
+  (a poll that misses it starts the count again); until then the tag is left un-halted
+  (``pending``) so that the next poll reads it again. Cross-talk from a neighbouring pad is seen
+  at single polls and never gets there; a card slid across a pad on its way to another is not
+  over it long enough.
 - **Remembered**: a card read on this reader is ``known`` while it keeps being sighted: a card
   resting on the pad that loses power for a poll, or the whole pile woken by a field reset (a
   soft or hard reset, a field switched off), answers again as if new, and is halted without a
@@ -33,8 +34,8 @@ PENDING, CONFIRMED, KNOWN, NOISE = "pending", "confirmed", "known", "noise"
 class Confirmation:
     """How a reader of one role confirms a placement."""
 
-    need: int = 3  # polls that must read the UID
-    window: float = 0.25  # seconds within which they must fall
+    need: int = 3  # polls in a row that must read the UID
+    window: float = 0.25  # seconds within which they must fall (a reader stalled in between)
     forget: float = 2.0  # seconds without a sighting before a card read is new again
 
 
@@ -66,6 +67,7 @@ class ReadGuard:
         self._pending: dict[str, list[float]] = {}
         self._last_seen: dict[str, float] = {}
         self._unlifted: str | None = None
+        self._this_poll: set[str] = set()
         self.counts: Counter[str] = Counter()  # sightings by outcome, for doctor and the demo
 
     def sighting(self, uid: bytes, t: float) -> tuple[str, list[Report]]:
@@ -75,6 +77,7 @@ class ReadGuard:
         if not plausible_uid(uid) or (self.known is not None and not self.known(hexuid)):
             self.counts[NOISE] += 1
             return NOISE, []
+        self._this_poll.add(hexuid)
         last = self._last_seen.get(hexuid)
         if last is not None and t - last <= self.rule.forget:
             self._last_seen[hexuid] = t
@@ -92,12 +95,12 @@ class ReadGuard:
         again, self._unlifted = self._unlifted == hexuid, hexuid
         return CONFIRMED, ([TagLifted(self.reader, hexuid, t), read] if again else [read])
 
-    def tidy(self, t: float) -> None:
-        """Forget sightings too old to matter (keeps the memory small)."""
+    def end_poll(self, t: float) -> None:
+        """A poll is over: a pending UID it did not read starts again from nothing, and
+        sightings too old to matter are forgotten (the memory stays small)."""
         keep = max(self.rule.window, self.rule.forget)
-        self._pending = {
-            u: ts for u, ts in self._pending.items() if ts and t - ts[-1] <= self.rule.window
-        }
+        self._pending = {u: ts for u, ts in self._pending.items() if u in self._this_poll}
+        self._this_poll.clear()
         self._last_seen = {u: s for u, s in self._last_seen.items() if t - s <= keep}
 
     @property

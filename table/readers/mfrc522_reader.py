@@ -1,19 +1,27 @@
 """MFRC522 readers on SPI, through the ``mfrc522`` package (0.0.7).
 
-The package's own primitives do the work (``Write_MFRC522``, ``Read_MFRC522``,
-``MFRC522_Anticoll``, ``MFRC522_ToCard``, ``CalulateCRC``); on them this module builds what
-0.0.7 lacks:
+The package's own primitives do the work (``MFRC522_Init``, ``Write_MFRC522``,
+``Read_MFRC522``, ``CalulateCRC``); on them this module builds what 0.0.7 lacks:
 
 - cascade level 2 (and 3), so 7-byte UIDs (NTAG stickers) read whole rather than as
   ``88 xx xx xx``;
 - a poll that costs a few SPI transfers when the pad is empty: 0.0.7's wait loop ignores the
   chip's timer and makes about 2,000 transfers before it gives up, so the request and the halt
   (the two frames that may go unanswered) wait on the timer here instead;
-- one read per placement: a card read is selected and halted (HLTA), and a halted card stays
-  silent to the request (REQA) of later polls until it leaves the field. So a card resting on
-  the pad is read once (0.0.7's request alone leaves it in READY, and reads alternate), and the
-  pile of cards already played on the play pad does not answer with, and collide with, the next
-  card put on it. :class:`Debounce` counts a card lifted after ``misses`` polls without a read;
+- anticollision at the bit level (CollReg), so every card of a field is read, one after
+  another, where 0.0.7 reads nothing when two answer at once;
+- one read per placement, and only a confirmed one (:mod:`table.readers.guard`): a new UID is
+  read in three polls in a row before it is reported (cross-talk from a neighbouring pad, a
+  corrupted UID, a card slid across the pad are seen at single polls), must be a plausible UID
+  (and a card of the deck when the reader is told the deck), and is then halted (HLTA): a
+  halted card stays silent to the request (REQA) of later polls while it rests on the pad, so
+  the pile on the play pad does not answer with, and collide with, the next card put on it. A
+  card read before that answers again (a field reset wakes the whole pile; a resting card loses
+  power for an instant) is recognised and halted without a word;
+- a chip that locks up (no interrupt, not even its timer's: counterfeit chips do) is reset
+  through its RST line at once, without a word; only if it stays hung is it reported lost;
+- readers of one bus take turns for a whole poll, and with ``fields = "turns"`` each one's
+  antenna is on only while it polls (neighbouring pads' fields never overlap in time);
 - several readers on one bus: CE0, CE1 and GPIO chip selects, with one lock per bus; a GPIO
   chip select borrows a spidev node with its own chip enable released (``no_cs``) for the
   length of each transfer;
@@ -307,7 +315,6 @@ class Mfrc522Reader(ReaderThread):
                 raise OSError("the MFRC522 does not answer (check its wiring and reset pin)")
             if self.state != "live":
                 self.chip.MFRC522_Init()  # a chip that lost power has lost its settings
-                self._status("live")
             elif self.fields_in_turn:
                 self.chip.Write_MFRC522(TX_CONTROL, 0x80 | ANTENNA_ON)
             elif not self._set_up():
@@ -320,7 +327,8 @@ class Mfrc522Reader(ReaderThread):
                 if self.fields_in_turn:
                     self.chip.Write_MFRC522(TX_CONTROL, 0x80)
         self.hung = 0
-        self.guard.tidy(self.clock())
+        self.guard.end_poll(self.clock())
+        self._status("live")  # once a whole poll has worked
         for report in reports:
             self.sink(report)
 
