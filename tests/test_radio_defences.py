@@ -32,7 +32,7 @@ def test_without_confirmation_the_same_ghosts_would_be_plays() -> None:
     with NoisyTable(NEAR, ghosts(), confirm=1) as table:
         table.place("pile", CARD)
         table.run(60.0)
-        assert len(table.reads_on("Aki")) >= 5
+        assert table.reads_on("Aki")  # the first ghost already a play
 
 
 def test_fields_taken_in_turn_cut_cross_talk() -> None:

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from sim.hardware.mfrc522_model import Mfrc522Model, VirtualTag
 from sim.hardware.noisy_table import NoisyTable, Pad, SimClock
-from sim.hardware.radio_noise import LEVELS, NoiseRates, RadioNoise
+from sim.hardware.radio_noise import LEVELS, RESTING, NoiseRates, RadioNoise
 from sim.hardware.rpi_fakes import SimBoard, simulated_pi
 from table.readers.iso14443 import CT, REQA, WUPA
 
@@ -133,11 +133,9 @@ def within(count: int, expected: float) -> bool:
 def test_a_resting_card_misses_polls_at_the_flap_rate() -> None:
     rates = NoiseRates(flap=0.3)
     table = rate_run(rates, [Pad("pad")], 20.0, {"pad": "04A1B2C3"})
-    # Each poll of a halted resting card: power lost with chance 0.3; the poll after it reads
-    # the card again (halted again), so about one poll in (1 + 0.3) starts with it halted.
-    requests = table.chip("pad").sent[REQA]
-    halted_polls = requests / (1 + rates.flap)
-    assert within(table.noise.counts["flap"], halted_polls * rates.flap)
+    # Every request after the card's first RESTING seconds on the pad may miss it.
+    resting = table.chip("pad").sent[REQA] * (20.0 - RESTING) / 20.0
+    assert within(table.noise.counts["flap"], resting * rates.flap)
 
 
 def test_cross_talk_comes_at_its_rate_per_second() -> None:

@@ -80,6 +80,7 @@ class VirtualTag:
     level: int = 0  # cascade level reached (0 = level 1)
     woken: bool = False  # READY*/ACTIVE*: came from HALT, falls back to HALT
     bad_bcc: bool = False  # answers anticollision with a wrong check byte (a corrupted ghost)
+    placed_at: float = 0.0  # when it came into the field (the chip's clock)
     _parts: list[bytes] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -204,6 +205,7 @@ class Mfrc522Model:
         """Bring a tag into the field (it powers up in IDLE)."""
         with self._lock:
             tag.power_off()
+            tag.placed_at = self.clock()
             self.tags.append(tag)
         return tag
 

@@ -27,7 +27,8 @@ from sim.hardware.rpi_fakes import SimBoard, simulated_pi
 from table.readers.base import ReaderStatus, Report, TagLifted, TagRead
 
 TRANSFER_S = 50e-6  # one 2-byte register access on a Pi at 1 MHz, system call included
-RST_PINS = (25, 24, 23, 22, 27, 17, 4, 6, 13, 19, 26, 21, 20, 16, 12)
+RST_PINS = (25, 24, 23, 22, 27, 4, 6, 13, 26, 12)  # BCM: none of SPI0's or SPI1's pins
+CS_PINS = (5, 2, 3, 14, 15, 0, 1)  # GPIO chip selects of the pads after the fourth
 
 
 @dataclass(frozen=True)
@@ -64,7 +65,8 @@ class PadState:
 
 @dataclass
 class NoisyTable:
-    """Pads on one SPI bus, each chip on its own GPIO chip select and reset line."""
+    """Pads on SPI buses: the first two on SPI0's CE0 and CE1, the next two on SPI1's, the
+    others on GPIO chip selects of SPI0; each with its own reset line."""
 
     pads: Sequence[Pad]
     noise: RadioNoise | None = None
@@ -79,22 +81,23 @@ class NoisyTable:
 
     def __enter__(self) -> NoisyTable:
         clock = self.clock
-        board = SimBoard(clock=clock, on_transfer=lambda: clock.advance(TRANSFER_S))
+        nodes = ((0, 0), (0, 1), (1, 0), (1, 1))
+        board = SimBoard(nodes, clock=clock, on_transfer=lambda: clock.advance(TRANSFER_S))
         self.board = board
         self._stack.enter_context(simulated_pi(board))
         from table.readers.mfrc522_reader import Mfrc522Reader
 
         for i, pad in enumerate(self.pads):
             rst = RST_PINS[i]
-            chip = board.add_chip(
-                cs_pin=_cs_pin(i), reset_pin=rst, version=COUNTERFEIT if pad.counterfeit else 0x92
-            )
+            bus, ce, cs = (i // 2, i % 2, None) if i < 4 else (0, None, CS_PINS[i - 4])
+            version = COUNTERFEIT if pad.counterfeit else 0x92
+            chip = board.add_chip(bus=bus, ce=ce, cs_pin=cs, reset_pin=rst, version=version)
             chip.noise = self.noise
             chip.holds_miso = pad.holds_miso
             reader = Mfrc522Reader(
-                pad.name, self.reports.append, cs_pin=_cs_pin(i), reset_pin=rst, poll=self.poll,
-                role=pad.role, confirm=self.confirm, fields=self.fields, known=self.known,
-                clock=clock, pause=clock.advance,
+                pad.name, self.reports.append, bus=bus, device=ce or 0, cs_pin=cs, reset_pin=rst,
+                poll=self.poll, role=pad.role, confirm=self.confirm, fields=self.fields,
+                known=self.known, clock=clock, pause=clock.advance,
             )  # fmt: skip
             self.state[pad.name] = PadState(pad, chip, reader)
         for pad in self.pads:
@@ -176,8 +179,3 @@ class NoisyTable:
     def readers(self) -> Iterator[Any]:
         return (s.reader for s in self.state.values())
 
-
-def _cs_pin(index: int) -> int:
-    """A GPIO chip select for the pad at ``index`` (none of the reset lines, none of SPI0's)."""
-    free = [p for p in (5, 2, 3, 14, 15, 18, 0, 1) if p not in RST_PINS]
-    return free[index]

@@ -5,8 +5,9 @@ chips (``chip.noise``); the chip asks it, at each request (REQA or WUPA, the sta
 what its field holds for that poll, and, for each frame, what reaches the reader. Effects, with
 the rates of :data:`LEVELS` (docs/hardware.md cites the sources of the realistic ones):
 
-- ``flap``: a tag resting in the field loses power for a poll (it is silent, then answers the
-  next request as if new, even if it had been halted: a duplicate read of a resting card);
+- ``flap``: a card resting in the field (there for :data:`RESTING` seconds or more) misses a
+  poll: it is silent to it (a halted card is silent anyway; a reader that counts on a resting
+  card answering every poll sees it come and go);
 - ``drop``: one answer of a tag lost on the air (the poll fails part way);
 - ``duplicate``: a resting tag's supply dips without a missed poll: a halted tag answers again;
 - ``corrupt``: a tag answers one poll with one UID bit flipped, its BCC good or bad;
@@ -36,6 +37,7 @@ if TYPE_CHECKING:
     from sim.hardware.mfrc522_model import Mfrc522Model, VirtualTag
 
 COUNTERFEIT = 0x12  # VersionReg of the clone chips (genuine: 0x91, 0x92)
+RESTING = 0.3  # seconds in the field after which a card is resting (and may flap)
 EFFECTS = ("flap", "drop", "duplicate", "corrupt", "crosstalk", "detune", "lockup")
 
 
@@ -43,7 +45,7 @@ EFFECTS = ("flap", "drop", "duplicate", "corrupt", "crosstalk", "detune", "locku
 class NoiseRates:
     """The rate of each effect; per poll (a chance from 0 to 1) unless it says per second."""
 
-    flap: float = 0.0  # per poll, per resting tag
+    flap: float = 0.0  # per poll, per resting card
     drop: float = 0.0  # per answer
     duplicate: float = 0.0  # per poll, per halted tag
     corrupt: float = 0.0  # per poll, per tag read
@@ -64,13 +66,14 @@ LEVELS: dict[str, NoiseRates] = {
     # iffy at 3 cards; a resting card losing a poll now and then (#188, #437).
     "realistic": NoiseRates(
         flap=0.05, drop=0.002, duplicate=0.001, corrupt=0.0001, crosstalk=0.01,
-        stack_limit=3, detune_fail=0.3, detune_flip=0.01, lockup=1 / 3600,
+        stack_limit=3, detune_fail=0.03, detune_flip=0.002, lockup=1 / 3600,
     ),
     # At least ten times those: a resting card missing one poll in two, one corrupted UID in a
-    # thousand reads, a lock-up every two minutes, and (two readers) a ghost a second.
+    # thousand reads, a lock-up every two minutes, and (three readers beside pads with cards on
+    # them) more than a ghost a second.
     "harsh": NoiseRates(
-        flap=0.5, drop=0.02, duplicate=0.01, corrupt=0.001, crosstalk=0.5,
-        stack_limit=2, detune_fail=0.6, detune_flip=0.05, lockup=1 / 120,
+        flap=0.5, drop=0.02, duplicate=0.01, corrupt=0.001, crosstalk=0.4,
+        stack_limit=2, detune_fail=0.1, detune_flip=0.02, lockup=1 / 120,
     ),
 }  # fmt: skip
 
@@ -99,12 +102,11 @@ class RadioNoise:
             return
         flap = min(1.0, r.flap * (3 if fake else 1))
         for tag in chip.tags:
-            if tag.state == "HALT" and rng.random() < flap:
-                tag.power_off()
-                chip.muted.append(tag)
+            if now - tag.placed_at >= RESTING and rng.random() < flap:
+                chip.muted.append(tag)  # a resting card misses this poll
                 self.counts["flap"] += 1
             elif tag.state == "HALT" and rng.random() < r.duplicate:
-                tag.power_off()
+                tag.power_off()  # its supply dips: it answers again as if new
                 self.counts["duplicate"] += 1
             elif tag.state == "IDLE" and rng.random() < r.corrupt:
                 chip.muted.append(tag)

@@ -6,16 +6,19 @@ the guard answers what to do with the tag and what to report.
 - **Checked**: a UID must have 4, 7 or 10 bytes, must not start with the cascade tag, and (when
   the reader knows the deck) must be a card of the deck; anything else is ``noise``: a
   corrupted or shifted UID (the BCC was checked while it was read).
-- **Confirmed**: a new UID becomes a :class:`TagRead` only once read in ``need`` polls in a row
-  (a poll that misses it starts the count again); until then the tag is left un-halted
-  (``pending``) so that the next poll reads it again. Cross-talk from a neighbouring pad is seen
+- **Confirmed**: a new UID becomes a :class:`TagRead` only once read in ``need`` polls, none
+  more than ``gap`` seconds after the one before (a card missing a poll or two still counts; a
+  longer silence starts the count again); until then the tag is left un-halted (``pending``)
+  so that the next poll reads it again; on a seat's pad and the shoe the reads must also span
+  ``dwell`` seconds. Cross-talk from a neighbouring pad is seen
   at single polls and never gets there; a card slid across a pad on its way to another is not
   over it long enough.
 - **Remembered**: a card read on this reader is ``known`` while it keeps being sighted: a card
   resting on the pad that loses power for a poll, or the whole pile woken by a field reset (a
   soft or hard reset, a field switched off), answers again as if new, and is halted without a
   word. It is a new placement again only after ``forget`` seconds without a sighting (then a
-  :class:`TagLifted` comes before its read, as a reader that cannot see a card leave reports it).
+  :class:`TagLifted` comes before its read, as a reader that cannot see a card leave reports it);
+  the reader makes the cards resting on its pad answer now and then (:attr:`remembered`).
 """
 
 from __future__ import annotations
@@ -34,17 +37,22 @@ PENDING, CONFIRMED, KNOWN, NOISE = "pending", "confirmed", "known", "noise"
 class Confirmation:
     """How a reader of one role confirms a placement."""
 
-    need: int = 3  # polls in a row that must read the UID
-    window: float = 0.25  # seconds within which they must fall (a reader stalled in between)
-    forget: float = 2.0  # seconds without a sighting before a card read is new again
+    need: int = 4  # polls that must read the UID...
+    gap: float = 0.12  # ...none more than this many seconds after the one before...
+    window: float = 0.3  # ...the ones counted within this many seconds...
+    dwell: float = 0.0  # ...and from the first of them to the last, at least this long
+    forget: float = 5.0  # seconds without a sighting before a card read is new again
 
 
 ROLE_CONFIRMATION: dict[str, Confirmation] = {
-    # The play pad holds the pile: a card played stays there, and its reads after a field
-    # reset must never be a second play, so it is remembered longer.
-    "play": Confirmation(need=3, window=0.25, forget=10.0),
-    "seat": Confirmation(need=3, window=0.25, forget=2.0),
-    "draw": Confirmation(need=3, window=0.25, forget=2.0),
+    # A tap is about a fifth of a second: four polls fit in it. The reader calls the roll of
+    # the cards resting on its pad every two seconds; one missing from two roll calls has left
+    # (a pile under detuning misses a call now and then).
+    # A card slid across a seat's pad or the shoe on its way to the pile is over it for a few
+    # hundredths of a second: those pads want the card there for 60 ms even when polled fast.
+    "play": Confirmation(need=3),
+    "seat": Confirmation(dwell=0.06),
+    "draw": Confirmation(dwell=0.06),
 }
 
 
@@ -67,7 +75,6 @@ class ReadGuard:
         self._pending: dict[str, list[float]] = {}
         self._last_seen: dict[str, float] = {}
         self._unlifted: str | None = None
-        self._this_poll: set[str] = set()
         self.counts: Counter[str] = Counter()  # sightings by outcome, for doctor and the demo
 
     def sighting(self, uid: bytes, t: float) -> tuple[str, list[Report]]:
@@ -77,14 +84,16 @@ class ReadGuard:
         if not plausible_uid(uid) or (self.known is not None and not self.known(hexuid)):
             self.counts[NOISE] += 1
             return NOISE, []
-        self._this_poll.add(hexuid)
         last = self._last_seen.get(hexuid)
         if last is not None and t - last <= self.rule.forget:
             self._last_seen[hexuid] = t
             self.counts[KNOWN] += 1
             return KNOWN, []
-        times = [s for s in self._pending.get(hexuid, []) if t - s <= self.rule.window] + [t]
-        if len(times) < self.rule.need:
+        times = self._pending.get(hexuid, [])
+        if times and t - times[-1] > self.rule.gap:
+            times = []  # missed for too long: start again
+        times = [s for s in times if t - s <= self.rule.window] + [t]
+        if len(times) < self.rule.need or t - times[0] < self.rule.dwell:
             self._pending[hexuid] = times
             self.counts[PENDING] += 1
             return PENDING, []
@@ -96,12 +105,20 @@ class ReadGuard:
         return CONFIRMED, ([TagLifted(self.reader, hexuid, t), read] if again else [read])
 
     def end_poll(self, t: float) -> None:
-        """A poll is over: a pending UID it did not read starts again from nothing, and
-        sightings too old to matter are forgotten (the memory stays small)."""
+        """A poll is over: sightings too old to matter are forgotten (the memory stays small)."""
         keep = max(self.rule.window, self.rule.forget)
-        self._pending = {u: ts for u, ts in self._pending.items() if u in self._this_poll}
-        self._this_poll.clear()
+        self._pending = {u: ts for u, ts in self._pending.items() if t - ts[-1] <= self.rule.gap}
         self._last_seen = {u: s for u, s in self._last_seen.items() if t - s <= keep}
+
+    @property
+    def pending(self) -> list[bytes]:
+        """The UIDs waiting for confirmation."""
+        return [bytes.fromhex(u) for u in self._pending]
+
+    @property
+    def remembered(self) -> bool:
+        """Some card read here may still rest on the pad."""
+        return bool(self._last_seen)
 
     @property
     def unconfirmed(self) -> int:

@@ -11,13 +11,15 @@ The package's own primitives do the work (``MFRC522_Init``, ``Write_MFRC522``,
 - anticollision at the bit level (CollReg), so every card of a field is read, one after
   another, where 0.0.7 reads nothing when two answer at once;
 - one read per placement, and only a confirmed one (:mod:`table.readers.guard`): a new UID is
-  read in three polls in a row before it is reported (cross-talk from a neighbouring pad, a
+  read in four polls close together before it is reported (cross-talk from a neighbouring pad, a
   corrupted UID, a card slid across the pad are seen at single polls), must be a plausible UID
   (and a card of the deck when the reader is told the deck), and is then halted (HLTA): a
   halted card stays silent to the request (REQA) of later polls while it rests on the pad, so
   the pile on the play pad does not answer with, and collide with, the next card put on it. A
   card read before that answers again (a field reset wakes the whole pile; a resting card loses
-  power for an instant) is recognised and halted without a word;
+  power for an instant) is recognised and halted without a word. Every two seconds the field is
+  switched off and on, so the cards resting on the pad answer a roll call: a card missing from
+  it for a few seconds has left, and its next read is a new placement;
 - a chip that locks up (no interrupt, not even its timer's: counterfeit chips do) is reset
   through its RST line at once, without a word; only if it stays hung is it reported lost;
 - readers of one bus take turns for a whole poll, and with ``fields = "turns"`` each one's
@@ -40,7 +42,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -55,6 +57,7 @@ from table.readers.iso14443 import (
     SAK_CASCADE,
     SEL,
     bcc,
+    cascade_parts,
     crc_a,
 )
 from table.readers.pi_header import BCM_TO_BOARD, SPI_PINS
@@ -69,10 +72,11 @@ RX_OR_IDLE, TIMER_IRQ, ERRORS, COLL_ERR = 0x30, 0x01, 0x1B, 0x08
 COLL = 0x0E
 ANTENNA_ON = 0x03  # TxControlReg: both antenna drivers on (0 after a reset)
 
-TIMER_RELOAD = 10  # about 5.5 ms with the package's prescaler: plenty for an ATQA (~0.2 ms)
+TIMER_RELOAD = 4  # 2.5 ms with the package's prescaler: plenty for any answer (under 1 ms)
 MAX_IRQ_READS = 60  # a safety bound in case the timer never fires (a wiring fault)
 DEFAULT_RESET_PIN = 25  # BCM; physical pin 22
 EXTRA_KEYS = ("cs_pin", "poll", "confirm", "fields", "speed_hz")
+CHECK_EVERY = 2.0  # seconds between two roll calls of the cards resting on a pad
 HUNG_BEFORE_LOST = 3  # lock-ups in a row reset silently before the reader is reported lost
 
 _bus_locks: dict[int, threading.RLock] = {}
@@ -128,13 +132,17 @@ def read_uid(chip: Any, pause: Pause = time.sleep) -> bytes | None:
     return uid
 
 
-def read_tag(chip: Any, pause: Pause = time.sleep) -> bytes | None:
+def read_tag(
+    chip: Any, pause: Pause = time.sleep, prefer: Sequence[bytes] = ()
+) -> bytes | None:
     """After a request was answered: anticollision and select at each cascade level, so one
     tag of those that answered is read whole and left selected (ACTIVE); ``None`` if the read
-    failed (a corrupted answer, a tag leaving)."""
+    failed (a corrupted answer, a tag leaving). Where tags collide, the one whose UID is in
+    ``prefer`` is taken, if it is there."""
     uid = b""
-    for sel in SEL:
-        found = _select_level(chip, sel, pause)
+    for level, sel in enumerate(SEL):
+        parts = [cascade_parts(p)[level] for p in prefer if len(cascade_parts(p)) > level]
+        found = _select_level(chip, sel, pause, parts)
         if found is None:
             return None
         part, sak = found
@@ -153,17 +161,24 @@ def halt(chip: Any, pause: Pause = time.sleep) -> None:
 
 
 def read_field(
-    chip: Any, decide: Callable[[bytes], bool], pause: Pause = time.sleep, most: int = 6
+    chip: Any,
+    decide: Callable[[bytes], bool],
+    pause: Pause = time.sleep,
+    most: int = 3,
+    prefer: Sequence[bytes] = (),
 ) -> list[bytes]:
     """Every tag in the field that answers a request, one after another: each is read, then
     halted if ``decide(uid)`` says so, or left selected (it drops back to IDLE at the next
     request and answers the next poll). Stops at silence, at a UID read twice, or after
-    ``most`` reads. Returns the UIDs read."""
+    ``most`` reads (a pile woken at once is read over a few polls, so that no poll keeps the
+    other readers of the bus waiting long). Returns the UIDs read. The tags of ``prefer``
+    (cards waiting to be confirmed) are read first, so a crowded field cannot keep them
+    waiting."""
     read: list[bytes] = []
     for _ in range(most):
         if _transceive(chip, [REQA], 0x07, pause) is None:
             break
-        uid = read_tag(chip, pause)
+        uid = read_tag(chip, pause, [p for p in prefer if p not in read])
         if uid is None:
             continue
         if uid in read:
@@ -174,10 +189,12 @@ def read_field(
     return read
 
 
-def _select_level(chip: Any, sel: int, pause: Pause) -> tuple[bytes, int] | None:
+def _select_level(
+    chip: Any, sel: int, pause: Pause, prefer: Sequence[bytes] = ()
+) -> tuple[bytes, int] | None:
     """Bit-oriented anticollision at one cascade level (on a collision, the bits before it are
-    kept and the colliding bit taken as 1), then select: the five bytes (UID part, BCC) and
-    the SAK, or ``None``."""
+    kept and the colliding bit taken as a preferred part's, or else 1), then select: the five
+    bytes (UID part, BCC) and the SAK, or ``None``."""
     known, bits = bytearray(5), 0
     for _ in range(33):
         whole, extra = divmod(bits, 8)
@@ -197,7 +214,14 @@ def _select_level(chip: Any, sel: int, pause: Pause) -> tuple[bytes, int] | None
         if not bits < position <= 32:
             return None
         index, bit = divmod(position - 1, 8)
-        known[index] = known[index] & ((1 << bit) - 1) | 1 << bit
+        value = 1 << bit
+        mask = (1 << (position - 1)) - 1
+        head = int.from_bytes(known, "little") & mask
+        for part in prefer:
+            if int.from_bytes(part, "little") & mask == head:
+                value = part[index] & (1 << bit)
+                break
+        known[index] = known[index] & ((1 << bit) - 1) | value
         known[index + 1 :] = bytes(4 - index)
         bits = position
     else:
@@ -284,10 +308,12 @@ class Mfrc522Reader(ReaderThread):
         super().__init__(name, sink, clock)
         self.poll, self.backoff, self.pause = poll, backoff, pause
         rule = ROLE_CONFIRMATION.get(role, Confirmation())
-        if confirm is not None:
-            rule = replace(rule, need=confirm)
+        if confirm is not None:  # so many polls in a row, and no dwell
+            rule = replace(rule, need=confirm, dwell=0.0)
         self.guard = ReadGuard(name, rule, known)
         self.fields_in_turn = fields == "turns"
+        self.check_every = CHECK_EVERY
+        self._next_check = 0.0
         self.hung = 0  # lock-ups in a row, each answered by a pulse on the reset line
         self.resets = 0  # lock-ups reset in all
         self.version = 0
@@ -320,9 +346,16 @@ class Mfrc522Reader(ReaderThread):
             elif not self._set_up():
                 log.info("reader %s: the chip was reset; setting it up again", self.name)
                 self.chip.MFRC522_Init()
+            elif self.guard.remembered and self.clock() >= self._next_check:
+                self.chip.Write_MFRC522(TX_CONTROL, 0x80)  # the field off and on: the
+                self.chip.Write_MFRC522(TX_CONTROL, 0x80 | ANTENNA_ON)  # cards resting answer
+                self._next_check = self.clock() + self.check_every
             reports: list[Report] = []
             try:
-                read_field(self.chip, lambda uid: self._decide(uid, reports), self.pause)
+                read_field(
+                    self.chip, lambda uid: self._decide(uid, reports), self.pause,
+                    prefer=self.guard.pending,
+                )  # fmt: skip
             finally:
                 if self.fields_in_turn:
                     self.chip.Write_MFRC522(TX_CONTROL, 0x80)
