@@ -158,7 +158,7 @@ def test_corrupted_uids_come_at_their_rate() -> None:
     with NoisyTable([Pad("a")], RadioNoise(rates, seed=3)) as table:
         for i in range(400):
             tag = table.place("a", f"04A1B2{i % 256:02X}")
-            table.run(0.02)  # one poll
+            table.run(0.01)  # one poll
             table.remove("a", tag)
         assert within(table.noise.counts["corrupt"], 400 * 0.1)
 

@@ -70,7 +70,7 @@ class NoisyTable:
 
     pads: Sequence[Pad]
     noise: RadioNoise | None = None
-    poll: float = 0.02
+    poll: float = 0.015
     fields: str = "always"
     known: Callable[[str], bool] | None = None
     confirm: int | None = None

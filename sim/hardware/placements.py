@@ -29,7 +29,7 @@ PILE_CLEARED_EVERY = 15  # cards on the pile before it is turned over
 TAP_DWELL = (0.2, 0.6)  # seconds a tapped card stays on a pad
 SLIDE_OVER = (0.02, 0.05)  # seconds a slid card spends over the pad it crosses
 GAP = (0.1, 0.4)  # seconds between two placements
-POLL = 0.015  # seconds from one round of polls to the next
+POLL = 0.015  # seconds from one round of polls to the next (the backend's default)
 
 
 def deck(seed: int, size: int = 108) -> list[str]:

@@ -72,7 +72,7 @@ RX_OR_IDLE, TIMER_IRQ, ERRORS, COLL_ERR = 0x30, 0x01, 0x1B, 0x08
 COLL = 0x0E
 ANTENNA_ON = 0x03  # TxControlReg: both antenna drivers on (0 after a reset)
 
-TIMER_RELOAD = 4  # 2.5 ms with the package's prescaler: plenty for any answer (under 1 ms)
+TIMER_RELOAD = 2  # 1.5 ms with the package's prescaler: plenty for any answer (under 1 ms)
 MAX_IRQ_READS = 60  # a safety bound in case the timer never fires (a wiring fault)
 DEFAULT_RESET_PIN = 25  # BCM; physical pin 22
 EXTRA_KEYS = ("cs_pin", "poll", "confirm", "fields", "speed_hz")
@@ -293,7 +293,7 @@ class Mfrc522Reader(ReaderThread):
         device: int = 0,
         cs_pin: int | None = None,
         reset_pin: int = DEFAULT_RESET_PIN,
-        poll: float = 0.02,
+        poll: float = 0.015,
         role: str = "play",
         confirm: int | None = None,
         fields: str = "always",
@@ -356,6 +356,10 @@ class Mfrc522Reader(ReaderThread):
                     self.chip, lambda uid: self._decide(uid, reports), self.pause,
                     prefer=self.guard.pending,
                 )  # fmt: skip
+            except OSError:  # a read confirmed before the chip hung is still a read
+                for report in reports:
+                    self.sink(report)
+                raise
             finally:
                 if self.fields_in_turn:
                     self.chip.Write_MFRC522(TX_CONTROL, 0x80)
@@ -483,7 +487,7 @@ def build(spec: ReaderSpec, sink: Sink) -> Mfrc522Reader:
             f"reader {spec.name}: unknown key {unknown[0]!r} for kind mfrc522; "
             f"allowed: bus, device, reset_pin, {', '.join(EXTRA_KEYS)}"
         )
-    poll = extra.get("poll", 0.02)
+    poll = extra.get("poll", 0.015)
     if not isinstance(poll, int | float) or isinstance(poll, bool) or not 0 < poll <= 1:
         raise ReaderError(f"reader {spec.name}: poll = {poll!r} is not a time in seconds (0-1]")
     fields = extra.get("fields", "always")
