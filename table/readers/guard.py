@@ -75,7 +75,8 @@ class ReadGuard:
         self._pending: dict[str, list[float]] = {}
         self._last_seen: dict[str, float] = {}
         self._unlifted: str | None = None
-        self.counts: Counter[str] = Counter()  # sightings by outcome, for doctor and the demo
+        self.counts: Counter[str] = Counter()  # sightings by outcome (pending: of a UID not
+        # confirmed, or not yet), for doctor and the demo
 
     def sighting(self, uid: bytes, t: float) -> tuple[str, list[Report]]:
         """One poll read ``uid`` at ``t``: the outcome (``pending``: leave the tag un-halted;
@@ -100,6 +101,7 @@ class ReadGuard:
         self._pending.pop(hexuid, None)
         self._last_seen[hexuid] = t
         self.counts[CONFIRMED] += 1
+        self.counts[PENDING] -= len(times) - 1  # those sightings were this card after all
         read = TagRead(self.reader, hexuid, t)
         again, self._unlifted = self._unlifted == hexuid, hexuid
         return CONFIRMED, ([TagLifted(self.reader, hexuid, t), read] if again else [read])
