@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from sim.hardware.noisy_table import NoisyTable, Pad
 from sim.hardware.radio_noise import NoiseRates, RadioNoise
+from table.readers.guard import Confirmation
 
 CARD, OTHER = "04A1B2C3", "04112233445566"
 PILE = ["04000001", "04000002", "0400000003AA01", "04000004", "04000005"]
@@ -133,3 +134,37 @@ def test_a_uid_with_a_bad_bcc_is_never_read() -> None:
         table.place("pile", CARD)
         table.run(20.0)
         assert table.reads_on("Aki") == []
+
+
+def test_a_harsh_evening_of_placements_misses_none_and_invents_none() -> None:
+    """Cards tapped, slid and played on a four-pad table with every effect of the harsh level
+    on: every real placement is read once, nothing else is (bench/readers.py does 10,000)."""
+    from sim.hardware.placements import run
+
+    for seed in (1, 2):
+        result = run("harsh", 80, seed)
+        assert (result["missed"], result["ghost_verdicts"]) == (0, 0), result
+        injected = result["injected"]
+        assert isinstance(injected, dict)
+        assert all(injected[k] for k in ("flap", "drop", "crosstalk", "detune")), injected
+
+
+def test_a_read_confirmed_just_before_the_chip_hangs_is_not_lost() -> None:
+    with NoisyTable([Pad("pile")]) as table:
+        table.run(0.1)
+        chip = table.chip("pile")
+        table.place("pile", CARD)
+        reader = table.state["pile"].reader
+        reader.guard.rule = Confirmation(need=1)  # confirmed at its first read
+        sent_halt = chip.sent[0x50]
+        original = chip._transmit
+
+        def hang_after_the_halt() -> None:
+            original()
+            if chip.sent[0x50] > sent_halt:
+                chip.locked = True  # hangs right after halting the card it just read
+
+        chip._transmit = hang_after_the_halt  # type: ignore[method-assign]
+        table.run(0.2)
+        assert table.reads_on("pile") == [CARD]
+        assert table.state["pile"].lockups_reset >= 1
