@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from sim.hardware.noisy_table import NoisyTable, Pad
 from sim.hardware.radio_noise import NoiseRates, RadioNoise
-from table.readers.guard import Confirmation
+from table.readers.guard import Confirmation, ReadGuard
 
 CARD, OTHER = "04A1B2C3", "04112233445566"
 PILE = ["04000001", "04000002", "0400000003AA01", "04000004", "04000005"]
@@ -168,3 +168,17 @@ def test_a_read_confirmed_just_before_the_chip_hangs_is_not_lost() -> None:
         table.run(0.2)
         assert table.reads_on("pile") == [CARD]
         assert table.state["pile"].lockups_reset >= 1
+
+
+def test_a_card_just_read_on_one_pad_is_not_confirmed_on_another_meanwhile() -> None:
+    """The card just played on the pile leaks into a seat's pad, where a slide had left it
+    pending: while the pile reads it as its own, the seat's sightings confirm nothing."""
+    table: dict[str, tuple[str, float]] = {}
+    pile = ReadGuard("pile", Confirmation(need=1), table=table)
+    seat = ReadGuard("Ken", Confirmation(need=2, gap=0.12), table=table)
+    uid = bytes.fromhex(CARD)
+    assert seat.sighting(uid, 0.00)[0] == "pending"  # the slide over Ken's pad
+    assert pile.sighting(uid, 0.03)[0] == "confirmed"  # played on the pile
+    assert seat.sighting(uid, 0.05) == ("pending", [])  # leaked: not a second play
+    assert seat.sighting(uid, 0.50)[0] == "pending"  # long after: counted from scratch
+    assert seat.sighting(uid, 0.56)[0] == "confirmed"  # (it really is on Ken's pad now)

@@ -77,6 +77,7 @@ class NoisyTable:
     clock: SimClock = field(default_factory=SimClock)
     reports: list[Report] = field(default_factory=list)
     state: dict[str, PadState] = field(default_factory=dict)
+    seen: dict[str, tuple[str, float]] = field(default_factory=dict)  # the readers' cards
     _stack: ExitStack = field(default_factory=ExitStack)
 
     def __enter__(self) -> NoisyTable:
@@ -97,7 +98,7 @@ class NoisyTable:
             reader = Mfrc522Reader(
                 pad.name, self.reports.append, bus=bus, device=ce or 0, cs_pin=cs, reset_pin=rst,
                 poll=self.poll, role=pad.role, confirm=self.confirm, fields=self.fields,
-                known=self.known, clock=clock, pause=clock.advance,
+                known=self.known, table=self.seen, clock=clock, pause=clock.advance,
             )  # fmt: skip
             self.state[pad.name] = PadState(pad, chip, reader)
         for pad in self.pads:

@@ -19,6 +19,9 @@ the guard answers what to do with the tag and what to report.
   word. It is a new placement again only after ``forget`` seconds without a sighting (then a
   :class:`TagLifted` comes before its read, as a reader that cannot see a card leave reports it);
   the reader makes the cards resting on its pad answer now and then (:attr:`remembered`).
+- **One pad at a time**: a card is not confirmed on a reader while another reader of the table
+  has just read it as its own card (within ``gap`` seconds): the card just played on the pile
+  leaking into the next seat's pad, a slide's last sightings topped up by that leak.
 """
 
 from __future__ import annotations
@@ -31,6 +34,8 @@ from table.readers.base import Report, TagLifted, TagRead
 from table.readers.iso14443 import CT
 
 PENDING, CONFIRMED, KNOWN, NOISE = "pending", "confirmed", "known", "noise"
+# The cards confirmed or recognised on some reader of this process: UID -> (reader, time).
+TABLE: dict[str, tuple[str, float]] = {}
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,8 +75,10 @@ class ReadGuard:
         reader: str,
         rule: Confirmation | None = None,
         known: Callable[[str], bool] | None = None,
+        table: dict[str, tuple[str, float]] | None = None,
     ) -> None:
         self.reader, self.rule, self.known = reader, rule or Confirmation(), known
+        self.table = TABLE if table is None else table
         self._pending: dict[str, list[float]] = {}
         self._last_seen: dict[str, float] = {}
         self._unlifted: str | None = None
@@ -88,18 +95,23 @@ class ReadGuard:
         last = self._last_seen.get(hexuid)
         if last is not None and t - last <= self.rule.forget:
             self._last_seen[hexuid] = t
+            self.table[hexuid] = (self.reader, t)
             self.counts[KNOWN] += 1
             return KNOWN, []
+        elsewhere = self.table.get(hexuid)
+        held = elsewhere is not None and elsewhere[0] != self.reader
+        held = held and elsewhere is not None and 0 <= t - elsewhere[1] <= self.rule.gap
         times = self._pending.get(hexuid, [])
         if times and t - times[-1] > self.rule.gap:
             times = []  # missed for too long: start again
         times = [s for s in times if t - s <= self.rule.window] + [t]
-        if len(times) < self.rule.need or t - times[0] < self.rule.dwell:
+        if len(times) < self.rule.need or t - times[0] < self.rule.dwell or held:
             self._pending[hexuid] = times
             self.counts[PENDING] += 1
             return PENDING, []
         self._pending.pop(hexuid, None)
         self._last_seen[hexuid] = t
+        self.table[hexuid] = (self.reader, t)
         self.counts[CONFIRMED] += 1
         self.counts[PENDING] -= len(times) - 1  # those sightings were this card after all
         read = TagRead(self.reader, hexuid, t)

@@ -298,6 +298,7 @@ class Mfrc522Reader(ReaderThread):
         confirm: int | None = None,
         fields: str = "always",
         known: Callable[[str], bool] | None = None,
+        table: dict[str, tuple[str, float]] | None = None,
         speed_hz: int = 1_000_000,
         backoff: tuple[float, ...] = (0.2, 0.5, 1.0, 2.0),
         clock: Callable[[], float] = time.monotonic,
@@ -310,7 +311,7 @@ class Mfrc522Reader(ReaderThread):
         rule = ROLE_CONFIRMATION.get(role, Confirmation())
         if confirm is not None:  # so many polls in a row, and no dwell
             rule = replace(rule, need=confirm, dwell=0.0)
-        self.guard = ReadGuard(name, rule, known)
+        self.guard = ReadGuard(name, rule, known, table)
         self.fields_in_turn = fields == "turns"
         self.check_every = CHECK_EVERY
         self._next_check = 0.0
