@@ -82,6 +82,7 @@ class Budget:
         os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
 
     def remove(self) -> None:
+        """Remove the run's cgroups (once its processes are gone)."""
         for folder in self.dirs:
             with contextlib.suppress(OSError):  # a process of the run not gone yet
                 folder.rmdir()
@@ -102,6 +103,7 @@ def tree(pid: int) -> list[int]:
 
 
 def rss_mb(pids: list[int]) -> float:
+    """The resident memory of ``pids`` together, in MB."""
     total = 0
     for pid in pids:
         for line in Path(f"/proc/{pid}/status").read_text().splitlines():
@@ -111,6 +113,7 @@ def rss_mb(pids: list[int]) -> float:
 
 
 def cpu_s(pids: list[int]) -> float:
+    """The user and system time of ``pids`` together, in seconds."""
     total = 0
     for pid in pids:
         fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
@@ -119,6 +122,7 @@ def cpu_s(pids: list[int]) -> float:
 
 
 def free_port() -> int:
+    """A TCP port free on the loopback."""
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
@@ -177,6 +181,7 @@ class Daemon:
         return sock
 
     def stop(self) -> None:
+        """Stop the daemon as a service manager does (SIGTERM)."""
         self.proc.terminate()
         try:
             self.proc.wait(60)
@@ -191,6 +196,7 @@ def _quietly(work: Any) -> None:
 
 
 def one_run(root: Path, taps: int, gap: float, budget: Budget | None) -> dict[str, float]:
+    """One run: the daemon started (in ``budget``), ``taps`` taps, its figures."""
     folder = Path(tempfile.mkdtemp(dir=root))
     broker = Broker(folder)
     broker.start()

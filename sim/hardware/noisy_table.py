@@ -52,11 +52,14 @@ class SimClock:
         return self.now
 
     def advance(self, seconds: float) -> None:
+        """Move on by ``seconds`` (never back)."""
         self.now += max(0.0, seconds)
 
 
 @dataclass
 class PadState:
+    """One pad's chip and the reader polling it."""
+
     pad: Pad
     chip: Mfrc522Model
     reader: Any  # Mfrc522Reader (imported once the simulated Pi is in place)
@@ -118,6 +121,7 @@ class NoisyTable:
     # ------------------------------------------------------------------ hands
 
     def chip(self, pad: str) -> Mfrc522Model:
+        """The chip model under a pad."""
         return self.state[pad].chip
 
     def place(self, pad: str, uid: str) -> VirtualTag:
@@ -125,6 +129,7 @@ class NoisyTable:
         return self.state[pad].chip.place(VirtualTag.of(uid))
 
     def remove(self, pad: str, tag: VirtualTag) -> None:
+        """Take a card off a pad."""
         self.state[pad].chip.remove(tag)
 
     # ------------------------------------------------------------------ time
@@ -164,19 +169,24 @@ class NoisyTable:
 
     @property
     def reads(self) -> list[TagRead]:
+        """The confirmed reads of every pad, in order."""
         return [r for r in self.reports if isinstance(r, TagRead)]
 
     def reads_on(self, pad: str) -> list[str]:
+        """The UIDs confirmed on one pad, in order."""
         return [r.uid for r in self.reads if r.reader == pad]
 
     @property
     def lifts(self) -> list[TagLifted]:
+        """The lifts reported."""
         return [r for r in self.reports if isinstance(r, TagLifted)]
 
     @property
     def statuses(self) -> list[ReaderStatus]:
+        """The readers' changes of state."""
         return [r for r in self.reports if isinstance(r, ReaderStatus)]
 
     def readers(self) -> Iterator[Any]:
+        """The readers, in the order of the pads."""
         return (s.reader for s in self.state.values())
 

@@ -45,6 +45,8 @@ def deck(seed: int, size: int = 108) -> list[str]:
 
 @dataclass
 class Placement:
+    """A card put on a pad at ``t``, and when its read came (``None``: never)."""
+
     pad: str
     uid: str
     t: float
