@@ -1,17 +1,25 @@
 """Cost of one poll of an MFRC522 reader, measured on the register model of sim/ with the real
 ``mfrc522`` package: SPI transfers (what a poll costs the bus, whatever the Pi) and the host's
 CPU time and wall time per poll (the driver, plus the model standing in for the chip; the wall
-time of a poll nobody answers is mostly the chip's timer, about 5.5 ms as the backend sets it).
+time of a poll nobody answers is mostly the chip's timer, about 2.5 ms as the backend sets it).
 
     python bench/readers.py [--polls 200]
+    python bench/readers.py --noise harsh [--placements 10000] [--seed 1]
 
 Compares the backend's poll (``read_uid``: request, anticollision and select per cascade
 level, halt) with 0.0.7's own request on an empty pad.
+
+With ``--noise``, a table of four pads (the play pad with its pile, the shoe, two seats) on a
+simulated clock, every chip with that level of radio noise and polled by the real backend, and
+cards placed as people do (see ``sim/hardware/placements.py``): placement-to-verdict p50 and p99
+for the real placements (confirmation included), real placements missed, and reads that were
+not a placement (ghosts that would have become verdicts), as one JSON object.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import time
 from collections.abc import Callable
 from typing import Any
@@ -36,7 +44,15 @@ def measure(port: Any, polls: int, poll: Callable[[], object]) -> tuple[float, f
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--polls", type=int, default=200)
+    parser.add_argument("--noise", choices=("off", "realistic", "harsh"))
+    parser.add_argument("--placements", type=int, default=10_000)
+    parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
+    if args.noise:
+        from sim.hardware.placements import run
+
+        print(json.dumps(run(args.noise, args.placements, args.seed)))
+        return
     board = SimBoard()
     chip = board.add_chip(ce=0)
     with simulated_pi(board):

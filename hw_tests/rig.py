@@ -177,7 +177,12 @@ class SimOperator:
         self.chips[reader].place(self.tags[reader])
 
     def lift(self, reader: str) -> None:
+        """Lift the card and keep it off as long as a person does: an MFRC522 reader counts a
+        card put back as new once it has missed it for its ``forget`` time (5 s)."""
+        from table.readers.iso14443 import REQA
+
         self.chips[reader].remove(self.tags[reader])
+        self.chips[reader].wait_frames(400, REQA, timeout=120.0)  # 6 s at a poll every 15 ms
 
     def settle(self, reader: str) -> None:
         from table.readers.iso14443 import REQA

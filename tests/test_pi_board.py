@@ -108,7 +108,7 @@ def test_doctor_checks_it_for_a_table_with_gpio(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.setattr(pi_board, "MODEL_FILE", model(tmp_path, PI5))
-    monkeypatch.setattr(doctor_module, "check_reader", lambda spec, timeout: [])
+    monkeypatch.setattr(doctor_module, "check_reader", lambda spec, timeout, *more: [])
     PtyReader(tmp_path / "pad")
     plain = write_config(tmp_path)
     main(["doctor", "--config", str(plain)])

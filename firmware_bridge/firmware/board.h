@@ -17,5 +17,13 @@
 #define POLL_MS_MIN 10
 #define POLL_MS_MAX 1000
 #define REMOVAL_MISSES 3 /* empty polls in a row before a tag counts as removed */
+#define CHIP_RETRY_POLLS 20 /* polls between two looks for a chip that is not there */
+/* Readers whose field is on only while they are polled, so that close pads never have their
+ * fields on at once (cross-talk). A bit a reader; make TURN_FIELDS=0x0E builds the seats' in
+ * turn and the play pad's (reader 0, under the pile) always on. A field switched off powers
+ * its tags down: a pile would wake at every poll, so a pad that holds a pile keeps its field. */
+#ifndef TURN_FIELDS
+#define TURN_FIELDS 0x00
+#endif
 
 #endif

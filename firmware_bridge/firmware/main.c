@@ -160,28 +160,66 @@ static void handle(const struct frame *f)
     }
 }
 
-static void poll_readers(void)
+/* One reader's poll: a new tag is read (and halted); otherwise the tag last read is looked
+ * for by its UID, and counted removed after REMOVAL_MISSES polls without it. */
+static void poll_reader(uint8_t r)
 {
+    struct reader *rd = &readers[r];
     uint8_t uid[UID_MAX];
-    for (uint8_t r = 0; r < MAX_READERS; r++) {
-        struct reader *rd = &readers[r];
-        if (!rd->chip)
-            continue;
-        uint8_t len = rc_read_uid(r, uid);
-        if (len) {
+    uint8_t len = rc_read_uid(r, uid);
+    if (len) {
+        rd->misses = 0;
+        if (!rd->present || len != rd->uid_len || memcmp(uid, rd->uid, len) != 0) {
+            rd->present = 1;
+            rd->placement++;
+            rd->uid_len = len;
+            memcpy(rd->uid, uid, len);
+            send_tag(MSG_TAG, r);
+        }
+    } else if (rd->present) {
+        if (rc_still_there(r, rd->uid, rd->uid_len)) {
             rd->misses = 0;
-            if (!rd->present || len != rd->uid_len || memcmp(uid, rd->uid, len) != 0) {
-                rd->present = 1;
-                rd->placement++;
-                rd->uid_len = len;
-                memcpy(rd->uid, uid, len);
-                send_tag(MSG_TAG, r);
-            }
-        } else if (rd->present && ++rd->misses >= REMOVAL_MISSES) {
+        } else if (++rd->misses >= REMOVAL_MISSES) {
             rd->present = 0;
             rd->misses = 0;
             send_tag(MSG_REMOVED, r);
         }
+    }
+}
+
+/* A chip that browned out (its settings back to reset values) is set up again; one that is
+ * gone is looked for again now and then; the host hears of either change (an info message). */
+static uint8_t check_chip(uint8_t r, uint8_t look)
+{
+    struct reader *rd = &readers[r];
+    if (rd->chip && rc_set_up(r))
+        return 1;
+    if (!rd->chip && !look)
+        return 0;
+    uint8_t was = rd->chip;
+    rd->chip = rc_init(r);
+    if (rd->chip && (TURN_FIELDS & (1 << r)))
+        rc_field(r, 0);
+    if (!was != !rd->chip)
+        send_info(MSG_INFO);
+    return rd->chip != 0;
+}
+
+static void poll_readers(void)
+{
+    static uint8_t polls;
+    uint8_t look = ++polls >= CHIP_RETRY_POLLS;
+    if (look)
+        polls = 0;
+    for (uint8_t r = 0; r < MAX_READERS; r++) {
+        if (!check_chip(r, look))
+            continue;
+        uint8_t turn = (TURN_FIELDS >> r) & 1; /* its field on only while it is polled */
+        if (turn)
+            rc_field(r, 1);
+        poll_reader(r);
+        if (turn)
+            rc_field(r, 0);
     }
 }
 
@@ -192,8 +230,11 @@ int main(void)
     decoder_init(&decoder);
     sei();
     rc_bus_init();
-    for (uint8_t r = 0; r < MAX_READERS; r++)
+    for (uint8_t r = 0; r < MAX_READERS; r++) {
         readers[r].chip = rc_init(r);
+        if (readers[r].chip && (TURN_FIELDS & (1 << r)))
+            rc_field(r, 0);
+    }
     set_sleep_mode(SLEEP_MODE_IDLE);
     wdt_enable(WDTO_1S);
     send_info(MSG_BOOT);

@@ -35,12 +35,14 @@
 #define IRQ_TIMER 0x01
 
 /* PICC commands (ISO 14443-3) */
+#define PICC_REQA 0x26
 #define PICC_WUPA 0x52
 #define PICC_HLTA 0x50
 #define PICC_CT 0x88 /* cascade tag: more UID bytes follow at the next level */
 
 #define OK 0
 #define FAIL 1
+#define RELOAD 100 /* timer ticks of 25 us before "no answer" */
 
 static void ss(uint8_t reader, uint8_t high)
 {
@@ -117,6 +119,9 @@ void rc_bus_init(void)
 
 uint8_t rc_init(uint8_t reader)
 {
+    uint8_t first = rd(reader, VersionReg);
+    if (first == 0x00 || first == 0xFF)
+        return 0; /* no chip on this line: no reset to wait out */
     wr(reader, CommandReg, CMD_SOFTRESET);
     for (uint8_t i = 0; i < 50 && (rd(reader, CommandReg) & 0x10); i++)
         _delay_ms(1); /* PowerDown bit set until the reset is over */
@@ -127,7 +132,7 @@ uint8_t rc_init(uint8_t reader)
     wr(reader, TModeReg, 0x80); /* TAuto: starts at the end of each transmission */
     wr(reader, TPrescalerReg, 0xA9);
     wr(reader, TReloadRegH, 0);
-    wr(reader, TReloadRegL, 100);
+    wr(reader, TReloadRegL, RELOAD); /* also the mark of a chip set up (reset value 0) */
     wr(reader, TxASKReg, 0x40); /* 100 % ASK */
     wr(reader, ModeReg, 0x3D);  /* CRC preset 0x6363 (ISO 14443A) */
     wr(reader, TxControlReg, (uint8_t)(rd(reader, TxControlReg) | 0x03)); /* antenna on */
@@ -193,31 +198,42 @@ static void halt(uint8_t reader)
         transceive(reader, cmd, 4, 0, 0, 0);
 }
 
+/* Select the tag whose UID part of this cascade level is part[0..4] (with its BCC): its SAK,
+ * or -1 when no tag answered correctly. */
+static int16_t select_part(uint8_t reader, uint8_t level, const uint8_t *part)
+{
+    uint8_t buf[9], sak[3], check[2];
+    buf[0] = (uint8_t)(0x93 + 2 * level); /* SEL of cascade level 1, 2, 3 */
+    buf[1] = 0x70;                        /* NVB: the whole UID of this level */
+    for (uint8_t i = 0; i < 5; i++)
+        buf[2 + i] = part[i];
+    if (calc_crc(reader, buf, 7, buf + 7) != OK)
+        return -1;
+    if (transceive(reader, buf, 9, 0, sak, 3) != 3)
+        return -1;
+    if (calc_crc(reader, sak, 1, check) != OK || check[0] != sak[1] || check[1] != sak[2])
+        return -1;
+    return sak[0];
+}
+
 uint8_t rc_read_uid(uint8_t reader, uint8_t *uid)
 {
-    uint8_t buf[9], answer[5], check[2];
-    buf[0] = PICC_WUPA;
+    uint8_t buf[2], answer[5];
+    buf[0] = PICC_REQA; /* REQA: a halted tag (the pile under the new card) stays silent */
     if (transceive(reader, buf, 1, 7, answer, 2) != 2)
         return 0;
     uint8_t len = 0;
     for (uint8_t level = 0; level < 3; level++) {
-        buf[0] = (uint8_t)(0x93 + 2 * level); /* SEL of cascade level 1, 2, 3 */
-        buf[1] = 0x20;                        /* NVB: no UID bits known yet */
+        buf[0] = (uint8_t)(0x93 + 2 * level);
+        buf[1] = 0x20; /* NVB: no UID bits known yet */
         if (transceive(reader, buf, 2, 0, answer, 5) != 5)
-            return 0;
+            return 0; /* nothing, or two new tags at once (a collision) */
         if ((answer[0] ^ answer[1] ^ answer[2] ^ answer[3]) != answer[4])
             return 0; /* BCC */
-        buf[1] = 0x70; /* NVB: the whole UID of this level */
-        for (uint8_t i = 0; i < 5; i++)
-            buf[2 + i] = answer[i];
-        if (calc_crc(reader, buf, 7, buf + 7) != OK)
+        int16_t sak = select_part(reader, level, answer);
+        if (sak < 0)
             return 0;
-        uint8_t sak[3];
-        if (transceive(reader, buf, 9, 0, sak, 3) != 3)
-            return 0;
-        if (calc_crc(reader, sak, 1, check) != OK || check[0] != sak[1] || check[1] != sak[2])
-            return 0;
-        if (sak[0] & 0x04) { /* UID not complete */
+        if (sak & 0x04) { /* UID not complete */
             if (answer[0] != PICC_CT)
                 return 0;
             for (uint8_t i = 1; i < 4; i++)
@@ -230,4 +246,41 @@ uint8_t rc_read_uid(uint8_t reader, uint8_t *uid)
         }
     }
     return 0;
+}
+
+uint8_t rc_still_there(uint8_t reader, const uint8_t *uid, uint8_t len)
+{
+    uint8_t buf[1], answer[2], part[5];
+    buf[0] = PICC_WUPA; /* wakes the halted tags; they fall back to HALT at the next frame */
+    transceive(reader, buf, 1, 7, answer, 2); /* the pile's ATQAs may collide: no matter */
+    uint8_t levels = len == 4 ? 1 : len == 7 ? 2 : 3;
+    for (uint8_t level = 0; level < levels; level++) {
+        uint8_t last = level == levels - 1;
+        if (last) {
+            for (uint8_t i = 0; i < 4; i++)
+                part[i] = uid[3 * level + i];
+        } else {
+            part[0] = PICC_CT;
+            for (uint8_t i = 0; i < 3; i++)
+                part[1 + i] = uid[3 * level + i];
+        }
+        part[4] = (uint8_t)(part[0] ^ part[1] ^ part[2] ^ part[3]);
+        int16_t sak = select_part(reader, level, part); /* only this tag answers */
+        if (sak < 0 || ((sak & 0x04) != 0) == last)
+            return 0;
+    }
+    halt(reader);
+    return 1;
+}
+
+uint8_t rc_set_up(uint8_t reader)
+{
+    uint8_t version = rd(reader, VersionReg);
+    return version != 0x00 && version != 0xFF && rd(reader, TReloadRegL) == RELOAD;
+}
+
+void rc_field(uint8_t reader, uint8_t on)
+{
+    uint8_t value = rd(reader, TxControlReg);
+    wr(reader, TxControlReg, on ? (uint8_t)(value | 0x03) : (uint8_t)(value & ~0x03));
 }

@@ -11,8 +11,17 @@
 void rc_bus_init(void);
 /* Soft-resets the chip and turns its antenna on; returns its VersionReg (0 when absent). */
 uint8_t rc_init(uint8_t reader);
-/* Wakes the tag in the field (WUPA, so a halted tag answers too), reads its UID and halts it.
- * Returns the UID length (4, 7 or 10) or 0 when no tag answered correctly. */
+/* Reads the UID of a tag new to the field (REQA: a halted tag stays silent, so a pile of
+ * cards already read does not answer with the new one) and halts it. Returns the UID length
+ * (4, 7 or 10) or 0 when no new tag answered correctly (none, or two at once). */
 uint8_t rc_read_uid(uint8_t reader, uint8_t *uid);
+/* Whether the tag with this UID is still in the field: WUPA, then select it by its UID (no
+ * anticollision: the other halted tags stay silent), then halt it again. */
+uint8_t rc_still_there(uint8_t reader, const uint8_t *uid, uint8_t len);
+/* Whether the chip answers and still has the settings rc_init gave it (a brown-out or a
+ * reset since has set them back). */
+uint8_t rc_set_up(uint8_t reader);
+/* Switches the chip's antenna on or off. */
+void rc_field(uint8_t reader, uint8_t on);
 
 #endif

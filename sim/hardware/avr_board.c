@@ -4,8 +4,12 @@
  *   avr_board FIRMWARE.elf [--link PATH] [--readers N] [--seed S]
  *
  * Commands on stdin, one a line, each answered by "ok ..." or "error ..." on stdout:
- *   place READER UIDHEX   a tag (4, 7 or 10 bytes) comes to rest on reader 0..3
- *   remove READER         the tag leaves the reader
+ *   place READER UIDHEX   a tag (4, 7 or 10 bytes) comes to rest on reader 0..3 (on the
+ *                         ones already there: up to 8, a pile)
+ *   remove READER [UID]   that tag (or every tag) leaves the reader
+ *   brownout READER       that chip's supply dips: it resets (registers, antenna off)
+ *   overlaps              "ok overlaps N00 N01 .. N33": frames chip i has sent while chip
+ *                         j's field was on (row i, column j)
  *   reset                 the board resets (as when the host opens the port of an Uno)
  *   noise N               N random bytes go out on the serial line, between the board's bytes
  *   freeze / thaw         the CPU stops / runs again (a hung board: heartbeats stop)
@@ -93,6 +97,14 @@ enum { CommandReg = 0x01, ComIEnReg = 0x02, ComIrqReg = 0x04, DivIrqReg = 0x05,
 enum { CARD_IDLE, CARD_READY, CARD_ACTIVE, CARD_HALT };
 enum { PENDING_NONE, PENDING_ANSWER, PENDING_TIMEOUT };
 
+#define CARDS 8
+
+struct card {
+    int state, level, woken; /* woken: READY or ACTIVE after a WUPA from HALT */
+    uint8_t uid[10];
+    int uid_len;
+};
+
 struct chip {
     int exists;
     uint8_t reg[64];
@@ -106,10 +118,11 @@ struct chip {
     avr_cycle_count_t tx_done, done;
     uint8_t answer[16];
     int answer_n;
-    /* the tag on the reader */
-    int has_card, card_state, level;
-    uint8_t uid[10];
-    int uid_len;
+    /* the tags on the reader (a pile of halted ones, a new one on top) */
+    struct card cards[CARDS];
+    int n_cards;
+    long overlaps[READERS]; /* frames sent while chip j's field was on */
+    int collided;
 };
 
 static struct chip chips[READERS];
@@ -126,7 +139,8 @@ static void chip_reset(struct chip *c)
     c->reg[VersionReg] = 0x92;
     c->fifo_n = 0;
     c->pending = PENDING_NONE;
-    c->card_state = CARD_IDLE; /* the field is off: the tag loses power */
+    for (int i = 0; i < c->n_cards; i++) /* the field is off: the tags lose power */
+        c->cards[i].state = CARD_IDLE;
 }
 
 static uint16_t crc_a(const uint8_t *data, int len)
@@ -151,62 +165,98 @@ static double air_us(int bytes, int lastbits)
     return 9.44 * (lastbits ? (bytes - 1) * 9 + lastbits : bytes * 9);
 }
 
-/* The PICC's answer to a frame, per ISO 14443-3; returns its length (0: no answer). */
-static int card_answer(struct chip *c, const uint8_t *f, int n, int lastbits, uint8_t *out)
+static void fall_back(struct card *k)
 {
-    if (!c->has_card || !(c->reg[TxControlReg] & 0x03))
-        return 0;
-    int levels = c->uid_len == 4 ? 1 : c->uid_len == 7 ? 2 : 3;
+    k->state = k->woken ? CARD_HALT : CARD_IDLE;
+    k->level = 0;
+}
+
+/* One PICC's answer to a frame, per ISO 14443-3; returns its length (0: no answer). */
+static int card_answer(struct card *k, const uint8_t *f, int n, int lastbits, uint8_t *out)
+{
+    int levels = k->uid_len == 4 ? 1 : k->uid_len == 7 ? 2 : 3;
     if (n == 1 && lastbits == 7 && (f[0] == 0x26 || f[0] == 0x52)) { /* REQA, WUPA */
-        if (c->card_state == CARD_IDLE || (f[0] == 0x52 && c->card_state == CARD_HALT)) {
-            c->card_state = CARD_READY;
-            c->level = 0;
+        if (k->state == CARD_IDLE || (f[0] == 0x52 && k->state == CARD_HALT)) {
+            k->woken = k->state == CARD_HALT;
+            k->state = CARD_READY;
+            k->level = 0;
             out[0] = levels == 1 ? 0x04 : levels == 2 ? 0x44 : 0x84;
             out[1] = 0x00;
             return 2;
         }
+        if (k->state == CARD_READY || k->state == CARD_ACTIVE)
+            fall_back(k); /* an unexpected command */
         return 0;
     }
-    if (c->card_state == CARD_HALT || c->card_state == CARD_IDLE || lastbits)
+    if (k->state == CARD_HALT || k->state == CARD_IDLE || lastbits)
         return 0;
     if (n == 4 && f[0] == 0x50 && f[1] == 0x00) { /* HLTA */
-        if (crc_a(f, 2) == (f[2] | f[3] << 8))
-            c->card_state = CARD_HALT;
+        if (k->state == CARD_ACTIVE && crc_a(f, 2) == (f[2] | f[3] << 8)) {
+            k->state = CARD_HALT;
+            k->level = 0;
+        } else {
+            fall_back(k);
+        }
         return 0;
     }
     int level = (f[0] - 0x93) / 2;
-    if (c->card_state != CARD_READY || f[0] < 0x93 || f[0] > 0x97 || (f[0] & 1) == 0 ||
-        level != c->level) {
-        c->card_state = CARD_IDLE;
+    if (k->state != CARD_READY || f[0] < 0x93 || f[0] > 0x97 || (f[0] & 1) == 0 ||
+        level != k->level) {
+        fall_back(k);
         return 0;
     }
     uint8_t cl[5];
     int last = level == levels - 1;
     if (last) {
-        memcpy(cl, c->uid + 3 * level, 4);
+        memcpy(cl, k->uid + 3 * level, 4);
     } else {
         cl[0] = 0x88;
-        memcpy(cl + 1, c->uid + 3 * level, 3);
+        memcpy(cl + 1, k->uid + 3 * level, 3);
     }
     cl[4] = cl[0] ^ cl[1] ^ cl[2] ^ cl[3];
     if (n == 2 && f[1] == 0x20) { /* anticollision: the whole UID of this level */
         memcpy(out, cl, 5);
         return 5;
     }
-    if (n == 9 && f[1] == 0x70 && memcmp(f + 2, cl, 5) == 0 &&
-        crc_a(f, 7) == (f[7] | f[8] << 8)) { /* select */
-        out[0] = last ? (c->uid_len == 4 ? 0x08 : 0x00) : 0x04;
+    if (n == 9 && f[1] == 0x70 && crc_a(f, 7) == (f[7] | f[8] << 8)) { /* select */
+        if (memcmp(f + 2, cl, 5) != 0)
+            return 0; /* another tag is selected: this one stays READY */
+        out[0] = last ? (k->uid_len == 4 ? 0x08 : 0x00) : 0x04;
         uint16_t crc = crc_a(out, 1);
         out[1] = (uint8_t)crc;
         out[2] = (uint8_t)(crc >> 8);
         if (last)
-            c->card_state = CARD_ACTIVE;
+            k->state = CARD_ACTIVE;
         else
-            c->level++;
+            k->level++;
         return 3;
     }
-    c->card_state = CARD_IDLE;
+    fall_back(k);
     return 0;
+}
+
+/* What the reader receives: the answers of every tag, superposed; a collision when they
+ * differ (ErrorReg CollErr). */
+static int field_answer(struct chip *c, const uint8_t *f, int n, int lastbits, uint8_t *out,
+                        int *collided)
+{
+    *collided = 0;
+    if (!(c->reg[TxControlReg] & 0x03))
+        return 0;
+    int got = 0;
+    for (int i = 0; i < c->n_cards; i++) {
+        uint8_t one[16];
+        int m = card_answer(&c->cards[i], f, n, lastbits, one);
+        if (!m)
+            continue;
+        if (got && (m != got || memcmp(out, one, (size_t)m) != 0))
+            *collided = 1;
+        for (int j = 0; j < m; j++)
+            out[j] = (uint8_t)((j < got ? out[j] : 0) | one[j]);
+        if (m > got)
+            got = m;
+    }
+    return got;
 }
 
 static void start_send(struct chip *c)
@@ -216,7 +266,10 @@ static void start_send(struct chip *c)
     int n = c->fifo_n;
     memcpy(frame, c->fifo, (size_t)n);
     c->fifo_n = 0;
-    c->answer_n = card_answer(c, frame, n, lastbits, c->answer);
+    c->answer_n = field_answer(c, frame, n, lastbits, c->answer, &c->collided);
+    for (int i = 0; i < READERS; i++)
+        if (&chips[i] != c && chips[i].exists && (chips[i].reg[TxControlReg] & 0x03))
+            c->overlaps[i]++;
     double tx = air_us(n, lastbits);
     c->tx_done = avr->cycle + usec(tx);
     if (c->answer_n) {
@@ -245,7 +298,7 @@ static void chip_update(struct chip *c)
         memcpy(c->fifo, c->answer, (size_t)c->answer_n);
         c->fifo_n = c->answer_n;
         c->reg[ControlReg] = (uint8_t)(c->reg[ControlReg] & ~0x07);
-        c->reg[ErrorReg] = 0;
+        c->reg[ErrorReg] = c->collided ? 0x08 : 0; /* CollErr */
         c->reg[ComIrqReg] |= 0x30; /* RxIRq, IdleIRq */
         c->reg[CommandReg] = (uint8_t)(c->reg[CommandReg] & ~0x0F);
     } else {
@@ -318,7 +371,8 @@ static void chip_write(struct chip *c, uint8_t reg, uint8_t v)
     case TxControlReg:
         c->reg[reg] = v;
         if (!(v & 0x03))
-            c->card_state = CARD_IDLE;
+            for (int i = 0; i < c->n_cards; i++)
+                c->cards[i].state = CARD_IDLE;
         return;
     case VersionReg:
         return;
@@ -466,15 +520,41 @@ static void command(char *line)
         }
         struct chip *c = &chips[reader];
         if (word[0] == 'r') {
-            c->has_card = 0;
+            uint8_t uid[10];
+            int len = n >= 3 ? parse_uid(arg, uid) : 0;
+            int kept = 0;
+            for (int i = 0; i < c->n_cards; i++) /* one tag by UID, or every tag */
+                if (len > 0 && (c->cards[i].uid_len != len ||
+                                memcmp(c->cards[i].uid, uid, (size_t)len) != 0))
+                    c->cards[kept++] = c->cards[i];
+            c->n_cards = kept;
         } else {
-            if (n < 3 || (c->uid_len = parse_uid(arg, c->uid)) < 0) {
+            struct card k;
+            memset(&k, 0, sizeof k);
+            if (n < 3 || (k.uid_len = parse_uid(arg, k.uid)) < 0) {
                 printf("error place: UID must be 4, 7 or 10 bytes of hex\n");
                 return;
             }
-            c->has_card = 1;
-            c->card_state = CARD_IDLE;
+            if (c->n_cards == CARDS) {
+                printf("error place: %d tags are on reader %d already\n", CARDS, reader);
+                return;
+            }
+            k.state = CARD_IDLE;
+            c->cards[c->n_cards++] = k;
         }
+    } else if (strcmp(word, "brownout") == 0) {
+        if (n < 2 || reader < 0 || reader >= READERS) {
+            printf("error brownout: reader must be 0..%d\n", READERS - 1);
+            return;
+        }
+        chip_reset(&chips[reader]); /* its supply dipped: reset values, antenna off */
+    } else if (strcmp(word, "overlaps") == 0) {
+        printf("ok overlaps");
+        for (int i = 0; i < READERS; i++)
+            for (int j = 0; j < READERS; j++)
+                printf(" %ld", chips[i].overlaps[j]);
+        printf("\n");
+        return;
     } else if (strcmp(word, "reset") == 0) {
         avr_reset(avr);
     } else if (strcmp(word, "noise") == 0) {
@@ -497,8 +577,8 @@ static void command(char *line)
         unlink_link();
         exit(0);
     } else {
-        printf("error unknown command %s; use place, remove, reset, noise, freeze, thaw, quit\n",
-               word);
+        printf("error unknown command %s; use place, remove, brownout, overlaps, reset, noise, "
+               "freeze, thaw, quit\n", word);
         return;
     }
     printf("ok %s\n", word);

@@ -2,7 +2,8 @@
 
 ``python -m sim.hardware.avr_board --link PATH`` builds what is out of date, then runs the board
 with its serial port reachable at PATH (a symlink to a pty) and its commands on stdin (``place
-READER UIDHEX``, ``remove READER``, ``reset``, ``noise N``, ``freeze``, ``thaw``, ``quit``).
+READER UIDHEX``, ``remove READER [UIDHEX]``, ``brownout READER``, ``overlaps``, ``reset``,
+``noise N``, ``freeze``, ``thaw``, ``quit``).
 Tests and benchmarks use :class:`AvrBoard`, which sends the same commands and waits for each
 to be acknowledged.
 """
@@ -53,10 +54,17 @@ def _run(cmd: list[str], what: str) -> str:
     return proc.stdout
 
 
-def build_firmware() -> Path:
-    """Build the firmware ELF (make decides what is out of date); returns its path."""
-    _run(["make", "--no-print-directory", "-s", "-C", str(FIRMWARE_DIR)], "firmware build")
-    return FIRMWARE_ELF
+def build_firmware(turn_fields: int = 0) -> Path:
+    """Build the firmware ELF (make decides what is out of date); returns its path. With
+    ``turn_fields`` (a bit a reader), a build whose readers of those bits switch their fields
+    on only while they are polled, in a build folder of its own."""
+    if not turn_fields:
+        _run(["make", "--no-print-directory", "-s", "-C", str(FIRMWARE_DIR)], "firmware build")
+        return FIRMWARE_ELF
+    build = f"build-turn{turn_fields:02X}"
+    _run(["make", "--no-print-directory", "-s", "-C", str(FIRMWARE_DIR), f"BUILD={build}",
+          f"TURN_FIELDS=0x{turn_fields:02X}"], "firmware build")
+    return FIRMWARE_DIR / build / "bridge.elf"
 
 
 def build_board() -> Path:
@@ -72,18 +80,18 @@ def build_board() -> Path:
     return BOARD_BINARY
 
 
-def board_command(link: Path | str, readers: int = 4) -> list[str]:
-    return [str(build_board()), str(build_firmware()), "--link", str(link),
+def board_command(link: Path | str, readers: int = 4, turn_fields: int = 0) -> list[str]:
+    return [str(build_board()), str(build_firmware(turn_fields)), "--link", str(link),
             "--readers", str(readers)]
 
 
 class AvrBoard:
     """A running simulated board; its serial port is ``link``."""
 
-    def __init__(self, link: Path | str, readers: int = 4) -> None:
+    def __init__(self, link: Path | str, readers: int = 4, turn_fields: int = 0) -> None:
         self.link = Path(link)
         self._proc = subprocess.Popen(
-            board_command(link, readers),
+            board_command(link, readers, turn_fields),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,
@@ -112,19 +120,30 @@ class AvrBoard:
             if line.startswith(prefix):
                 return line
 
-    def command(self, line: str, timeout: float = 10.0) -> None:
-        """Send one command and wait for the board to acknowledge it."""
+    def command(self, line: str, timeout: float = 10.0) -> str:
+        """Send one command and wait for the board to acknowledge it; the acknowledgement."""
         if self._proc.stdin is None or self._proc.poll() is not None:
             raise BoardError("the board is not running")
         self._proc.stdin.write(line + "\n")
         self._proc.stdin.flush()
-        self._expect("ok ", timeout)
+        return self._expect("ok ", timeout)
 
     def place(self, reader: int, uid: str) -> None:
+        """A tag comes to rest on the reader (on the tags already there: a pile)."""
         self.command(f"place {reader} {uid}")
 
-    def remove(self, reader: int) -> None:
-        self.command(f"remove {reader}")
+    def remove(self, reader: int, uid: str = "") -> None:
+        """That tag, or every tag, leaves the reader."""
+        self.command(f"remove {reader} {uid}".rstrip())
+
+    def brownout(self, reader: int) -> None:
+        """The reader's supply dips: its chip resets (settings lost, antenna off)."""
+        self.command(f"brownout {reader}")
+
+    def overlaps(self) -> list[list[int]]:
+        """``[i][j]``: frames chip i has sent while chip j's field was on."""
+        counts = [int(n) for n in self.command("overlaps").split()[2:]]
+        return [counts[i : i + 4] for i in range(0, len(counts), 4)]
 
     def reset(self) -> None:
         self.command("reset")

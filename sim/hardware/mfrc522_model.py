@@ -24,10 +24,10 @@ import time
 from collections import Counter, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from table.readers.iso14443 import (
     HLTA,
-    NVB_ANTICOLL,
     NVB_SELECT,
     REQA,
     SAK_CASCADE,
@@ -37,6 +37,9 @@ from table.readers.iso14443 import (
     cascade_parts,
     crc_a,
 )
+
+if TYPE_CHECKING:
+    from sim.hardware.radio_noise import RadioNoise
 
 # Registers (datasheet numbering).
 COMMAND, COMM_IEN, DIV_IEN, COMM_IRQ, DIV_IRQ, ERROR, STATUS1, STATUS2 = range(1, 9)
@@ -76,6 +79,8 @@ class VirtualTag:
     state: str = "IDLE"
     level: int = 0  # cascade level reached (0 = level 1)
     woken: bool = False  # READY*/ACTIVE*: came from HALT, falls back to HALT
+    bad_bcc: bool = False  # answers anticollision with a wrong check byte (a corrupted ghost)
+    placed_at: float = 0.0  # when it came into the field (the chip's clock)
     _parts: list[bytes] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -101,7 +106,9 @@ class VirtualTag:
         """The tag's answer to one frame from the reader, or ``None`` (silence)."""
         if last_bits == 7 and len(frame) == 1:
             return self._short(frame[0] & 0x7F)
-        if last_bits:  # bit-oriented anticollision is not modelled: an unexpected command
+        if self.state == "READY" and len(frame) >= 2 and frame[0] == SEL[self.level]:
+            return self._ready(frame, last_bits)
+        if last_bits:  # a bit frame that is no anticollision: an unexpected command
             if self.state in ("READY", "ACTIVE"):
                 self._fall_back()
             return None
@@ -124,14 +131,18 @@ class VirtualTag:
             self._fall_back()  # an unexpected command: silence, back to IDLE (or HALT)
         return None
 
-    def _ready(self, frame: bytes) -> bytes | None:
+    def part(self) -> bytes:
+        """The five bytes this tag sends at its current cascade level: UID part and BCC."""
         part = self._parts[self.level]
-        if len(frame) == 2 and frame[0] == SEL[self.level] and frame[1] == NVB_ANTICOLL:
-            return part + bytes((bcc(part),))
+        return part + bytes((bcc(part) ^ (0x5A if self.bad_bcc else 0),))
+
+    def _ready(self, frame: bytes, last_bits: int = 0) -> bytes | None:
+        if frame[0] == SEL[self.level] and frame[1] != NVB_SELECT:
+            return self._anticollision(frame, last_bits)
         if len(frame) == 9 and frame[0] == SEL[self.level] and frame[1] == NVB_SELECT:
             if crc_a(frame[:7]) != frame[7:]:
                 return None  # a corrupted frame is not answered
-            if frame[2:7] != part + bytes((bcc(part),)):
+            if frame[2:7] != self.part():
                 return None  # another tag is being selected
             if self.level + 1 < len(self._parts):
                 self.level += 1
@@ -142,6 +153,24 @@ class VirtualTag:
             return bytes((sak,)) + crc_a((sak,))
         self._fall_back()
         return None
+
+    def _anticollision(self, frame: bytes, last_bits: int) -> bytes | None:
+        """ANTICOLLISION with NVB naming the UID bits the reader already knows: a tag whose
+        part starts with them answers the rest, its first byte aligned on the known bits (the
+        reader's RxAlign), and stays READY; a tag that does not match stays silent in READY."""
+        nvb = frame[1]
+        known = ((nvb >> 4) - 2) * 8 + (nvb & 0x0F)
+        if not 0 <= known < 40 or (nvb & 0x0F) != last_bits or len(frame) != 2 + -(-known // 8):
+            self._fall_back()
+            return None
+        mine = int.from_bytes(self.part(), "little")
+        sent = int.from_bytes(frame[2:], "little")
+        mask = (1 << known) - 1
+        if mine & mask != sent & mask:
+            return None
+        answer = bytearray(self.part()[known // 8 :])
+        answer[0] &= ~((1 << (known % 8)) - 1) & 0xFF  # bits before RxAlign are not received
+        return bytes(answer)
 
 
 class Mfrc522Model:
@@ -158,6 +187,13 @@ class Mfrc522Model:
         self.frames: deque[bytes] = deque(maxlen=256)  # the latest frames sent to the field
         self.sent: Counter[int] = Counter()  # frames sent, by first byte (REQA, SEL, ...)
         self.transfers = 0
+        self.noise: RadioNoise | None = None  # what a real table does to reads (none: clean)
+        self.neighbours: list[Mfrc522Model] = []  # chips whose pads are close enough to leak
+        self.ghosts: list[VirtualTag] = []  # tags that answer for this poll only (noise)
+        self.muted: list[VirtualTag] = []  # tags of the field silent for this poll (noise)
+        self.locked = False  # hung: no interrupt, no timer, until its RST line is pulsed
+        self.holds_miso = False  # holds the bus's MISO low while not selected (a bad module)
+        self.last_request: float | None = None
         self._deadline: float | None = None  # the timer, while a frame waits for an answer
         self._lock = threading.RLock()  # the SPI side and the test's hands
         self._sent = threading.Condition(self._lock)
@@ -169,6 +205,7 @@ class Mfrc522Model:
         """Bring a tag into the field (it powers up in IDLE)."""
         with self._lock:
             tag.power_off()
+            tag.placed_at = self.clock()
             self.tags.append(tag)
         return tag
 
@@ -221,12 +258,14 @@ class Mfrc522Model:
         """Plug it back: it powers up with its reset values (antenna off)."""
         with self._lock:
             self.connected = True
+            self.locked = False
             self.soft_reset()
 
     def set_reset_line(self, high: bool) -> None:
         """The chip's NRSTPD pin: low is hard power-down, a rising edge resets it."""
         with self._lock:
             if high and not self.powered:
+                self.locked = False
                 self.soft_reset()
             self.powered = high
             if not high:
@@ -246,6 +285,7 @@ class Mfrc522Model:
     def _field_off(self) -> None:
         for tag in self.tags:
             tag.power_off()
+        self.ghosts.clear()
 
     @property
     def antenna_on(self) -> bool:
@@ -321,29 +361,55 @@ class Mfrc522Model:
     def _transmit(self) -> None:
         frame = bytes(self.fifo)
         self.fifo.clear()
-        last_bits = self.regs[BIT_FRAMING] & 0x07
+        framing = self.regs[BIT_FRAMING]
+        last_bits, rx_align = framing & 0x07, (framing >> 4) & 0x07
+        if self.noise is not None and len(frame) == 1 and frame[0] & 0x7F in (REQA, WUPA):
+            self.noise.on_request(self, self.clock())
         self.regs[ERROR] = 0
+        self.regs[COLL] = 0xA0  # ValuesAfterColl, CollPosNotValid
+        self._deadline = None
+        if self.locked:  # hung: the frame never leaves, no interrupt ever comes
+            self._record(frame)
+            return
         self.regs[COMM_IRQ] |= TX_IRQ
         answers: list[bytes] = []
         if self.antenna_on:
-            for tag in self.tags:
+            for tag in [t for t in self.tags if t not in self.muted] + self.ghosts:
                 answer = tag.receive(frame, last_bits)
                 if answer is not None:
                     answers.append(answer)
+        if self.noise is not None:
+            answers = self.noise.on_answers(self, answers)
         if answers:
-            merged = bytearray(max(len(a) for a in answers))
-            for answer in answers:
-                for i, value in enumerate(answer):
-                    merged[i] |= value
-            if any(a != answers[0] for a in answers):
-                self.regs[ERROR] |= COLL_ERR
-            self.fifo.extend(merged[:FIFO_SIZE])
-            self.regs[CONTROL] = self.regs[CONTROL] & 0xF8  # whole bytes received
-            self.regs[COMM_IRQ] |= RX_IRQ
-            self._deadline = None
+            self._receive(answers, rx_align)
         else:
             period = self._timer_period()
             self._deadline = None if period is None else self.clock() + period
+        self._record(frame)
+
+    def _receive(self, answers: list[bytes], rx_align: int) -> None:
+        """Answers of several tags at once: their bits superposed, the first bit where they
+        differ reported in CollReg (1 to 32, counted from bit 0 of the first byte received,
+        that is including the RxAlign bits) and ErrorReg's CollErr."""
+        size = max(len(a) for a in answers)
+        merged = bytearray(size)
+        for answer in answers:
+            for i, value in enumerate(answer):
+                merged[i] |= value
+        if any(a != answers[0] for a in answers):
+            padded = [int.from_bytes(a.ljust(size, b"\0"), "little") for a in answers]
+            differ = 0
+            for value in padded[1:]:
+                differ |= value ^ padded[0]
+            differ &= ~((1 << rx_align) - 1)
+            position = (differ & -differ).bit_length()  # 1-based, of the lowest differing bit
+            self.regs[ERROR] |= COLL_ERR
+            self.regs[COLL] = (position & 0x1F) if position <= 32 else 0xA0
+        self.fifo.extend(merged[:FIFO_SIZE])
+        self.regs[CONTROL] = self.regs[CONTROL] & 0xF8  # whole bytes received
+        self.regs[COMM_IRQ] |= RX_IRQ
+
+    def _record(self, frame: bytes) -> None:
         with self._sent:
             self.frames.append(frame)
             self.sent[frame[0] if frame else -1] += 1

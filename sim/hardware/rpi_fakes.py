@@ -8,8 +8,9 @@ hardware chip enable (CE0, CE1) or by a GPIO line, with its reset line on a GPIO
 a node selects the chip on that node's chip enable (unless ``no_cs`` is set: like Linux, the mode
 belongs to the device, not to the open file) and every chip whose GPIO chip select is driven
 low; all of them see the bytes and the replies of several at once are ANDed together, as on a
-real bus with a wiring fault. A chip whose reset line is not driven high stays powered down and
-answers zeros.
+real bus with a wiring fault; a chip that ``holds_miso`` pulls every reply on its bus to zero
+while it is not selected (cheap modules, miguelbalboa/rfid #290). A chip whose reset line is
+not driven high stays powered down and answers zeros.
 
 ``with simulated_pi(board):`` puts the fakes into ``sys.modules`` (and drops any ``mfrc522``
 imported before, so that it binds to them), and restores everything on exit.
@@ -148,8 +149,10 @@ class SimBoard:
         self,
         spi_nodes: Sequence[tuple[int, int]] = ((0, 0), (0, 1)),
         clock: Callable[[], float] = time.monotonic,
+        on_transfer: Callable[[], None] | None = None,
     ) -> None:
         self.clock = clock
+        self.on_transfer = on_transfer  # a simulated clock's tick: what a transfer takes
         self.lock = threading.RLock()
         self.nodes: dict[tuple[int, int], dict[str, Any]] = {
             node: {"no_cs": False, "mode": 0} for node in spi_nodes
@@ -165,11 +168,12 @@ class SimBoard:
         ce: int | None = None,
         cs_pin: int | None = None,
         reset_pin: int | None = 25,
+        version: int = 0x92,
     ) -> Mfrc522Model:
         """Wire a new chip; its reset line follows the GPIO (low until driven high)."""
         if (ce is None) == (cs_pin is None):
             raise ValueError("a chip is selected by exactly one of ce and cs_pin")
-        chip = Mfrc522Model(clock=self.clock)
+        chip = Mfrc522Model(clock=self.clock, version=version)
         with self.lock:
             self.chips.append(WiredChip(chip, bus, ce, cs_pin, reset_pin))
             if reset_pin is not None:
@@ -179,6 +183,8 @@ class SimBoard:
     def transfer(self, bus: int, device: int, data: list[int]) -> list[int]:
         with self.lock:
             self.transfers += 1
+            if self.on_transfer is not None:
+                self.on_transfer()
             no_cs = self.nodes[(bus, device)]["no_cs"]
             selected = [
                 w.chip
@@ -192,7 +198,12 @@ class SimBoard:
             reply = [0xFF] * len(data) if selected else [0] * len(data)
             for chip in selected:
                 reply = [a & b for a, b in zip(reply, chip.transfer(list(data)), strict=True)]
-            return reply
+            held = any(
+                w.chip.holds_miso and w.chip not in selected and w.chip.powered
+                for w in self.chips
+                if w.bus == bus
+            )
+            return [0] * len(data) if held else reply  # a module holding MISO low
 
 
 class FakeSpiDev:

@@ -122,7 +122,9 @@ def _doctor(args: argparse.Namespace) -> int:
         raise TableError(f"--timeout {args.timeout}: use a number of seconds above 0")
     if args.timeout > MAX_TIMEOUT:  # a deadline past the clock's end: an OverflowError
         raise TableError(f"--timeout {args.timeout:g}: at most {MAX_TIMEOUT} seconds a reader")
-    return doctor(args.config, timeout=args.timeout)
+    if not math.isfinite(args.quiet) or not 0 <= args.quiet <= 600:
+        raise TableError(f"--quiet {args.quiet}: use a number of seconds from 0 to 600")
+    return doctor(args.config, timeout=args.timeout, quiet=args.quiet)
 
 
 def _service(args: argparse.Namespace) -> int:
@@ -173,6 +175,9 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     p.add_argument("--config", default=DEFAULT_CONFIG, help="the configuration file")
     p.add_argument("--timeout", type=float, default=3.0,
                    help="seconds to wait for each reader (default 3)")
+    p.add_argument("--quiet", type=float, default=0.0,
+                   help="seconds to watch each reader with no card placed: tags seen then "
+                        "are cross-talk (default 0: not watched; 60 is a quiet minute)")
     p.set_defaults(run=_doctor)
 
     p = sub.add_parser("service", help="print a systemd unit that runs the daemon at boot")

@@ -2,10 +2,11 @@
 
 The configuration (a bad one is the usual one-line error, exit 2), every reader (opened for
 real: it must come live within the timeout; a backend with a ``probe()`` method, such as a chip
-version read, is asked too; not while ``uno-table run`` referees with the same journal: its
-readers are its own), the permissions the readers and GPIO need, the journal's folder,
-the audio output and the speech backends. Exit code 0 when all is well, 1 when something needs
-fixing.
+version read, is asked too; an MFRC522 that is a counterfeit, that holds the SPI bus, or that
+sees tags during ``--quiet`` seconds with no card placed is named; not while ``uno-table run``
+referees with the same journal: its readers are its own), the permissions the readers and GPIO
+need, the journal's folder, the audio output and the speech backends. Exit code 0 when all is
+well, 1 when something needs fixing.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from table.journal.store import in_use as journal_in_use
 from table.readers import pi_board
 from table.readers.base import ReaderStatus, Report
 from table.readers.factory import Reader, ReaderSpec, make_reader
+from table.readers.radio_checks import bus_holders, chip_problems, quiet_problems
 from table.readers.serial_reader import in_use
 from table.runtime.config import Config, load_config
 
@@ -95,8 +97,11 @@ def _why_not(spec: ReaderSpec, what: str) -> list[Finding]:
     return [f for f in found if not f.ok]
 
 
-def check_reader(spec: ReaderSpec, timeout: float) -> list[Finding]:
-    """Open the reader for real and wait for it to come live."""
+def check_reader(spec: ReaderSpec, timeout: float, quiet: float = 0.0,
+                 live: set[str] | None = None) -> list[Finding]:
+    """Open the reader for real and wait for it to come live; then what its radio tells
+    (a counterfeit chip; tags seen during ``quiet`` seconds with no card placed). Its name
+    goes into ``live`` when it came live."""
     what = f"reader {spec.name} ({spec.kind}, {spec.role})"
     reports: queue.Queue[Report] = queue.Queue()
     try:
@@ -116,7 +121,11 @@ def check_reader(spec: ReaderSpec, timeout: float) -> list[Finding]:
             if isinstance(report, ReaderStatus):
                 state, detail = report.state, report.detail or detail
         if state == "live":
-            return [Finding(True, f"{what}: live{_probe(reader)}")]
+            if live is not None:
+                live.add(spec.name)
+            radio = chip_problems(reader) + quiet_problems(reader, quiet, time.sleep)
+            return [Finding(True, f"{what}: live{_probe(reader)}"),
+                    *(Finding(False, f"{what}: {said}", fix) for said, fix in radio)]
     finally:
         reader.stop(timeout=2.0)
     if spec.port and in_use(spec.port):
@@ -131,7 +140,7 @@ def check_reader(spec: ReaderSpec, timeout: float) -> list[Finding]:
             *_why_not(spec, what)]
 
 
-def check_readers(config: Config, timeout: float) -> list[Finding]:
+def check_readers(config: Config, timeout: float, quiet: float = 0.0) -> list[Finding]:
     """Every reader, unless a running ``uno-table run`` holds the table (its journal's lock):
     its readers are left to it, since a read taken by doctor is a play the table never sees."""
     try:
@@ -146,7 +155,10 @@ def check_readers(config: Config, timeout: float) -> list[Finding]:
                         " so its readers were left to it",
                         "to check them, stop it (sudo systemctl stop uno-table) and run doctor "
                         "again")]
-    return [found for spec in config.readers for found in check_reader(spec, timeout)]
+    live: set[str] = set()
+    found = [f for spec in config.readers for f in check_reader(spec, timeout, quiet, live)]
+    holders = bus_holders(config.readers, live, lambda spec: make_reader(spec, lambda r: None))
+    return found + [Finding(False, said, fix) for said, fix in holders]
 
 
 def needs_gpio(config: Config) -> bool:
@@ -308,7 +320,7 @@ def check_deck(config: Config) -> Finding:
                    "uno-table enroll --out DECK resumes the enrolment where it stopped")
 
 
-def doctor(config_path: str, timeout: float = 3.0) -> int:
+def doctor(config_path: str, timeout: float = 3.0, quiet: float = 0.0) -> int:
     """``uno-table doctor``: every check printed with its fix; exit 0 when all are fine."""
     config = load_config(config_path)  # a bad config: one line, exit 2
     findings = [Finding(True, f"config: {config.path} ({len(config.players)} players, "
@@ -317,7 +329,7 @@ def doctor(config_path: str, timeout: float = 3.0) -> int:
     findings += check_groups(config)
     if needs_gpio(config):
         findings += check_gpio_library()
-    findings += check_readers(config, timeout)
+    findings += check_readers(config, timeout, quiet)
     findings.append(check_journal(config))
     findings += check_voice(config)
     for finding in findings:
