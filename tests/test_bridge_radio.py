@@ -10,7 +10,7 @@ import pytest
 from test_bridge_board import Table
 
 from sim.hardware.avr_board import AvrBoard, build_board, build_firmware
-from table.readers.base import TagLifted
+from table.inputs import TagLifted
 
 PILE = ["04A1B2C3", "04112233445566", "DEADBEEF"]
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from table.readers.base import ReaderStatus, Report, TagRead
+from table.inputs import ReaderStatus, TagRead
+from table.readers.base import Report
 from table.readers.factory import ReaderError, ReaderSpec, SimReader, make_reader
 
 

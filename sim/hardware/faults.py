@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from table.errors import TableError
-from table.readers.base import Report, Sink, TagRead
+from table.inputs import TagRead
+from table.readers.base import Report, Sink
 
 
 class FaultError(TableError, ValueError):

@@ -26,7 +26,8 @@ from firmware_bridge.board_state import BoardState, BoardUp, Event, Read, Remove
 from firmware_bridge.codec import Decoder, encode
 from firmware_bridge.errors import BridgeError
 from firmware_bridge.messages import MAX_READERS, PROTOCOL_VERSION, Message, pack, unpack
-from table.readers.base import ReaderStatus, Sink, TagLifted, TagRead
+from table.inputs import ReaderStatus, TagLifted, TagRead
+from table.readers.base import Sink
 from table.readers.factory import Reader, ReaderError, ReaderSpec
 
 log = logging.getLogger(__name__)

@@ -21,7 +21,8 @@ from typing import Any, Protocol
 
 from table.errors import TableError
 from table.inputs import ROLES as ROLES
-from table.readers.base import Debounce, ReaderStatus, Sink
+from table.inputs import ReaderStatus
+from table.readers.base import Debounce, Sink
 
 
 class ReaderError(TableError, ValueError):

@@ -30,7 +30,8 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from table.readers.base import Report, TagLifted, TagRead
+from table.inputs import TagLifted, TagRead
+from table.readers.base import Report
 from table.readers.iso14443 import CT
 
 PENDING, CONFIRMED, KNOWN, NOISE = "pending", "confirmed", "known", "noise"
