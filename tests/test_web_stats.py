@@ -19,6 +19,7 @@ from web_harness import Client, WebDaemon, card_codes, web_daemon
 
 from table.journal.store import Journal
 from table.rules import make_options
+from table.web.stats import FRESH
 
 
 @pytest.fixture
@@ -106,17 +107,60 @@ def test_every_plot_is_inline_svg_and_nothing_hidden_or_outside_is_in_the_page(
 
 
 def test_the_report_is_kept_until_the_journal_gains_an_input(table: WebDaemon) -> None:
+    """Polled, the report is built once: kept as it is for FRESH seconds (of a clock the test
+    holds), then again until the journal has moved on."""
+    now = [0.0]
+    table.web.stats.clock = lambda: now[0]
     first = get(table)[2]
     assert get(table)[2] == first
     assert table.web.stats.builds == 1
     assert table.tap("R5#1")["verdict"] == "accepted"  # turned up
     assert table.tap("R7#1")["verdict"] == "accepted"  # played: written before its verdict
-    now = get(table)[2]
+    assert get(table)[2] == first and table.web.stats.builds == 1  # still fresh
+    now[0] += FRESH
+    later = get(table)[2]
     assert table.web.stats.builds == 2
     assert "most played colour: red (red 1, yellow 0, green 0, blue 0, wild 0)" in section(
-        now, "Match 2 (")
-    assert "(red 3, yellow 3, green 4, blue 5, wild 1)" in section(now, "The evening")
-    assert get(table)[2] == now and table.web.stats.builds == 2
+        later, "Match 2 (")
+    assert "(red 3, yellow 3, green 4, blue 5, wild 1)" in section(later, "The evening")
+    now[0] += 2 * FRESH  # no new row: looked at, not built again
+    assert get(table)[2] == later and table.web.stats.builds == 2
+
+
+def test_a_page_polling_the_report_is_throttled_not_the_others(table: WebDaemon) -> None:
+    table.web.stats.asks.clock = lambda: 0.0  # no time passes: 5 asks, then none
+    statuses = [get(table)[0] for _ in range(6)]
+    assert statuses == [200] * 5 + [429]
+    status, headers, _ = table.client.request("GET", "/stats")
+    assert status == 429 and int(headers["retry-after"]) >= 1
+    other = Client(table.port, source="127.0.0.2")  # another device
+    assert other.request("GET", "/stats")[0] == 200
+    assert table.web.stats.builds == 1
+
+
+def test_a_build_longer_than_the_wait_gives_a_page_that_reloads_itself(
+        table: WebDaemon, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first byte comes at once: a short page asking again in a moment while the report
+    is built; then the report."""
+    from table.analysis import evening
+
+    release = threading.Event()
+    summary = evening.summary
+
+    def held(*args: Any) -> Any:
+        assert release.wait(60)
+        return summary(*args)
+
+    monkeypatch.setattr(evening, "summary", held)
+    table.web.stats.wait = 0.0
+    try:
+        status, headers, page = get(table)
+        assert status == 202 and headers["refresh"] == "2" and "being built" in page
+    finally:
+        release.set()
+    table.web.stats.wait = 600.0
+    status, _, page = get(table)
+    assert status == 200 and "most played colour" in page and table.web.stats.builds == 1
 
 
 def test_without_matplotlib_the_tables_and_how_to_get_plots(
@@ -197,6 +241,7 @@ def test_the_demo_with_a_journal_serves_its_report(
     table = SimTable(make_options("official"), ["Aki", "Ken", "Mio"], 1, hands="full",
                      journal=journal)
     server, _ = start_web(table, "127.0.0.1:0", plays_cards=False)
+    server.web.stats.wait = 600.0  # the report, not the page that says it is being built
     try:
         status, _, data = Client(server.port).request("GET", "/stats")
     finally:

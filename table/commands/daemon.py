@@ -75,7 +75,8 @@ class WebAttachment:
         feed = Feed()
         daemon.stream.listeners.append(feed.publish)
         web = WebTable(DaemonRemote(daemon), feed, api_key=config.web_api_key,
-                       local_admin=config.web_local_admin, language=config.web_language)
+                       local_admin=config.web_local_admin, language=config.web_language,
+                       hosts=config.web_hosts)
         self.server.serve(web)
         if sys.stderr.isatty():
             self.server.print_seats(sys.stderr)

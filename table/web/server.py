@@ -18,12 +18,17 @@ from typing import Final, TextIO
 import segno
 import uvicorn
 from starlette.types import ASGIApp
-from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from table.errors import TableError
 from table.web.app import WebTable, make_app
 from table.web.feed import Feed
-from table.web.relay import CONNECTIONS
+from table.web.limits import (
+    HEADER_TIMEOUT,
+    LIMITED_LOGGERS,
+    LOG_LIMIT,
+    GuardedConnection,
+    connection_cap,
+)
 
 log = logging.getLogger(__name__)
 
@@ -31,20 +36,6 @@ STOP_TIMEOUT: Final = 5.0
 # What uvicorn says when a stream ends without its last chunk: how a page too slow for the
 # table is dropped (the stream module says so itself, once, as a warning).
 _DROPPED = "ASGI callable returned without completing response."
-
-
-class _Connection(H11Protocol):
-    """uvicorn's HTTP/1.1 connection, known by its two ends while it is open, so that the
-    event stream can hand a page's connection to the fan-out (:mod:`table.web.relay`)."""
-
-    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-        super().connection_made(transport)
-        self._ends = (self.server, self.client)
-        CONNECTIONS[self._ends] = transport
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        CONNECTIONS.pop(self._ends, None)
-        super().connection_lost(exc)
 
 
 class WebError(TableError, OSError):
@@ -58,7 +49,7 @@ def parse_listen(text: str, where: str = "--web") -> tuple[str, int]:
     if not sep:
         host, port = "0.0.0.0", text.strip()
     host = host.strip("[]") or "0.0.0.0"
-    if not port.isdigit() or not 0 <= int(port) <= 65535:
+    if not (port.isascii() and port.isdigit()) or not 0 <= int(port) <= 65535:
         raise WebError(f"{where}: {text!r} is not a port; allowed: PORT or HOST:PORT, "
                        "the port 0 to 65535 (0: any free port)")
     return host, int(port)
@@ -86,9 +77,14 @@ class WebServer:
     """Bound first (:meth:`bind`: a port in use is an error before the table starts), then
     serving a :class:`WebTable` (:meth:`serve`) until :meth:`stop`."""
 
-    def __init__(self, host: str = "0.0.0.0", port: int = 8080) -> None:
+    def __init__(self, host: str = "0.0.0.0", port: int = 8080, *,
+                 max_connections: int | None = None,
+                 header_timeout: float = HEADER_TIMEOUT) -> None:
         self.host = host
         self.port = port
+        self.max_connections = max_connections or connection_cap()
+        self.header_timeout = header_timeout
+        self.connection = GuardedConnection.limited(self.max_connections, header_timeout)
         self._web: WebTable | None = None
         self._socket: socket.socket | None = None
         self._server: uvicorn.Server | None = None
@@ -117,7 +113,7 @@ class WebServer:
         try:
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
             sock.bind((self.host, self.port))
-            sock.listen(128)
+            sock.listen(1024)
         except OSError as exc:
             sock.close()
             raise WebError(f"web: cannot listen on {self.host}:{self.port}: "
@@ -145,9 +141,11 @@ class WebServer:
         for name in ("uvicorn", "uvicorn.error", "uvicorn.access"):
             logging.getLogger(name).setLevel(logging.WARNING)
         logging.getLogger("uvicorn.error").addFilter(_QUIET_DROPS)  # (once: a set of filters)
+        for name in LIMITED_LOGGERS:
+            logging.getLogger(name).addFilter(LOG_LIMIT)
         config = uvicorn.Config(
             app, log_config=None, access_log=False, lifespan="off",
-            loop="asyncio", http=_Connection, ws="none", proxy_headers=False,
+            loop="asyncio", http=self.connection, ws="none", proxy_headers=False,
             timeout_graceful_shutdown=2, timeout_keep_alive=30,
         )
         self._server = uvicorn.Server(config)

@@ -3,16 +3,23 @@ with the same tables and plots as its ``report.html``.
 
 The report is built on request in a worker thread of the web server, never in the referee's,
 from the journal read only (as ``status`` reads it while the table plays), so the referee never
-waits for it. It is kept until the journal gains a row (an input, or a new match), and one
-build runs at a time (pyplot is not made for two at once). Everything in it is public: scores,
+waits for it. One build runs at a time (pyplot is not made for two at once); a built report is
+served for :data:`FRESH` seconds without a look at the journal, then again until the journal
+gains a row (an input, or a new match). A request waits at most :data:`WAIT` seconds for a
+build: then it gets the report before (however old) or a short page that reloads itself. Each
+client may ask :data:`ASKS` (a burst, then a rate) before a 429: a page polled in a loop costs
+the table one build every :data:`FRESH` seconds at most. Everything in it is public: scores,
 points, penalties, turn times and the colours of the cards played, never a card of a hand.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import threading
-from dataclasses import dataclass
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
 
@@ -20,8 +27,14 @@ from table.analysis import evening, evening_report
 from table.analysis.plots import HOW_TO_GET, PlotsUnavailable, SvgOnly, load
 from table.analysis.report import note, page
 from table.journal.store import JournalError, last_entry, read_journal
+from table.web.guard import Throttle
 
 log = logging.getLogger(__name__)
+
+FRESH: Final = 30.0  # seconds a report is served as it is, however the journal has moved
+WAIT: Final = 0.8  # seconds a request waits for a build before it gets the page before
+ASKS: Final = (1.0, 5.0)  # requests a client: 5, then 1 a second
+RELOAD: Final = "2"  # seconds before the "being built" page asks again
 
 # The report loads nothing and runs no script; its style sheet and the plots' styles are inline.
 CSP: Final = ("default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; "
@@ -34,6 +47,8 @@ NOTES: Final[dict[str, dict[str, str]]] = {
                       "in a moment; the table's log says why.",
         "empty": "No match in the journal yet: the report starts with the first card.",
         "no plots": "No plots: {how}.",
+        "building": "The report is being built from the journal: this page reloads itself "
+                    "in a moment.",
     },
     "ja": {
         "back": '<p><a href="/">← テーブルへ</a></p>',
@@ -41,27 +56,61 @@ NOTES: Final[dict[str, dict[str, str]]] = {
                       "少ししてから開き直してください。理由はテーブルのログにあります。",
         "empty": "記録にはまだ試合がありません。レポートは最初のカードから始まります。",
         "no plots": "グラフはありません(matplotlibが必要です: pip install 'uno-table[stats]')。",
+        "building": "記録からレポートを作っています。このページはすぐに読み込み直されます。",
     },
 }
 
 
 @dataclass(frozen=True)
 class Report:
+    """A page of the report: its status, HTML and any header of its own."""
+
     status: int
     html: str
+    headers: dict[str, str] = field(default_factory=dict)
 
 
 class StatsPage:
     """The report of the journal at ``journal`` (None: the table keeps none), cached by the
-    journal's latest row."""
+    journal's latest row and for :attr:`fresh` seconds, built one at a time."""
 
-    def __init__(self, journal: Path | None, language: str = "en") -> None:
+    def __init__(self, journal: Path | None, language: str = "en",
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.journal = journal
         self.lang = language if language in evening_report.LANGUAGES else "en"
         self.title = evening_report.WORDS[self.lang]["title"]
         self.builds = 0  # reports built so far (each a read of the journal, and plots)
+        self.fresh = FRESH
+        self.wait = WAIT
+        self.clock = clock
+        self.asks = Throttle(*ASKS, clock=clock)
         self._lock = threading.Lock()
-        self._cached: tuple[int, Report] | None = None
+        self._cached: tuple[int, float, Report] | None = None  # journal's row, when, report
+        self._building: asyncio.Future[Report] | None = None
+
+    def asked(self, client: str) -> float:
+        """Count a request of ``client``; the seconds it must wait first (0: none)."""
+        wait = self.asks.wait(client)
+        if not wait:
+            self.asks.charge(client)
+        return wait
+
+    async def current(self) -> Report:
+        """The report to serve now (in the server's loop): the kept one while fresh, else a
+        build's (started if none runs), waiting for it at most :attr:`wait` seconds."""
+        cached = self._cached
+        if cached is not None and self.clock() - cached[1] < self.fresh:
+            return cached[2]
+        if self._building is None or self._building.done():
+            self._building = asyncio.ensure_future(asyncio.to_thread(self.report))
+        try:
+            return await asyncio.wait_for(asyncio.shield(self._building), self.wait)
+        except TimeoutError:
+            if cached is not None:
+                return cached[2]
+            words = NOTES[self.lang]
+            return Report(202, page(self.title, words["back"] + note(words["building"]),
+                                    self.lang), {"refresh": RELOAD})
 
     def report(self) -> Report:
         """The report as the journal stands now. Blocking: call it in a worker thread."""
@@ -69,11 +118,12 @@ class StatsPage:
         with self._lock:
             key = last_entry(self.journal)  # read first: a row written during a build rebuilds
             if key is not None and self._cached is not None and self._cached[0] == key:
-                return self._cached[1]
+                self._cached = (key, self.clock(), self._cached[2])
+                return self._cached[2]
             built = self._build(self.journal)
             self.builds += 1
             if key is not None:
-                self._cached = (key, built)
+                self._cached = (key, self.clock(), built)
             return built
 
     def _build(self, journal: Path) -> Report:
