@@ -8,7 +8,10 @@ that opens connections and sends half a request ("slowloris") holds them for eve
 connection gets :data:`HEADER_TIMEOUT` seconds from its first byte (or from its opening) to
 send a whole request head, and when :func:`connection_cap` connections are open a new one
 closes the one that has waited longest without a request: a page that asks for something is
-served, the connections that ask for nothing make room.
+served, the connections that ask for nothing make room. The cap leaves :data:`SPARE_FILES`
+descriptors to the table, so ``accept`` never fails with "Too many open files" (which asyncio
+would log on every try), and :data:`ACCEPT_BURST` (uvicorn's ``backlog``) bounds how many
+connections are taken before the cap is looked at.
 """
 
 from __future__ import annotations
@@ -28,6 +31,9 @@ from table.web.relay import CONNECTIONS
 HEADER_TIMEOUT: Final = 10.0  # seconds to send a request's line and headers
 SPARE_FILES: Final = 128  # descriptors left for the table (journal, readers, voice, fan-out)
 MOST_CONNECTIONS: Final = 4000
+# Connections taken from the listening socket at once (asyncio accepts up to its backlog
+# before any is looked at, so this many may briefly stand beyond the cap) and its queue.
+ACCEPT_BURST: Final = 32
 LOG_BURST: Final = 5  # the same complaint a minute, said in full...
 LOG_WINDOW: Final = 60.0  # ...within this many seconds; then counted and summed up
 

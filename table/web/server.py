@@ -23,6 +23,7 @@ from table.errors import TableError
 from table.web.app import WebTable, make_app
 from table.web.feed import Feed
 from table.web.limits import (
+    ACCEPT_BURST,
     HEADER_TIMEOUT,
     LIMITED_LOGGERS,
     LOG_LIMIT,
@@ -113,7 +114,7 @@ class WebServer:
         try:
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
             sock.bind((self.host, self.port))
-            sock.listen(1024)
+            sock.listen(128)
         except OSError as exc:
             sock.close()
             raise WebError(f"web: cannot listen on {self.host}:{self.port}: "
@@ -146,7 +147,7 @@ class WebServer:
         config = uvicorn.Config(
             app, log_config=None, access_log=False, lifespan="off",
             loop="asyncio", http=self.connection, ws="none", proxy_headers=False,
-            timeout_graceful_shutdown=2, timeout_keep_alive=30,
+            timeout_graceful_shutdown=2, timeout_keep_alive=30, backlog=ACCEPT_BURST,
         )
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(target=self._run, args=(sock,), name="web", daemon=True)
