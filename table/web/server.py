@@ -2,7 +2,10 @@
 bound before anything else starts, so a port in use is one clear line, not a traceback.
 
 The thread runs its own asyncio loop; the table's threads only reach it through
-:class:`table.web.feed.Feed` (which never blocks them) and the table's own queues.
+:class:`table.web.feed.Feed` (which never blocks them) and the table's own queues. Each
+connection is a :class:`table.web.limits.GuardedConnection`: a deadline for its request's
+headers and a cap on connections open at once; the loggers a flood could come from say each
+complaint a few times a minute (:class:`table.web.limits.LogLimit`).
 """
 
 from __future__ import annotations
@@ -68,6 +71,7 @@ def _lan_address() -> str:
 
 class _QuietDrops(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
+        """Whether ``record`` is said: not uvicorn's line for a page dropped on purpose."""
         return record.getMessage() != _DROPPED
 
 
@@ -94,10 +98,12 @@ class WebServer:
 
     @property
     def web(self) -> WebTable:
+        """The table this server serves."""
         assert self._web is not None, "the server serves no table yet"
         return self._web
 
     def base_url(self) -> str:
+        """The address phones on the table's network reach this server at."""
         host = self.host
         if host in ("0.0.0.0", "::", ""):
             host = _lan_address()
