@@ -4,13 +4,13 @@ checked against a scripted match whose every figure is known (tests/known_evenin
 from __future__ import annotations
 
 import html
+import logging
 import re
 import statistics
 import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import known_evening as K
 import pytest
@@ -19,7 +19,7 @@ from web_harness import Client, WebDaemon, card_codes, web_daemon
 
 from table.journal.store import Journal
 from table.rules import make_options
-from table.web.stats import FRESH
+from table.web.stats import FRESH, Report, build, build_in_child
 
 
 @pytest.fixture
@@ -139,19 +139,16 @@ def test_a_page_polling_the_report_is_throttled_not_the_others(table: WebDaemon)
 
 
 def test_a_build_longer_than_the_wait_gives_a_page_that_reloads_itself(
-        table: WebDaemon, monkeypatch: pytest.MonkeyPatch) -> None:
+        table: WebDaemon) -> None:
     """The first byte comes at once: a short page asking again in a moment while the report
     is built; then the report."""
-    from table.analysis import evening
-
     release = threading.Event()
-    summary = evening.summary
 
-    def held(*args: Any) -> Any:
+    def held(journal: Path, lang: str) -> Report:
         assert release.wait(60)
-        return summary(*args)
+        return build_in_child(journal, lang)
 
-    monkeypatch.setattr(evening, "summary", held)
+    table.web.stats.builder = held
     table.web.stats.wait = 0.0
     try:
         status, headers, page = get(table)
@@ -166,6 +163,7 @@ def test_a_build_longer_than_the_wait_gives_a_page_that_reloads_itself(
 def test_without_matplotlib_the_tables_and_how_to_get_plots(
         table: WebDaemon, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib: ImportError
+    table.web.stats.builder = build  # in this process, where matplotlib is missing
     status, _, page = get(table)
     assert status == 200 and "<svg" not in page
     assert page.count("pip install &#x27;uno-table[stats]&#x27;") == 1
@@ -202,22 +200,20 @@ def test_a_table_without_a_journal_says_so() -> None:
 
 
 def test_the_referee_and_the_other_pages_go_on_while_a_report_is_built(
-        table: WebDaemon, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The build runs in a worker thread: held half-way, a tap is refereed and the table
-    view's API answers meanwhile."""
-    from table.analysis import evening
-
+        table: WebDaemon) -> None:
+    """The build runs in a process of its own, waited for by a worker thread: held before it
+    starts, a tap is refereed and the table view's API answers meanwhile; the report comes
+    from the child when let go."""
     building, release = threading.Event(), threading.Event()
-    summary = evening.summary
 
-    def held(*args: Any) -> Any:
+    def held(journal: Path, lang: str) -> Report:
         building.set()
         assert release.wait(30)
-        return summary(*args)
+        return build_in_child(journal, lang)
 
-    monkeypatch.setattr(evening, "summary", held)
-    answers: list[int] = []
-    asking = threading.Thread(target=lambda: answers.append(get(table)[0]))
+    table.web.stats.builder = held
+    answers: list[tuple[int, str]] = []
+    asking = threading.Thread(target=lambda: answers.append(get(table)[::2]))
     asking.start()
     try:
         assert building.wait(30)
@@ -226,8 +222,20 @@ def test_the_referee_and_the_other_pages_go_on_while_a_report_is_built(
         assert status == 200 and state["state"]["top"] == "R5"
     finally:
         release.set()
-        asking.join(30)
-    assert answers == [200]
+        asking.join(60)
+    assert answers[0][0] == 200 and "most played colour" in answers[0][1]
+
+
+def test_a_build_that_fails_is_a_503_page_and_one_log_line(
+        table: WebDaemon, monkeypatch: pytest.MonkeyPatch,
+        caplog: pytest.LogCaptureFixture) -> None:
+    monkeypatch.setattr(sys, "executable", "/nonexistent/python")
+    with caplog.at_level(logging.WARNING, logger="table.web.stats"):
+        status, _, page = get(table)
+    assert status == 503 and "cannot be read just now" in page
+    assert [r.getMessage() for r in caplog.records if r.name == "table.web.stats"] == [
+        "/stats: the report could not be built: [Errno 2] No such file or directory: "
+        "'/nonexistent/python'"]
 
 
 def test_the_demo_with_a_journal_serves_its_report(
@@ -258,6 +266,7 @@ def test_a_japanese_table_serves_its_report_in_japanese(
     K.write(tmp_path / "journal.sqlite3", monkeypatch)
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # tables only: quicker, and said so
     with web_daemon(tmp_path, 'language = "ja"') as daemon:
+        daemon.web.stats.builder = build  # in this process, where matplotlib is missing
         status, _, page = get(daemon)
     assert status == 200 and '<html lang="ja">' in page
     match = section(page, "試合1 (")

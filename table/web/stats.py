@@ -1,21 +1,29 @@
 """``/stats``: the evening's report (``uno-table stats``) for the journal the table is writing,
 with the same tables and plots as its ``report.html``.
 
-The report is built on request in a worker thread of the web server, never in the referee's,
-from the journal read only (as ``status`` reads it while the table plays), so the referee never
-waits for it. One build runs at a time (pyplot is not made for two at once); a built report is
-served for :data:`FRESH` seconds without a look at the journal, then again until the journal
-gains a row (an input, or a new match). A request waits at most :data:`WAIT` seconds for a
-build: then it gets the report before (however old) or a short page that reloads itself. Each
-client may ask :data:`ASKS` (a burst, then a rate) before a 429: a page polled in a loop costs
-the table one build every :data:`FRESH` seconds at most. Everything in it is public: scores,
-points, penalties, turn times and the colours of the cards played, never a card of a hand.
+The report is built on request in a process of its own (:func:`build_in_child`, waited for by
+a worker thread of the web server), from the journal read only (as ``status`` reads it while
+the table plays): the referee never waits for it, and never shares its interpreter with it
+(a build on a 50,000-input journal takes seconds of processor; in a thread it held the
+interpreter's lock long enough to delay taps by a tenth of a second). One build runs at a
+time; a built report is served for :data:`FRESH` seconds without a look at the journal, then
+again until the journal gains a row (an input, or a new match). A request waits at most
+:data:`WAIT` seconds for a build: then it gets the report before (however old) or a short page
+that reloads itself. Each client may ask :data:`ASKS` (a burst, then a rate) before a 429: a
+page polled in a loop costs the table one build every :data:`FRESH` seconds at most.
+Everything in it is public: scores, points, penalties, turn times and the colours of the cards
+played, never a card of a hand.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import json
 import logging
+import os
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -32,7 +40,9 @@ from table.web.guard import Throttle
 log = logging.getLogger(__name__)
 
 FRESH: Final = 30.0  # seconds a report is served as it is, however the journal has moved
-WAIT: Final = 0.8  # seconds a request waits for a build before it gets the page before
+WAIT: Final = 0.5  # seconds a request waits for a build before it gets the page before
+BUILD_TIMEOUT: Final = 600.0  # seconds a build may take before it is given up
+NICE: Final = 10  # the build's nice value
 ASKS: Final = (1.0, 5.0)  # requests a client: 5, then 1 a second
 RELOAD: Final = "2"  # seconds before the "being built" page asks again
 
@@ -75,7 +85,8 @@ class StatsPage:
     journal's latest row and for :attr:`fresh` seconds, built one at a time."""
 
     def __init__(self, journal: Path | None, language: str = "en",
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic,
+                 builder: Callable[[Path, str], Report] | None = None) -> None:
         self.journal = journal
         self.lang = language if language in evening_report.LANGUAGES else "en"
         self.title = evening_report.WORDS[self.lang]["title"]
@@ -83,6 +94,7 @@ class StatsPage:
         self.fresh = FRESH
         self.wait = WAIT
         self.clock = clock
+        self.builder = builder or build_in_child  # (Path, lang) -> Report, blocking
         self.asks = Throttle(*ASKS, clock=clock)
         self._lock = threading.Lock()
         self._cached: tuple[int, float, Report] | None = None  # journal's row, when, report
@@ -120,36 +132,69 @@ class StatsPage:
             if key is not None and self._cached is not None and self._cached[0] == key:
                 self._cached = (key, self.clock(), self._cached[2])
                 return self._cached[2]
-            built = self._build(self.journal)
+            built = self.builder(self.journal, self.lang)
             self.builds += 1
             if key is not None:
                 self._cached = (key, self.clock(), built)
             return built
 
-    def _build(self, journal: Path) -> Report:
-        lang, title = self.lang, self.title
-        words = NOTES[lang]
-        back = words["back"]
-        try:
-            records = read_journal(journal)
-        except JournalError as exc:
-            log.warning("/stats: %s", exc)
-            return Report(503, page(title, back + note(words["unreadable"]), lang))
-        if not records:
-            return Report(200, page(title, back + f"<h1>{title}</h1>" + note(words["empty"]),
-                                    lang))
-        facts = [evening.match_facts(number, record) for number, record in
-                 evening.select(records)]
-        summary = evening.summary(facts)
-        why = ""
-        plots: dict[str, tuple[str, str]] = {}
-        try:
-            plt = load()
-        except PlotsUnavailable:
-            why = words["no plots"].format(how=HOW_TO_GET)
-        else:
-            made = evening_report.make_plots(SvgOnly(plt), summary, evening.turn_times(facts),
-                                             lang)
-            plots = {p.name: (p.title, p.svg) for p in made}
-        return Report(200, page(title, back + evening_report.body(summary, plots, why, lang),
-                                lang))
+
+def build(journal: Path, lang: str) -> Report:
+    """The report of ``journal`` in ``lang`` (here, in this process)."""
+    title = evening_report.WORDS[lang]["title"]
+    words = NOTES[lang]
+    back = words["back"]
+    try:
+        records = read_journal(journal)
+    except JournalError as exc:
+        log.warning("/stats: %s", exc)
+        return Report(503, page(title, back + note(words["unreadable"]), lang))
+    if not records:
+        return Report(200, page(title, back + f"<h1>{title}</h1>" + note(words["empty"]), lang))
+    facts = [evening.match_facts(number, record) for number, record in evening.select(records)]
+    summary = evening.summary(facts)
+    why = ""
+    plots: dict[str, tuple[str, str]] = {}
+    try:
+        plt = load()
+    except PlotsUnavailable:
+        why = words["no plots"].format(how=HOW_TO_GET)
+    else:
+        made = evening_report.make_plots(SvgOnly(plt), summary, evening.turn_times(facts), lang)
+        plots = {p.name: (p.title, p.svg) for p in made}
+    return Report(200, page(title, back + evening_report.body(summary, plots, why, lang), lang))
+
+
+def build_in_child(journal: Path, lang: str) -> Report:
+    """:func:`build` in a process of its own (``python -m table.web.stats``, at a nice value
+    of :data:`NICE`): the referee's interpreter never shares its lock with the build, and the
+    plots' memory goes back when the child ends."""
+    try:
+        done = subprocess.run([sys.executable, "-m", "table.web.stats", str(journal), lang],
+                              capture_output=True, timeout=BUILD_TIMEOUT, check=False)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        why = str(exc)
+    else:
+        why = (done.stderr.decode("utf-8", "replace").strip().splitlines() or ["no output"])[-1]
+        if done.returncode == 0:
+            with contextlib.suppress(ValueError, KeyError, TypeError):
+                data = json.loads(done.stdout)
+                return Report(int(data["status"]), str(data["html"]))
+    log.warning("/stats: the report could not be built: %s", why[:200])
+    words = NOTES[lang]
+    title = evening_report.WORDS[lang]["title"]
+    return Report(503, page(title, words["back"] + note(words["unreadable"]), lang))
+
+
+def main(argv: list[str]) -> int:
+    """``python -m table.web.stats JOURNAL LANG``: the report as JSON on stdout."""
+    with contextlib.suppress(OSError):
+        os.nice(NICE)  # the table's processes first
+    journal, lang = argv
+    report = build(Path(journal), lang if lang in evening_report.LANGUAGES else "en")
+    sys.stdout.write(json.dumps({"status": report.status, "html": report.html}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
