@@ -22,8 +22,9 @@ loopback port, a pty play pad, and Debian's chromium.
   connected and after the taps. Target: the spectators add at most 25 MB.
 - under attack (``--attack``, with ``--journal-inputs``, default 50,000): a daemon whose
   journal already holds that many inputs, at the Pi's 1,024 file descriptors, with ``--pages``
-  spectators, taps every 100 ms, and (1) ``/stats`` polled once a second (as a page left open
-  with a reload loop would), then (2) 1,000 connections that each send half a request and
+  spectators, taps every 100 ms (``--taps``, at most 600, each phase), first with nothing else
+  asked (for comparison, under the same load), then (1) ``/stats`` polled once a second (as a
+  page left open with a reload loop would), then (2) 1,000 connections that each send half a request and
   nothing more, re-opened as soon as the server closes one (slowloris). Reported: tap to
   verdict p50 and p99 (target p99 <= 20 ms), ``/stats``' time to first byte the first time,
   when built and when kept (target <= 1 s), and the time a new page takes to get the table
@@ -438,7 +439,7 @@ def attack_bench(root: Path, inputs: int, count: int, pages: int) -> dict[str, A
     """The daemon on a journal of ``inputs`` inputs at 1,024 descriptors: /stats, then
     slowloris (module doc)."""
     folder = root / "attack"
-    script = scripted_taps(PLAYERS[:4], inputs + 2 * count, seed=1)
+    script = scripted_taps(PLAYERS[:4], inputs + 3 * count, seed=1)
     out: dict[str, Any] = {"grow_s": grow_journal(folder, script[:inputs])}
     (folder / "pad").unlink(missing_ok=True)
     run, pad, port = start(folder, True, PLAYERS[:4], files=1024)
@@ -449,6 +450,8 @@ def attack_bench(root: Path, inputs: int, count: int, pages: int) -> dict[str, A
         time.sleep(1.0)  # as the page's own Refresh
     out["stats_built_s"] = time.perf_counter() - built
     out["stats_kept"] = first_byte(port, "/stats")
+    out["quiet_taps"] = timed_taps(run, pad, script[inputs:inputs + count], 0.1)
+    inputs += count
     poller = StatsPoller(port)
     rss = run.memory()[0]
     stats_taps = timed_taps(run, pad, script[inputs:inputs + count], 0.1)
@@ -486,6 +489,8 @@ def print_attack(r: dict[str, Any], inputs: int, pages: int) -> None:
     print(f"  /stats first byte: first request {r['stats_first'][1]:.0f} ms "
           f"(status {r['stats_first'][0]}); the report built after {r['stats_built_s']:.1f} s; "
           f"kept: {r['stats_kept'][1]:.0f} ms (target <= 1 s)")
+    print(f"  tap to verdict, nothing else asked (the same load, for comparison): "
+          f"{p(r['quiet_taps'])}")
     print(f"  tap to verdict, /stats polled once a second: {p(r['stats_taps'])} "
           f"(target p99 <= 20 ms); answers {statuses}; slowest first byte "
           f"{max(t for _, t in r['stats_answers']):.0f} ms")

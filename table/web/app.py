@@ -77,7 +77,7 @@ class BadRequest(TableError, ValueError):
 
 def _too_many(wait: float, what: str) -> BadRequest:
     seconds = max(1, int(wait + 0.999))
-    return BadRequest(429, f"too many wrong {what} from this device: wait {seconds} s",
+    return BadRequest(429, f"too many {what} from this device: wait {seconds} s",
                       {"retry-after": str(seconds)})
 
 
@@ -147,7 +147,7 @@ class WebTable:
         wait = self.key_tries.wait(client)
         if wait and not (self.local_admin and _loopback(request.client.host
                                                          if request.client else None)):
-            raise _too_many(wait, "keys")
+            raise _too_many(wait, "wrong keys")
         if self.is_admin(request):
             return
         given = request.headers.get("x-api-key")
@@ -161,7 +161,7 @@ class WebTable:
         client (:data:`KEY_TRIES`), never for everyone."""
         client = client_key(request.scope)
         if wait := self.key_tries.wait(client):
-            raise _too_many(wait, "logins")
+            raise _too_many(wait, "wrong logins")
         if not self.api_key:
             raise BadRequest(403, "this table has no api_key: its admin page works only on the "
                                   "computer that runs it")
@@ -177,7 +177,7 @@ class WebTable:
         against the client) and 429 for a client with too many wrong ones."""
         client = client_key(request.scope)
         if wait := self.seat_tries.wait(client):
-            raise _too_many(wait, "seat links")
+            raise _too_many(wait, "wrong seat links")
         seat = self.seats.seat_of(token)
         if seat is None:
             self.seat_tries.charge(client)
