@@ -24,8 +24,8 @@ loopback port, a pty play pad, and Debian's chromium.
   journal already holds that many inputs, at the Pi's 1,024 file descriptors, with ``--pages``
   spectators, taps every 100 ms (``--taps``, at most 600, each phase), first with nothing else
   asked (for comparison, under the same load), then (1) ``/stats`` polled once a second (as a
-  page left open with a reload loop would), then (2) 1,000 connections that each send half a request and
-  nothing more, re-opened as soon as the server closes one (slowloris). Reported: tap to
+  page left open with a reload loop would), then (2) 1,000 connections that each send half a
+  request and nothing more, re-opened as soon as the server closes one (slowloris). Reported: tap to
   verdict p50 and p99 (target p99 <= 20 ms), ``/stats``' time to first byte the first time,
   when built and when kept (target <= 1 s), and the time a new page takes to get the table
   view, its state and its stream's snapshot while the slow connections are held (target
