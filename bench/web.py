@@ -350,50 +350,62 @@ def first_byte(port: int, path: str) -> tuple[int, float]:
 
 class Slowloris:
     """``count`` connections that each send half a request and nothing more, re-opened as
-    soon as the server closes one, on a thread of their own."""
+    soon as the server closes one, from a process of their own at the spectators' nice value
+    (the attacker is another device; in this process it would hold up the clock that times
+    each verdict)."""
 
     def __init__(self, port: int, count: int) -> None:
-        self.port, self.count = port, count
-        self.selector = selectors.DefaultSelector()
-        self.reopened = 0
-        self.done = threading.Event()
-        for _ in range(count):
-            self._open()
-        self.thread = threading.Thread(target=self._hold, daemon=True)
-        self.thread.start()
+        self.proc = subprocess.Popen(
+            [sys.executable, __file__, "--slowloris", str(port), "--pages", str(count)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        STARTED.append(self.proc)
+        assert self.proc.stdout is not None and self.proc.stdin is not None
+        self.out, self.into = self.proc.stdout, self.proc.stdin
+        self.held = int(self.out.readline())
 
-    def _open(self) -> None:
+    def stop(self) -> tuple[int, int]:
+        """Connections open at the end, and how many were re-opened."""
+        self.into.write("\n")
+        self.into.flush()
+        held, reopened = map(int, self.out.readline().split())
+        self.proc.wait(timeout=30)
+        return held, reopened
+
+
+def slowloris(port: int, count: int) -> None:
+    """The attacker's process: prints how many it holds, then on a line from stdin how many
+    it held at the end and re-opened."""
+    os.nice(SPECTATORS_NICE)
+    selector = selectors.DefaultSelector()
+    reopened = 0
+
+    def open_one() -> None:
         try:
-            sock = socket.create_connection(("127.0.0.1", self.port), timeout=5)
+            sock = socket.create_connection(("127.0.0.1", port), timeout=5)
             sock.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
         except OSError:
             return
         sock.setblocking(False)
-        self.selector.register(sock, selectors.EVENT_READ)
+        selector.register(sock, selectors.EVENT_READ)
 
-    def _hold(self) -> None:
-        while not self.done.is_set():
-            for key, _ in self.selector.select(timeout=0.1):
-                sock = key.fileobj
-                try:
-                    data = sock.recv(4096)  # type: ignore[union-attr]
-                except OSError:
-                    data = b""
-                if not data:
-                    self.selector.unregister(sock)
-                    sock.close()  # type: ignore[union-attr]
-                    self.reopened += 1
-                    self._open()
-
-    def held(self) -> int:
-        """Connections open now."""
-        return len(self.selector.get_map())
-
-    def stop(self) -> None:
-        self.done.set()
-        self.thread.join(30)
-        for key in list(self.selector.get_map().values()):
-            key.fileobj.close()  # type: ignore[union-attr]
+    for _ in range(count):
+        open_one()
+    print(len(selector.get_map()), flush=True)
+    done = threading.Event()
+    threading.Thread(target=lambda: (sys.stdin.readline(), done.set()), daemon=True).start()
+    while not done.is_set():
+        for key, _ in selector.select(timeout=0.1):
+            sock = key.fileobj
+            try:
+                data = sock.recv(4096)  # type: ignore[union-attr]
+            except OSError:
+                data = b""
+            if not data:
+                selector.unregister(sock)
+                sock.close()  # type: ignore[union-attr]
+                reopened += 1
+                open_one()
+    print(len(selector.get_map()), reopened, flush=True)
 
 
 def new_page(port: int) -> float:
@@ -460,12 +472,11 @@ def attack_bench(root: Path, inputs: int, count: int, pages: int) -> dict[str, A
     out["stats_taps"] = stats_taps
     out["stats_answers"] = poller.answers
     loris = Slowloris(port, 1000)
-    out["held"] = loris.held()
+    out["held"] = loris.held
     views: list[float] = []
     loris_taps = timed_taps(run, pad, script[inputs + count:], 0.1,
                             lambda n: views.append(new_page(port)) if n % 20 == 0 else None)
-    out["held_after"], out["reopened"] = loris.held(), loris.reopened
-    loris.stop()
+    out["held_after"], out["reopened"] = loris.stop()
     out["loris_taps"], out["views"] = loris_taps, views
     newest = newest_event(port)
     had = watching.pages(newest)
@@ -517,7 +528,11 @@ def main() -> int:
                         help="only the bench under attack: /stats polled, then slowloris")
     parser.add_argument("--journal-inputs", type=int, default=50_000)
     parser.add_argument("--follow", type=int, metavar="PORT", help=argparse.SUPPRESS)
+    parser.add_argument("--slowloris", type=int, metavar="PORT", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.slowloris:
+        slowloris(args.slowloris, args.pages)
+        return 0
     if args.follow:
         follow(args.follow, args.pages)
         return 0

@@ -31,20 +31,25 @@ from table.web.relay import CONNECTIONS
 HEADER_TIMEOUT: Final = 10.0  # seconds to send a request's line and headers
 SPARE_FILES: Final = 128  # descriptors left for the table (journal, readers, voice, fan-out)
 MOST_CONNECTIONS: Final = 4000
-# Connections taken from the listening socket at once (asyncio accepts up to its backlog
-# before any is looked at, so this many may briefly stand beyond the cap) and its queue.
-ACCEPT_BURST: Final = 32
+# Connections taken from the listening socket at once, and its queue. asyncio accepts up to its
+# backlog each turn of its loop and looks at them (the cap) two turns later, closing the ones
+# over the cap a turn after that: up to IN_FLIGHT bursts stand beyond the cap. A queue too
+# short for an attacker's re-opened connections drops a page's first packet (its phone sends
+# it again a second later).
+ACCEPT_BURST: Final = 64
+IN_FLIGHT: Final = 4
 LOG_BURST: Final = 5  # the same complaint a minute, said in full...
 LOG_WINDOW: Final = 60.0  # ...within this many seconds; then counted and summed up
 
 
 def connection_cap() -> int:
-    """Connections open at once: the soft limit of file descriptors less
-    :data:`SPARE_FILES` (896 at the Pi's 1,024), at least 16, at most :data:`MOST_CONNECTIONS`."""
+    """Connections open at once: the soft limit of file descriptors less :data:`SPARE_FILES`
+    and :data:`IN_FLIGHT` bursts of :data:`ACCEPT_BURST` (640 at the Pi's 1,024), at least 16,
+    at most :data:`MOST_CONNECTIONS`."""
     soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
     if soft == resource.RLIM_INFINITY:
         return MOST_CONNECTIONS
-    return max(16, min(MOST_CONNECTIONS, soft - SPARE_FILES))
+    return max(16, min(MOST_CONNECTIONS, soft - SPARE_FILES - IN_FLIGHT * ACCEPT_BURST))
 
 
 class GuardedConnection(H11Protocol):
