@@ -104,6 +104,16 @@ def get(port: int, path: str) -> Any:
         return json.loads(answer.read())
 
 
+def other_device(role: str, port: int, count: int) -> tuple[subprocess.Popen[str], Any, Any]:
+    """This bench in a process of its own playing ``role`` (``--follow``, ``--slowloris``)
+    against ``port`` with ``count`` connections; its stdout and stdin."""
+    proc = subprocess.Popen([sys.executable, __file__, role, str(port), "--pages", str(count)],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    STARTED.append(proc)
+    assert proc.stdout is not None and proc.stdin is not None
+    return proc, proc.stdout, proc.stdin
+
+
 class Spectators:
     """``count`` pages following the table, each reading every event of its stream, in a
     process of their own (as the phones and TVs that follow a table are other devices): the
@@ -111,12 +121,7 @@ class Spectators:
     of its first event (its snapshot's) and its latest, and how many it had."""
 
     def __init__(self, port: int, count: int) -> None:
-        self.proc = subprocess.Popen(
-            [sys.executable, __file__, "--follow", str(port), "--pages", str(count)],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-        STARTED.append(self.proc)
-        assert self.proc.stdout is not None and self.proc.stdin is not None
-        self.out, self.into = self.proc.stdout, self.proc.stdin
+        self.proc, self.out, self.into = other_device("--follow", port, count)
         if self.out.readline().strip() != "connected":
             raise RuntimeError("the spectators could not connect")
 
@@ -355,12 +360,7 @@ class Slowloris:
     each verdict)."""
 
     def __init__(self, port: int, count: int) -> None:
-        self.proc = subprocess.Popen(
-            [sys.executable, __file__, "--slowloris", str(port), "--pages", str(count)],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-        STARTED.append(self.proc)
-        assert self.proc.stdout is not None and self.proc.stdin is not None
-        self.out, self.into = self.proc.stdout, self.proc.stdin
+        self.proc, self.out, self.into = other_device("--slowloris", port, count)
         self.held = int(self.out.readline())
 
     def stop(self) -> tuple[int, int]:
