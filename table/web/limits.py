@@ -38,7 +38,6 @@ MOST_CONNECTIONS: Final = 4000
 # it again a second later).
 ACCEPT_BURST: Final = 64
 IN_FLIGHT: Final = 4
-LISTEN_QUEUE: Final = 1024  # the kernel's queue of connections not yet taken (once serving)
 LOG_BURST: Final = 5  # the same complaint a minute, said in full...
 LOG_WINDOW: Final = 60.0  # ...within this many seconds; then counted and summed up
 

@@ -29,7 +29,6 @@ from table.web.limits import (
     ACCEPT_BURST,
     HEADER_TIMEOUT,
     LIMITED_LOGGERS,
-    LISTEN_QUEUE,
     LOG_LIMIT,
     GuardedConnection,
     connection_cap,
@@ -41,16 +40,6 @@ STOP_TIMEOUT: Final = 5.0
 # What uvicorn says when a stream ends without its last chunk: how a page too slow for the
 # table is dropped (the stream module says so itself, once, as a warning).
 _DROPPED = "ASGI callable returned without completing response."
-
-
-async def _long_queue(server: uvicorn.Server, sock: socket.socket) -> None:
-    """Once serving, give the listening socket a long queue again (uvicorn's ``backlog``, the
-    accept burst, set it short): a page's first packet waits there while an attacker's
-    re-opened connections are taken, rather than being dropped and sent again a second later."""
-    while not server.started:
-        await asyncio.sleep(0.01)
-    with contextlib.suppress(OSError):
-        sock.listen(LISTEN_QUEUE)
 
 
 class WebError(TableError, OSError):
@@ -179,11 +168,9 @@ class WebServer:
             for feed in self._feeds:
                 feed.attach(loop)
                 feed.start_fanout()
-            queue = asyncio.ensure_future(_long_queue(server, sock))
             try:
                 await server.serve(sockets=[sock])
             finally:
-                queue.cancel()
                 for feed in self._feeds:
                     feed.stop_fanout()
 
