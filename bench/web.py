@@ -20,6 +20,16 @@ loopback port, a pty play pad, and Debian's chromium.
   its own processor.
 - memory: the daemon's resident memory with the web off, with it on, with the spectators
   connected and after the taps. Target: the spectators add at most 25 MB.
+- under attack (``--attack``, with ``--journal-inputs``, default 50,000): a daemon whose
+  journal already holds that many inputs, at the Pi's 1,024 file descriptors, with ``--pages``
+  spectators, taps every 100 ms (``--taps``, at most 600, each phase), first with nothing else
+  asked (for comparison, under the same load), then (1) ``/stats`` polled once a second (as a
+  page left open with a reload loop would), then (2) 1,000 connections that each send half a
+  request and nothing more, re-opened as soon as the server closes one (slowloris). Reported: tap to
+  verdict p50 and p99 (target p99 <= 20 ms), ``/stats``' time to first byte the first time,
+  when built and when kept (target <= 1 s), and the time a new page takes to get the table
+  view, its state and its stream's snapshot while the slow connections are held (target
+  <= 1 s).
 """
 
 from __future__ import annotations
@@ -27,6 +37,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import selectors
 import socket
 import statistics
@@ -67,14 +78,23 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def start(folder: Path, web: bool, players: tuple[str, ...]) -> tuple[Run, PtyReader, int]:
+def start(folder: Path, web: bool, players: tuple[str, ...],
+          files: int | None = None) -> tuple[Run, PtyReader, int]:
+    """A daemon on a new play pad in ``folder`` (its journal kept there); ``files``: its soft
+    limit of file descriptors (the Pi's is 1,024)."""
     folder.mkdir(parents=True, exist_ok=True)
     pad = PtyReader(folder / "pad")
     port = free_port()
     extra = f'[web]\nenabled = true\nlisten = "127.0.0.1:{port}"\n' if web else ""
     config = sim_config(players, "target = 0", 'sync = "normal"', extra)
     (folder / "table.toml").write_text(config, encoding="utf-8")
-    run = Run(folder)
+    mine = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if files:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (files, mine[1]))  # inherited by the daemon
+    try:
+        run = Run(folder)
+    finally:
+        resource.setrlimit(resource.RLIMIT_NOFILE, mine)
     run.wait("ready")
     return run, pad, port
 
@@ -84,6 +104,16 @@ def get(port: int, path: str) -> Any:
         return json.loads(answer.read())
 
 
+def other_device(role: str, port: int, count: int) -> tuple[subprocess.Popen[str], Any, Any]:
+    """This bench in a process of its own playing ``role`` (``--follow``, ``--slowloris``)
+    against ``port`` with ``count`` connections; its stdout and stdin."""
+    proc = subprocess.Popen([sys.executable, __file__, role, str(port), "--pages", str(count)],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    STARTED.append(proc)
+    assert proc.stdout is not None and proc.stdin is not None
+    return proc, proc.stdout, proc.stdin
+
+
 class Spectators:
     """``count`` pages following the table, each reading every event of its stream, in a
     process of their own (as the phones and TVs that follow a table are other devices): the
@@ -91,12 +121,7 @@ class Spectators:
     of its first event (its snapshot's) and its latest, and how many it had."""
 
     def __init__(self, port: int, count: int) -> None:
-        self.proc = subprocess.Popen(
-            [sys.executable, __file__, "--follow", str(port), "--pages", str(count)],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-        STARTED.append(self.proc)
-        assert self.proc.stdout is not None and self.proc.stdin is not None
-        self.out, self.into = self.proc.stdout, self.proc.stdin
+        self.proc, self.out, self.into = other_device("--follow", port, count)
         if self.out.readline().strip() != "connected":
             raise RuntimeError("the spectators could not connect")
 
@@ -119,7 +144,7 @@ def follow(port: int, count: int) -> None:
     socks = []
     for _ in range(count):
         sock = socket.create_connection(("127.0.0.1", port), timeout=60)
-        sock.sendall(b"GET /api/events HTTP/1.1\r\nHost: bench\r\n\r\n")
+        sock.sendall(b"GET /api/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
         sock.setblocking(False)
         socks.append(sock)
     pages = [{"first": -1, "latest": -1, "events": 0} for _ in socks]
@@ -192,7 +217,7 @@ def fanout_memory(run: Run) -> float:
 def newest_event(port: int) -> int:
     """The number of the table's latest event: the id of a new page's snapshot."""
     with socket.create_connection(("127.0.0.1", port), timeout=60) as sock:
-        sock.sendall(b"GET /api/events HTTP/1.1\r\nHost: bench\r\n\r\n")
+        sock.sendall(b"GET /api/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
         with sock.makefile("rb") as stream:
             for line in stream:
                 if line.startswith(b"id: "):
@@ -294,6 +319,203 @@ def browser_bench(root: Path, presses: int) -> list[float]:
     return latencies
 
 
+class StatsPoller:
+    """``/stats`` asked once a second, as a page left open with a reload loop; each answer's
+    status and time to first byte kept."""
+
+    def __init__(self, port: int) -> None:
+        self.port = port
+        self.answers: list[tuple[int, float]] = []
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self._poll, daemon=True)
+        self.thread.start()
+
+    def _poll(self) -> None:
+        while not self.done.wait(1.0):
+            self.answers.append(first_byte(self.port, "/stats"))
+
+    def stop(self) -> None:
+        self.done.set()
+        self.thread.join(60)
+
+
+def first_byte(port: int, path: str) -> tuple[int, float]:
+    """The status of ``GET path`` and the milliseconds to its first byte (then read whole)."""
+    with socket.create_connection(("127.0.0.1", port), timeout=120) as sock:
+        started = time.perf_counter()
+        sock.sendall(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
+                     .encode())
+        head = sock.recv(1)
+        took = (time.perf_counter() - started) * 1000
+        data = head
+        while chunk := sock.recv(1 << 16):
+            data += chunk
+    return int(data.split(b" ", 2)[1]), took
+
+
+class Slowloris:
+    """``count`` connections that each send half a request and nothing more, re-opened as
+    soon as the server closes one, from a process of their own at the spectators' nice value
+    (the attacker is another device; in this process it would hold up the clock that times
+    each verdict)."""
+
+    def __init__(self, port: int, count: int) -> None:
+        self.proc, self.out, self.into = other_device("--slowloris", port, count)
+        self.held = int(self.out.readline())
+
+    def stop(self) -> tuple[int, int]:
+        """Connections open at the end, and how many were re-opened."""
+        self.into.write("\n")
+        self.into.flush()
+        held, reopened = map(int, self.out.readline().split())
+        self.proc.wait(timeout=30)
+        return held, reopened
+
+
+def slowloris(port: int, count: int) -> None:
+    """The attacker's process: prints how many it holds, then on a line from stdin how many
+    it held at the end and re-opened."""
+    os.nice(SPECTATORS_NICE)
+    selector = selectors.DefaultSelector()
+    reopened = 0
+
+    def open_one() -> None:
+        try:
+            sock = socket.create_connection(("127.0.0.1", port), timeout=5)
+            sock.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
+        except OSError:
+            return
+        sock.setblocking(False)
+        selector.register(sock, selectors.EVENT_READ)
+
+    for _ in range(count):
+        open_one()
+    print(len(selector.get_map()), flush=True)
+    done = threading.Event()
+    threading.Thread(target=lambda: (sys.stdin.readline(), done.set()), daemon=True).start()
+    while not done.is_set():
+        for key, _ in selector.select(timeout=0.1):
+            sock = key.fileobj
+            try:
+                data = sock.recv(4096)  # type: ignore[union-attr]
+            except OSError:
+                data = b""
+            if not data:
+                selector.unregister(sock)
+                sock.close()  # type: ignore[union-attr]
+                reopened += 1
+                open_one()
+    print(len(selector.get_map()), reopened, flush=True)
+
+
+def new_page(port: int) -> float:
+    """Milliseconds for a new page to get the table view, its state and its stream's
+    snapshot."""
+    started = time.perf_counter()
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=60) as answer:
+        answer.read()
+    get(port, "/api/state")
+    newest_event(port)
+    return (time.perf_counter() - started) * 1000
+
+
+def grow_journal(folder: Path, script: list[tuple[str, str]]) -> float:
+    """A daemon (web off) in ``folder`` taking every tap of ``script``; the seconds it took."""
+    run, pad, _ = start(folder, False, PLAYERS[:4])
+    started = time.perf_counter()
+    for _, uid in script:
+        pad.send_uid(uid)
+        run.wait("verdict")
+    took = time.perf_counter() - started
+    run.stop()
+    pad.close()
+    return took
+
+
+def timed_taps(run: Run, pad: PtyReader, script: list[tuple[str, str]], gap: float,
+               during: Any = None) -> list[float]:
+    """Tap to verdict of each tap of ``script``, a tap every ``gap`` s; ``during(n)`` after
+    each (to look at something else meanwhile)."""
+    latencies = []
+    for n, (_, uid) in enumerate(script):
+        time.sleep(gap)
+        sent = time.perf_counter()
+        pad.send_uid(uid)
+        latencies.append((run.wait("verdict") - sent) * 1000)
+        if during is not None:
+            during(n)
+    return latencies
+
+
+def attack_bench(root: Path, inputs: int, count: int, pages: int) -> dict[str, Any]:
+    """The daemon on a journal of ``inputs`` inputs at 1,024 descriptors: /stats, then
+    slowloris (module doc)."""
+    folder = root / "attack"
+    script = scripted_taps(PLAYERS[:4], inputs + 3 * count, seed=1)
+    out: dict[str, Any] = {"grow_s": grow_journal(folder, script[:inputs])}
+    (folder / "pad").unlink(missing_ok=True)
+    run, pad, port = start(folder, True, PLAYERS[:4], files=1024)
+    watching = Spectators(port, pages)
+    out["stats_first"] = first_byte(port, "/stats")
+    built = time.perf_counter()
+    while first_byte(port, "/stats")[0] != 200:
+        time.sleep(1.0)  # as the page's own Refresh
+    out["stats_built_s"] = time.perf_counter() - built
+    out["stats_kept"] = first_byte(port, "/stats")
+    out["quiet_taps"] = timed_taps(run, pad, script[inputs:inputs + count], 0.1)
+    inputs += count
+    poller = StatsPoller(port)
+    rss = run.memory()[0]
+    stats_taps = timed_taps(run, pad, script[inputs:inputs + count], 0.1)
+    poller.stop()
+    out["stats_rss"] = (rss, *run.memory())
+    out["stats_taps"] = stats_taps
+    out["stats_answers"] = poller.answers
+    loris = Slowloris(port, 1000)
+    out["held"] = loris.held
+    views: list[float] = []
+    loris_taps = timed_taps(run, pad, script[inputs + count:], 0.1,
+                            lambda n: views.append(new_page(port)) if n % 20 == 0 else None)
+    out["held_after"], out["reopened"] = loris.stop()
+    out["loris_taps"], out["views"] = loris_taps, views
+    newest = newest_event(port)
+    had = watching.pages(newest)
+    out["pages_complete"] = sum(complete(p, newest) for p in had)
+    run.stop()
+    pad.close()
+    return out
+
+
+def print_attack(r: dict[str, Any], inputs: int, pages: int) -> None:
+    """What :func:`attack_bench` measured, in lines for docs/performance.md."""
+    def p(values: list[float]) -> str:
+        return f"p50 {statistics.median(values):.2f} ms  p99 {percentile(values, 99):.2f} ms  " \
+               f"max {max(values):.1f} ms"
+
+    statuses: dict[int, int] = {}
+    for status, _ in r["stats_answers"]:
+        statuses[status] = statuses.get(status, 0) + 1
+    print(f"a journal of {inputs} inputs (taken in {r['grow_s']:.0f} s), the daemon at 1,024 "
+          f"descriptors, {pages} spectators, a tap every 100 ms:")
+    print(f"  /stats first byte: first request {r['stats_first'][1]:.0f} ms "
+          f"(status {r['stats_first'][0]}); the report built after {r['stats_built_s']:.1f} s; "
+          f"kept: {r['stats_kept'][1]:.0f} ms (target <= 1 s)")
+    print(f"  tap to verdict, nothing else asked (the same load, for comparison): "
+          f"{p(r['quiet_taps'])}")
+    print(f"  tap to verdict, /stats polled once a second: {p(r['stats_taps'])} "
+          f"(target p99 <= 20 ms); answers {statuses}; slowest first byte "
+          f"{max(t for _, t in r['stats_answers']):.0f} ms")
+    rss = r["stats_rss"]
+    print(f"  resident memory: {rss[0]:.1f} MB before the polling, {rss[1]:.1f} MB after "
+          f"(peak {rss[2]:.1f} MB)")
+    print(f"  tap to verdict, 1,000 half-sent requests held ({r['held']} open at the start, "
+          f"{r['held_after']} at the end, {r['reopened']} re-opened): {p(r['loris_taps'])} "
+          f"(target p99 <= 20 ms)")
+    print(f"  a new page (view, state, stream snapshot) meanwhile: {p(r['views'])} "
+          "(target <= 1 s)")
+    print(f"  {r['pages_complete']:.0f} of {pages} spectators had every event, once each")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--presses", type=int, default=200)
@@ -302,13 +524,25 @@ def main() -> int:
     parser.add_argument("--gap", type=float, action="append", metavar="MS",
                         help="milliseconds between a verdict and the next tap (repeatable; "
                              "default: 0, then 100)")
+    parser.add_argument("--attack", action="store_true",
+                        help="only the bench under attack: /stats polled, then slowloris")
+    parser.add_argument("--journal-inputs", type=int, default=50_000)
     parser.add_argument("--follow", type=int, metavar="PORT", help=argparse.SUPPRESS)
+    parser.add_argument("--slowloris", type=int, metavar="PORT", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.slowloris:
+        slowloris(args.slowloris, args.pages)
+        return 0
     if args.follow:
         follow(args.follow, args.pages)
         return 0
     with tempfile.TemporaryDirectory() as tmp:
         try:
+            if args.attack:
+                taps = min(args.taps, 600)
+                result = attack_bench(Path(tmp), args.journal_inputs, taps, args.pages)
+                print_attack(result, args.journal_inputs, args.pages)
+                return 0
             run_all(Path(tmp), args.presses, args.taps, args.pages, args.gap or [0.0, 100.0])
         finally:
             for proc in STARTED:  # nothing left running, even after an error

@@ -4,13 +4,13 @@ checked against a scripted match whose every figure is known (tests/known_evenin
 from __future__ import annotations
 
 import html
+import logging
 import re
 import statistics
 import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import known_evening as K
 import pytest
@@ -19,6 +19,7 @@ from web_harness import Client, WebDaemon, card_codes, web_daemon
 
 from table.journal.store import Journal
 from table.rules import make_options
+from table.web.stats import FRESH, Report, build, build_in_child
 
 
 @pytest.fixture
@@ -109,22 +110,63 @@ def test_every_plot_is_inline_svg_and_nothing_hidden_or_outside_is_in_the_page(
 
 
 def test_the_report_is_kept_until_the_journal_gains_an_input(table: WebDaemon) -> None:
+    """Polled, the report is built once: kept as it is for FRESH seconds (of a clock the test
+    holds), then again until the journal has moved on."""
+    now = [0.0]
+    table.web.stats.clock = lambda: now[0]
     first = get(table)[2]
     assert get(table)[2] == first
     assert table.web.stats.builds == 1
     assert table.tap("R5#1")["verdict"] == "accepted"  # turned up
     assert table.tap("R7#1")["verdict"] == "accepted"  # played: written before its verdict
-    now = get(table)[2]
+    assert get(table)[2] == first and table.web.stats.builds == 1  # still fresh
+    now[0] += FRESH
+    later = get(table)[2]
     assert table.web.stats.builds == 2
     assert "most played colour: red (red 1, yellow 0, green 0, blue 0, wild 0)" in section(
-        now, "Match 2 (")
-    assert "(red 3, yellow 3, green 4, blue 5, wild 1)" in section(now, "The evening")
-    assert get(table)[2] == now and table.web.stats.builds == 2
+        later, "Match 2 (")
+    assert "(red 3, yellow 3, green 4, blue 5, wild 1)" in section(later, "The evening")
+    now[0] += 2 * FRESH  # no new row: looked at, not built again
+    assert get(table)[2] == later and table.web.stats.builds == 2
+
+
+def test_a_page_polling_the_report_is_throttled_not_the_others(table: WebDaemon) -> None:
+    table.web.stats.asks.clock = lambda: 0.0  # no time passes: 5 asks, then none
+    statuses = [get(table)[0] for _ in range(6)]
+    assert statuses == [200] * 5 + [429]
+    status, headers, _ = table.client.request("GET", "/stats")
+    assert status == 429 and int(headers["retry-after"]) >= 1
+    other = Client(table.port, source="127.0.0.2")  # another device
+    assert other.request("GET", "/stats")[0] == 200
+    assert table.web.stats.builds == 1
+
+
+def test_a_build_longer_than_the_wait_gives_a_page_that_reloads_itself(
+        table: WebDaemon) -> None:
+    """The first byte comes at once: a short page asking again in a moment while the report
+    is built; then the report."""
+    release = threading.Event()
+
+    def held(journal: Path, lang: str) -> Report:
+        assert release.wait(60)
+        return build_in_child(journal, lang)
+
+    table.web.stats.builder = held
+    table.web.stats.wait = 0.0
+    try:
+        status, headers, page = get(table)
+        assert status == 202 and headers["refresh"] == "2" and "being built" in page
+    finally:
+        release.set()
+    table.web.stats.wait = 600.0
+    status, _, page = get(table)
+    assert status == 200 and "most played colour" in page and table.web.stats.builds == 1
 
 
 def test_without_matplotlib_the_tables_and_how_to_get_plots(
         table: WebDaemon, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib: ImportError
+    table.web.stats.builder = build  # in this process, where matplotlib is missing
     status, _, page = get(table)
     assert status == 200 and "<svg" not in page
     assert page.count("pip install &#x27;uno-table[stats]&#x27;") == 1
@@ -161,22 +203,20 @@ def test_a_table_without_a_journal_says_so() -> None:
 
 
 def test_the_referee_and_the_other_pages_go_on_while_a_report_is_built(
-        table: WebDaemon, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The build runs in a worker thread: held half-way, a tap is refereed and the table
-    view's API answers meanwhile."""
-    from table.analysis import evening
-
+        table: WebDaemon) -> None:
+    """The build runs in a process of its own, waited for by a worker thread: held before it
+    starts, a tap is refereed and the table view's API answers meanwhile; the report comes
+    from the child when let go."""
     building, release = threading.Event(), threading.Event()
-    summary = evening.summary
 
-    def held(*args: Any) -> Any:
+    def held(journal: Path, lang: str) -> Report:
         building.set()
         assert release.wait(30)
-        return summary(*args)
+        return build_in_child(journal, lang)
 
-    monkeypatch.setattr(evening, "summary", held)
-    answers: list[int] = []
-    asking = threading.Thread(target=lambda: answers.append(get(table)[0]))
+    table.web.stats.builder = held
+    answers: list[tuple[int, str]] = []
+    asking = threading.Thread(target=lambda: answers.append(get(table)[::2]))
     asking.start()
     try:
         assert building.wait(30)
@@ -185,8 +225,20 @@ def test_the_referee_and_the_other_pages_go_on_while_a_report_is_built(
         assert status == 200 and state["state"]["top"] == "R5"
     finally:
         release.set()
-        asking.join(30)
-    assert answers == [200]
+        asking.join(60)
+    assert answers[0][0] == 200 and "most played colour" in answers[0][1]
+
+
+def test_a_build_that_fails_is_a_503_page_and_one_log_line(
+        table: WebDaemon, monkeypatch: pytest.MonkeyPatch,
+        caplog: pytest.LogCaptureFixture) -> None:
+    monkeypatch.setattr(sys, "executable", "/nonexistent/python")
+    with caplog.at_level(logging.WARNING, logger="table.web.stats"):
+        status, _, page = get(table)
+    assert status == 503 and "cannot be read just now" in page
+    assert [r.getMessage() for r in caplog.records if r.name == "table.web.stats"] == [
+        "/stats: the report could not be built: [Errno 2] No such file or directory: "
+        "'/nonexistent/python'"]
 
 
 def test_the_demo_with_a_journal_serves_its_report(
@@ -200,6 +252,7 @@ def test_the_demo_with_a_journal_serves_its_report(
     table = SimTable(make_options("official"), ["Aki", "Ken", "Mio"], 1, hands="full",
                      journal=journal)
     server, _ = start_web(table, "127.0.0.1:0", plays_cards=False)
+    server.web.stats.wait = 600.0  # the report, not the page that says it is being built
     try:
         status, _, data = Client(server.port).request("GET", "/stats")
     finally:
@@ -216,6 +269,7 @@ def test_a_japanese_table_serves_its_report_in_japanese(
     K.write(tmp_path / "journal.sqlite3", monkeypatch)
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # tables only: quicker, and said so
     with web_daemon(tmp_path, 'language = "ja"') as daemon:
+        daemon.web.stats.builder = build  # in this process, where matplotlib is missing
         status, _, page = get(daemon)
     assert status == 200 and '<html lang="ja">' in page
     match = section(page, "試合1 (")

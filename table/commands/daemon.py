@@ -77,7 +77,8 @@ class WebAttachment:
         feed = Feed()
         daemon.stream.subscribe(feed.publish)
         web = WebTable(DaemonRemote(daemon), feed, api_key=config.web_api_key,
-                       local_admin=config.web_local_admin, language=config.web_language)
+                       local_admin=config.web_local_admin, language=config.web_language,
+                       hosts=config.web_hosts)
         if config.language == "ja":  # each name's reading on the admin page, before play
             from table.voice.names import name_readings
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,7 +41,8 @@ VOICE_KEYS: Final = ("backend", "folder", "cache", "cache_folder", "prewarm")
 JOURNAL_KEYS: Final = ("path", "sync", "snapshot_every")
 SYNC_MODES: Final = ("full", "normal")
 CONTROL_KEYS: Final = ("seats", "buzzer", "pin_factory")
-WEB_KEYS: Final = ("enabled", "listen", "api_key", "language", "local_admin")
+WEB_KEYS: Final = ("enabled", "listen", "api_key", "language", "local_admin", "hosts")
+HOST_NAME: Final = re.compile(r"[A-Za-z0-9]([A-Za-z0-9.-]{0,251}[A-Za-z0-9])?")
 DEFAULT_LISTEN: Final = ("0.0.0.0", 8080)
 API_KEY_MIN: Final = 12  # characters of an api_key: the admin page is on the table's network
 PIN_FACTORIES: Final = ("lgpio", "rpigpio", "pigpio", "native", "mock")
@@ -90,6 +92,7 @@ class Config:
     web_api_key: str | None = None
     web_language: str | None = None  # None: the table's language
     web_local_admin: bool = True  # the admin page from the Pi itself needs no key
+    web_hosts: tuple[str, ...] = ()  # names the web view answers to besides the machine's own
 
     def roles(self) -> list[ReaderRole]:
         """The readers as the referee sees them (a seat reader names its seat by number)."""
@@ -504,4 +507,13 @@ def _web(c: _Checker, web: Mapping[str, Any]) -> dict[str, Any]:
         out["web_language"] = c.choice("web.language", web["language"], LANGUAGES)
     if "local_admin" in web:
         out["web_local_admin"] = c.flag("web.local_admin", web["local_admin"])
+    if "hosts" in web:
+        allowed = 'a list of host names, e.g. ["uno.lan", "table.example.org"]'
+        names = web["hosts"]
+        if not isinstance(names, list) or len(names) > 32:
+            raise c.fail("web.hosts", f"{_show(names)} is not a list of up to 32 names", allowed)
+        for name in names:
+            if not isinstance(name, str) or not HOST_NAME.fullmatch(name):
+                raise c.fail("web.hosts", f"{_show(name)} is not a host name", allowed)
+        out["web_hosts"] = tuple(name.lower() for name in names)
     return out

@@ -18,18 +18,21 @@ import io
 import ipaddress
 import json
 import logging
+import re
 import secrets
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any, Final
 
 import segno
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
-from starlette.routing import Route
+from starlette.routing import Mount, Route
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from table import __version__
 from table.cards import COLORS, Color, parse_card
@@ -38,6 +41,7 @@ from table.referee.announcements import corrections
 from table.referee.views import standing_json
 from table.web.base import PRIVATE, STATIC, json_error, web_app
 from table.web.feed import Feed
+from table.web.guard import Throttle, client_key
 from table.web.seats import BURST, PRESS_ID_SHAPE, RATE, Seats
 from table.web.seatview import rule_buttons, seat_json
 from table.web.side import ADMIN_ACTIONS, SEAT_BUTTONS, SeatPress, TableSide
@@ -50,7 +54,9 @@ MAX_BODY: Final = 4096  # bytes of a request body: a press is a few dozen
 COOKIE: Final = "uno_admin"
 SESSION_SECONDS: Final = 12 * 3600
 SESSIONS: Final = 16  # admin logins remembered at once
-LOGINS_PER_MINUTE: Final = 10
+KEY_TRIES: Final = (10 / 60, 10.0)  # wrong keys, logins or cookies a client: 10, then 10 a minute
+SEAT_TRIES: Final = (1.0, 30.0)  # wrong seat tokens a client: 30, then 1 a second
+LENGTH: Final = re.compile(r"[0-9]{1,9}")  # a Content-Length (ASCII digits only: not "²")
 
 
 def _loopback(host: str | None) -> bool:
@@ -63,9 +69,17 @@ def _loopback(host: str | None) -> bool:
 class BadRequest(TableError, ValueError):
     """A request the API cannot take: answered with ``status`` and this message."""
 
-    def __init__(self, status: int, message: str) -> None:
+    def __init__(self, status: int, message: str, headers: dict[str, str] | None = None
+                 ) -> None:
         super().__init__(message)
         self.status = status
+        self.headers = headers or {}
+
+
+def _too_many(wait: float, what: str) -> BadRequest:
+    seconds = max(1, int(wait + 0.999))
+    return BadRequest(429, f"too many {what} from this device: wait {seconds} s",
+                      {"retry-after": str(seconds)})
 
 
 class WebTable:
@@ -83,6 +97,7 @@ class WebTable:
         language: str | None = None,
         rate: float = RATE,
         burst: float = BURST,
+        hosts: Iterable[str] = (),
     ) -> None:
         self.side = side
         self.feed = feed
@@ -90,9 +105,11 @@ class WebTable:
         self.api_key = api_key
         self.local_admin = local_admin
         self.language = language or side.language
+        self.hosts = tuple(hosts)  # names besides the machine's own (``[web] hosts``)
         self.seats = Seats(side.players, rate, burst)
         self._sessions: deque[tuple[str, float]] = deque(maxlen=SESSIONS)
-        self._logins: deque[float] = deque(maxlen=LOGINS_PER_MINUTE)
+        self.key_tries = Throttle(*KEY_TRIES)  # per client: no wrong key locks out another
+        self.seat_tries = Throttle(*SEAT_TRIES)
         self._speech: Any = None  # the phrase cache, made at the first request for speech
         self.stats = StatsPage(side.journal, self.language)
         self.name_readings: list[str] = []  # each name as a Japanese voice says it, for /admin
@@ -103,6 +120,7 @@ class WebTable:
             self.seats.renew()  # a new match: new links
 
     def seat_urls(self) -> list[tuple[str, str]]:
+        """``(name, link)`` of every seat of this match."""
         base = self.base_url()
         return [(name, f"{base}/seat/{token}")
                 for name, token in zip(self.side.players, self.seats.tokens, strict=True)]
@@ -110,6 +128,8 @@ class WebTable:
     # --- admin access ---------------------------------------------------------------------------
 
     def is_admin(self, request: Request) -> bool:
+        """Whether ``request`` comes from the Pi itself (with ``local_admin``), or carries the
+        ``api_key`` or the cookie of a login with it."""
         if self.local_admin and _loopback(request.client.host if request.client else None):
             return True
         given = request.headers.get("x-api-key")
@@ -121,19 +141,50 @@ class WebTable:
             _same(cookie, token) and now < until for token, until in self._sessions
         )
 
-    def _login(self, key: object) -> str:
-        now = time.monotonic()
-        if len(self._logins) == self._logins.maxlen and now - self._logins[0] < 60:
-            raise BadRequest(429, "too many login attempts: wait a minute")
-        self._logins.append(now)
+    def check_admin(self, request: Request) -> None:
+        """Raises :class:`BadRequest` unless ``request`` is the admin's: 401 without a
+        credential, 403 with a wrong one (counted against its client), 429 for a client
+        with too many wrong ones (its credential is then not even looked at)."""
+        client = client_key(request.scope)
+        wait = self.key_tries.wait(client)
+        if wait and not (self.local_admin and _loopback(request.client.host
+                                                         if request.client else None)):
+            raise _too_many(wait, "wrong keys")
+        if self.is_admin(request):
+            return
+        given = request.headers.get("x-api-key")
+        if given is not None or COOKIE in request.cookies:
+            self.key_tries.charge(client)
+        raise BadRequest(401 if not given else 403,
+                         "the admin needs the table's api_key: X-Api-Key, or log in at /admin")
+
+    def login(self, request: Request, key: object) -> str:
+        """A new session's cookie for the right ``key``; wrong keys are throttled per
+        client (:data:`KEY_TRIES`), never for everyone."""
+        client = client_key(request.scope)
+        if wait := self.key_tries.wait(client):
+            raise _too_many(wait, "wrong logins")
         if not self.api_key:
             raise BadRequest(403, "this table has no api_key: its admin page works only on the "
                                   "computer that runs it")
         if not isinstance(key, str) or not _same(key, self.api_key):
+            self.key_tries.charge(client)
             raise BadRequest(403, "that is not this table's api_key")
         token = secrets.token_urlsafe(24)
-        self._sessions.append((token, now + SESSION_SECONDS))
+        self._sessions.append((token, time.monotonic() + SESSION_SECONDS))
         return token
+
+    def seat_of(self, request: Request, token: object) -> int:
+        """The seat of ``token``; raises :class:`BadRequest` 403 for any other token (counted
+        against the client) and 429 for a client with too many wrong ones."""
+        client = client_key(request.scope)
+        if wait := self.seat_tries.wait(client):
+            raise _too_many(wait, "wrong seat links")
+        seat = self.seats.seat_of(token)
+        if seat is None:
+            self.seat_tries.charge(client)
+            raise BadRequest(403, "that token is not a seat of this match")
+        return seat
 
     # --- reading requests -------------------------------------------------------------------------
 
@@ -144,7 +195,7 @@ class WebTable:
         if kind != "application/json":
             raise BadRequest(415, "send the body as application/json")
         length = request.headers.get("content-length")
-        if length is not None and (not length.isdigit() or int(length) > MAX_BODY):
+        if length is not None and (not LENGTH.fullmatch(length) or int(length) > MAX_BODY):
             raise BadRequest(413, f"the body is larger than {MAX_BODY} bytes")
         raw = b""
         async for chunk in request.stream():
@@ -166,12 +217,10 @@ class WebTable:
             raise BadRequest(400, "the body must be a JSON object")
         return data
 
-    def seat_press(self, data: dict[str, Any]) -> tuple[SeatPress, str]:
+    def seat_press(self, request: Request, data: dict[str, Any]) -> tuple[SeatPress, str]:
         """A press's fields checked: the seat of its token (403 for any other token or for
         another seat's name), the button, its colour or card, its id."""
-        seat = self.seats.seat_of(data.get("token"))
-        if seat is None:
-            raise BadRequest(403, "that token is not a seat of this match")
+        seat = self.seat_of(request, data.get("token"))
         named = data.get("seat")
         if named is not None and named != self.side.players[seat]:
             raise BadRequest(403, "a seat's token presses for that seat only")
@@ -203,13 +252,16 @@ class WebTable:
     # --- views ------------------------------------------------------------------------------------
 
     def standing(self) -> dict[str, Any]:
+        """The public state, as ``/api/state`` and the stream's snapshot give it."""
         return standing_json(self.side.state())
 
     def seat_view(self, seat: int) -> dict[str, Any]:
+        """What ``seat``'s own page shows: the public state and that seat's hand."""
         return seat_json(self.side.state(), self.side.seat_state(seat), seat,
                          self.side.plays_cards)
 
     def info(self) -> dict[str, Any]:
+        """The table's players, language, buttons and version."""
         return {
             "players": list(self.side.players),
             "language": self.language,
@@ -220,6 +272,7 @@ class WebTable:
         }
 
     def speech(self, text: str) -> bytes:
+        """``text`` spoken by the table's voice, as WAV (blocking: call it in a worker)."""
         from table.voice.backends import PhraseCache
 
         if self._speech is None:
@@ -244,147 +297,202 @@ def _color(value: object) -> Color:
     raise BadRequest(400, f"color: {_short(value)} is not red, yellow, green or blue")
 
 
+
+
+# --- the endpoints ------------------------------------------------------------------------------
+
+
+def _web(request: Request) -> WebTable:
+    web: WebTable = request.app.state.web
+    return web
+
+
+def _page(name: str, status: int = 200) -> Response:
+    return FileResponse(STATIC / name, status_code=status, headers=PRIVATE)
+
+
+def refused_page(title: str, text: str, status: int,
+                 headers: dict[str, str] | None = None) -> HTMLResponse:
+    """The short page a person reads when a page is refused."""
+    html = (STATIC / "refused.html").read_text(encoding="utf-8")
+    html = html.replace("{title}", title).replace("{text}", text)
+    return HTMLResponse(html, status, headers={**PRIVATE, **(headers or {})})
+
+
+async def table_view(request: Request) -> Response:
+    """``/``: the table view."""
+    return _page("index.html")
+
+
+async def overlay(request: Request) -> Response:
+    """``/overlay``: the stream overlay."""
+    return _page("overlay.html")
+
+
+async def seat_page(request: Request) -> Response:
+    """``/seat/TOKEN``: a seat's remote (a short page for any other token)."""
+    try:
+        _web(request).seat_of(request, request.path_params["token"])
+    except BadRequest as exc:
+        if exc.status == 429:
+            return refused_page("Too many tries / 試行が多すぎます", str(exc), 429, exc.headers)
+        return refused_page(
+            "Not a seat of this match / この試合の席ではありません",
+            "This seat link is not valid: it may be from an earlier match. Scan the new "
+            "code on the admin page. / このリンクは使えません。前の試合のものかもしれません。"
+            "管理ページの新しいコードを読み取ってください。", 403)
+    return _page("seat.html")
+
+
+async def admin_page(request: Request) -> Response:
+    """``/admin``: the admin page, or its login."""
+    try:
+        _web(request).check_admin(request)
+    except BadRequest as exc:
+        if exc.status == 429:
+            return refused_page("Too many tries / 試行が多すぎます", str(exc), 429, exc.headers)
+        return _page("login.html", 401)
+    return _page("admin.html")
+
+
+async def stats(request: Request) -> Response:
+    """``/stats``: the evening's report (built off the referee's thread, kept, throttled)."""
+    page = _web(request).stats
+    if page.journal is None:
+        return refused_page(
+            "No journal, no report / 記録がありません",
+            "This table keeps no journal, so there is no evening to report on: start the "
+            "demo with --journal FILE (a table run by uno-table run always keeps one). / "
+            "記録を取っていないので、成績はありません。", 404)
+    if wait := page.asked(client_key(request.scope)):
+        raise _too_many(wait, "report requests") from None
+    report = await page.current(request.query_params.get("lang"))
+    headers = {**PRIVATE, "content-security-policy": CSP, **report.headers}
+    return HTMLResponse(report.html, report.status, headers=headers)
+
+
+async def info(request: Request) -> Response:
+    """``/api/info``: :meth:`WebTable.info`."""
+    return JSONResponse(_web(request).info())
+
+
+async def state(request: Request) -> Response:
+    """``/api/state``: :meth:`WebTable.standing`."""
+    return JSONResponse(_web(request).standing(), headers=PRIVATE)
+
+
+async def seat_state(request: Request) -> Response:
+    """``/api/seat/TOKEN``: :meth:`WebTable.seat_view` of the token's seat."""
+    web = _web(request)
+    seat = web.seat_of(request, request.path_params["token"])
+    return JSONResponse(web.seat_view(seat), headers=PRIVATE)
+
+
+async def press(request: Request) -> Response:
+    """``POST /api/press``: a seat's press, once per id, rate-limited per seat."""
+    web = _web(request)
+    seat_press, press_id = web.seat_press(request, await web.body(request))
+    admission = web.seats.admit(seat_press.seat, press_id)
+    if admission == "repeat":
+        return JSONResponse({"ok": True, "id": press_id, "repeat": True}, 202, PRIVATE)
+    if admission == "too-fast":
+        raise BadRequest(429, "too many presses from this seat: wait a moment",
+                         {"retry-after": "1"})
+    try:
+        web.side.press(seat_press)
+    except TableError:
+        web.seats.forget(seat_press.seat, press_id)
+        raise
+    return JSONResponse({"ok": True, "id": press_id}, 202, PRIVATE)
+
+
+async def speech(request: Request) -> Response:
+    """``/api/speech/ID``: a recent announcement in the table's voice, as WAV."""
+    web = _web(request)
+    text = web.feed.announcement(request.path_params["event_id"])
+    if text is None:
+        raise BadRequest(404, "no such announcement among the latest ones")
+    try:
+        wav = await run_in_threadpool(web.speech, text)
+    except TableError as exc:  # no espeak-ng here: the page uses the browser's voice
+        raise BadRequest(503, f"the table cannot render speech: {exc}") from None
+    return Response(wav, media_type="audio/wav", headers={"cache-control": "max-age=3600"})
+
+
+async def login(request: Request) -> Response:
+    """``POST /api/admin/login``: the admin's cookie for the right key."""
+    web = _web(request)
+    token = web.login(request, (await web.body(request)).get("key"))
+    response = JSONResponse({"ok": True}, headers=PRIVATE)
+    response.set_cookie(COOKIE, token, max_age=SESSION_SECONDS, httponly=True,
+                        samesite="strict", path="/")
+    return response
+
+
+async def admin_status(request: Request) -> Response:
+    """``/api/admin/status``: the seats' links, the readers and the pages following."""
+    web = _web(request)
+    seats = [{"name": name, "url": url} for name, url in web.seat_urls()]
+    return JSONResponse({
+        **web.info(),
+        "seats": seats,
+        "readers": dict(web.side.readers()),
+        "pages": web.feed.subscribers,
+        "name_readings": web.name_readings,
+        "fanout": web.feed.relayed,
+        "standing": web.standing(),
+    }, headers=PRIVATE)
+
+
+async def admin_qr(request: Request) -> Response:
+    """``/api/admin/qr/SEAT``: a seat's link as a QR code (SVG)."""
+    seat = request.path_params["seat"]
+    urls = _web(request).seat_urls()
+    if not 0 <= seat < len(urls):
+        raise BadRequest(404, f"no seat {seat}: seats are 0 to {len(urls) - 1}")
+    svg = io.BytesIO()
+    segno.make(urls[seat][1], error="m").save(svg, kind="svg", scale=6, border=2,
+                                               xmldecl=False)
+    return Response(svg.getvalue(), media_type="image/svg+xml", headers=PRIVATE)
+
+
+async def admin_action(request: Request) -> Response:
+    """``POST /api/admin/ACTION``: undo, next round, new match..."""
+    web = _web(request)
+    action = request.path_params["action"]
+    if action not in ADMIN_ACTIONS:
+        raise BadRequest(404, f"no admin action {_short(action)}: {', '.join(ADMIN_ACTIONS)}")
+    await web.body(request)
+    web.side.admin(action)
+    return JSONResponse({"ok": True, "action": action}, 202, PRIVATE)
+
+
+class AdminOnly:
+    """The admin check, once, for everything under ``/api/admin`` (a middleware on its
+    :class:`~starlette.routing.Mount`)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Refuse anyone but the admin (:meth:`WebTable.check_admin`)."""
+        request = Request(scope)
+        _web(request).check_admin(request)
+        await self.app(scope, receive, send)
+
+
+async def _bad_request(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, BadRequest)
+    return json_error(exc.status, str(exc), exc.headers)
+
+
+async def _refused(request: Request, exc: Exception) -> Response:
+    """What the table cannot do (``Refused``, or the table's own error): 409."""
+    return json_error(409, str(exc))
+
+
 def make_app(web: WebTable) -> Starlette:
     """The Starlette application of ``web``."""
-
-    def page(name: str, status: int = 200) -> Response:
-        return FileResponse(STATIC / name, status_code=status, headers=PRIVATE)
-
-    def refused_page(title: str, text: str, status: int) -> HTMLResponse:
-        html = (STATIC / "refused.html").read_text(encoding="utf-8")
-        html = html.replace("{title}", title).replace("{text}", text)
-        return HTMLResponse(html, status, headers=PRIVATE)
-
-    async def table_view(request: Request) -> Response:
-        return page("index.html")
-
-    async def overlay(request: Request) -> Response:
-        return page("overlay.html")
-
-    async def seat_page(request: Request) -> Response:
-        if web.seats.seat_of(request.path_params["token"]) is None:
-            return refused_page(
-                "Not a seat of this match / この試合の席ではありません",
-                "This seat link is not valid: it may be from an earlier match. Scan the new "
-                "code on the admin page. / このリンクは使えません。前の試合のものかもしれません。"
-                "管理ページの新しいコードを読み取ってください。", 403)
-        return page("seat.html")
-
-    async def admin_page(request: Request) -> Response:
-        if not web.is_admin(request):
-            return page("login.html", 401)
-        return page("admin.html")
-
-    async def stats(request: Request) -> Response:
-        if web.stats.journal is None:
-            return refused_page(
-                "No journal, no report / 記録がありません",
-                "This table keeps no journal, so there is no evening to report on: start the "
-                "demo with --journal FILE (a table run by uno-table run always keeps one). / "
-                "記録を取っていないので、成績はありません。", 404)
-        report = await run_in_threadpool(web.stats.report, request.query_params.get("lang"))
-        return HTMLResponse(report.html, report.status,
-                            headers={**PRIVATE, "content-security-policy": CSP})
-
-    async def info(request: Request) -> Response:
-        return JSONResponse(web.info())
-
-    async def state(request: Request) -> Response:
-        return JSONResponse(web.standing(), headers=PRIVATE)
-
-    async def seat_state(request: Request) -> Response:
-        seat = web.seats.seat_of(request.path_params["token"])
-        if seat is None:
-            return json_error(403, "that token is not a seat of this match")
-        return JSONResponse(web.seat_view(seat), headers=PRIVATE)
-
-    async def press(request: Request) -> Response:
-        try:
-            data = await web.body(request)
-            seat_press, press_id = web.seat_press(data)
-        except BadRequest as exc:
-            return json_error(exc.status, str(exc))
-        admission = web.seats.admit(seat_press.seat, press_id)
-        if admission == "repeat":
-            return JSONResponse({"ok": True, "id": press_id, "repeat": True}, 202, PRIVATE)
-        if admission == "too-fast":
-            return json_error(429, "too many presses from this seat: wait a moment",
-                          {"retry-after": "1"})
-        try:
-            web.side.press(seat_press)
-        except TableError as exc:  # what the table cannot do (Refused, or the table's own)
-            web.seats.forget(seat_press.seat, press_id)
-            return json_error(409, str(exc))
-        return JSONResponse({"ok": True, "id": press_id}, 202, PRIVATE)
-
-    async def speech(request: Request) -> Response:
-        text = web.feed.announcement(request.path_params["event_id"])
-        if text is None:
-            return json_error(404, "no such announcement among the latest ones")
-        try:
-            wav = await run_in_threadpool(web.speech, text)
-        except TableError as exc:  # no espeak-ng here: the page uses the browser's voice
-            return json_error(503, f"the table cannot render speech: {exc}")
-        return Response(wav, media_type="audio/wav", headers={"cache-control": "max-age=3600"})
-
-    async def login(request: Request) -> Response:
-        try:
-            data = await web.body(request)
-            token = web._login(data.get("key"))
-        except BadRequest as exc:
-            return json_error(exc.status, str(exc))
-        response = JSONResponse({"ok": True}, headers=PRIVATE)
-        response.set_cookie(COOKIE, token, max_age=SESSION_SECONDS, httponly=True,
-                            samesite="strict", path="/")
-        return response
-
-    def admin_only(request: Request) -> Response | None:
-        if web.is_admin(request):
-            return None
-        return json_error(401 if not request.headers.get("x-api-key") else 403,
-                      "the admin needs the table's api_key: X-Api-Key, or log in at /admin")
-
-    async def admin_status(request: Request) -> Response:
-        if (denied := admin_only(request)) is not None:
-            return denied
-        seats = [{"name": name, "url": url} for name, url in web.seat_urls()]
-        return JSONResponse({
-            **web.info(),
-            "seats": seats,
-            "readers": dict(web.side.readers()),
-            "pages": web.feed.subscribers,
-            "name_readings": web.name_readings,
-            "fanout": web.feed.relayed,
-            "standing": web.standing(),
-        }, headers=PRIVATE)
-
-    async def admin_qr(request: Request) -> Response:
-        if (denied := admin_only(request)) is not None:
-            return denied
-        seat = request.path_params["seat"]
-        urls = web.seat_urls()
-        if not 0 <= seat < len(urls):
-            return json_error(404, f"no seat {seat}: seats are 0 to {len(urls) - 1}")
-        svg = io.BytesIO()
-        segno.make(urls[seat][1], error="m").save(svg, kind="svg", scale=6, border=2,
-                                                   xmldecl=False)
-        return Response(svg.getvalue(), media_type="image/svg+xml", headers=PRIVATE)
-
-    async def admin_action(request: Request) -> Response:
-        if (denied := admin_only(request)) is not None:
-            return denied
-        action = request.path_params["action"]
-        if action not in ADMIN_ACTIONS:
-            return json_error(404, f"no admin action {_short(action)}: {', '.join(ADMIN_ACTIONS)}")
-        try:
-            await web.body(request)
-            web.side.admin(action)
-        except BadRequest as exc:
-            return json_error(exc.status, str(exc))
-        except TableError as exc:  # what the table cannot do (Refused, or the table's own)
-            return json_error(409, str(exc))
-        return JSONResponse({"ok": True, "action": action}, 202, PRIVATE)
-
     routes = [
         Route("/", table_view),
         Route("/overlay", overlay),
@@ -398,8 +506,13 @@ def make_app(web: WebTable) -> Starlette:
         Route("/api/press", press, methods=["POST"]),
         Route("/api/speech/{event_id}", speech),
         Route("/api/admin/login", login, methods=["POST"]),
-        Route("/api/admin/status", admin_status),
-        Route("/api/admin/qr/{seat:int}", admin_qr),
-        Route("/api/admin/{action}", admin_action, methods=["POST"]),
+        Mount("/api/admin", routes=[
+            Route("/status", admin_status),
+            Route("/qr/{seat:int}", admin_qr),
+            Route("/{action}", admin_action, methods=["POST"]),
+        ], middleware=[Middleware(AdminOnly)]),
     ]
-    return web_app(routes)
+    app = web_app(routes, hosts=web.hosts,
+                  handlers={BadRequest: _bad_request, TableError: _refused})
+    app.state.web = web
+    return app

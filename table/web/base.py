@@ -9,9 +9,9 @@ application in a thread of its own.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Coroutine, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -20,6 +20,10 @@ from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from table.web.guard import HostGuard
+
+Handler = Callable[[Request, Exception], Coroutine[Any, Any, Response]]
 
 STATIC: Final = Path(__file__).parent / "static"
 SECURITY_HEADERS: Final = [
@@ -76,14 +80,19 @@ async def _favicon(request: Request) -> Response:
                         headers={"cache-control": "max-age=86400"})
 
 
-def web_app(routes: Sequence[BaseRoute], static: Sequence[tuple[str, Path]] = ()) -> Starlette:
+def web_app(routes: Sequence[BaseRoute], static: Sequence[tuple[str, Path]] = (),
+            hosts: Iterable[str] = (), handlers: Mapping[type[Exception], Handler] | None = None
+            ) -> Starlette:
     """An application of ``routes``, with the package's static files at ``/static`` and each
     ``(path, folder)`` of ``static`` at its path (a face's own pages and scripts); every
-    response with :data:`SECURITY_HEADERS`, every 404 and 405 a JSON error."""
+    response with :data:`SECURITY_HEADERS`, every 404 and 405 a JSON error (and each
+    exception of ``handlers`` answered by its handler); only requests for this machine or one
+    of ``hosts``, and no change from another site's page (:class:`table.web.guard.HostGuard`)."""
     mounts = [Mount(path, StaticFiles(directory=folder)) for path, folder in static]
     mounts.append(Mount("/static", StaticFiles(directory=STATIC), name="static"))
     icon = Route("/favicon.ico", _favicon)  # every browser asks for it, whatever the page says
     app = Starlette(routes=[*routes, icon, *mounts],
-                    exception_handlers={HTTPException: _http_error})
-    app.add_middleware(SecurityHeaders)
+                    exception_handlers={HTTPException: _http_error, **(handlers or {})})
+    app.add_middleware(HostGuard, hosts=tuple(hosts))
+    app.add_middleware(SecurityHeaders)  # outermost: a refused host gets the headers too
     return app

@@ -53,6 +53,8 @@ LENGTH: Final = struct.Struct("!I")
 
 @dataclass(eq=False)
 class Page:
+    """One page handed over: its socket, where it is in the ring and what waits to go out."""
+
     number: int  # the daemon's number for it
     sock: socket.socket
     cursor: int  # the last event written to ``out`` (or to the page)
@@ -84,10 +86,12 @@ def messages(inbox: bytearray) -> Iterator[bytes]:
 
 
 def frames_message(first: int, frames: list[bytes]) -> bytes:
+    """The message carrying the event frames numbered from ``first``."""
     return framed(HEAD.pack(b"F", first) + b"".join(LENGTH.pack(len(f)) + f for f in frames))
 
 
 def read_frames(message: bytes) -> tuple[int, list[bytes]]:
+    """The first number and the frames of a :func:`frames_message`."""
     _, first = HEAD.unpack_from(message)
     frames, at = [], HEAD.size
     while at < len(message):
@@ -114,6 +118,7 @@ class Fanout:
         self.selector.register(control, selectors.EVENT_READ, None)
 
     def run(self) -> None:
+        """Serve the pages until the daemon's end of the pair closes."""
         while True:
             now = time.monotonic()
             wait = 1.0 if self.due is None else max(0.0, self.due - now)
@@ -149,6 +154,7 @@ class Fanout:
         return True
 
     def take(self, message: bytes) -> None:
+        """Act on one message from the daemon (frames, a page, a page let go)."""
         kind = message[:1]
         if kind == b"F":
             first, frames = read_frames(message)
@@ -184,6 +190,7 @@ class Fanout:
         self.push(page)
 
     def push(self, page: Page) -> None:
+        """Write what is due to ``page``; drop it when it stays stuck."""
         if not page.out:
             return
         try:
@@ -207,6 +214,7 @@ class Fanout:
             self.fill(page)  # what came while it was stuck
 
     def tick(self, now: float) -> None:
+        """Drop the pages stuck for too long at ``now``; a comment to the quiet ones."""
         for page in list(self.pages.values()):
             if page.stuck_since is not None and now - page.stuck_since > WRITE_TIMEOUT:
                 self.drop(page, b"t")
@@ -215,6 +223,7 @@ class Fanout:
                 self.push(page)
 
     def drop(self, page: Page, why: bytes) -> None:
+        """End ``page`` and tell the daemon ``why``."""
         with contextlib.suppress(OSError):
             page.sock.shutdown(socket.SHUT_RDWR)  # the web server sees the page end
         self.forget(page.number)
@@ -222,6 +231,7 @@ class Fanout:
             self.control.sendall(framed(HEAD.pack(b"G", page.number) + why))
 
     def forget(self, page_id: int) -> None:
+        """Close and forget the page numbered ``page_id``."""
         page = self.pages.pop(page_id, None)
         if page is None:
             return
@@ -231,6 +241,7 @@ class Fanout:
 
 
 def main(argv: list[str]) -> int:
+    """The fan-out process: serves the pages over the socket pair it was given."""
     # Ctrl-C at the terminal and a service manager's SIGTERM reach the whole process group:
     # the daemon ends this process itself, when it has closed its pages.
     signal.signal(signal.SIGINT, signal.SIG_IGN)

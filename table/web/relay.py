@@ -44,6 +44,7 @@ Dropped = Callable[[int], None]
 
 
 def connection(scope: Any) -> asyncio.Transport | None:
+    """The open connection of a request's ``scope`` (None once it is gone)."""
     return CONNECTIONS.get((scope.get("server"), scope.get("client")))
 
 
@@ -102,6 +103,7 @@ class Relay:
         return page
 
     def let_go(self, page: int) -> None:
+        """Tell the fan-out that ``page`` is no longer its to write."""
         if self.alive:
             self._send(framed(HEAD.pack(b"C", page)))
 

@@ -2,7 +2,10 @@
 bound before anything else starts, so a port in use is one clear line, not a traceback.
 
 The thread runs its own asyncio loop; the table's threads only reach it through
-:class:`table.web.feed.Feed` (which never blocks them) and the table's own queues.
+:class:`table.web.feed.Feed` (which never blocks them) and the table's own queues. Each
+connection is a :class:`table.web.limits.GuardedConnection`: a deadline for its request's
+headers and a cap on connections open at once; the loggers a flood could come from say each
+complaint a few times a minute (:class:`table.web.limits.LogLimit`).
 """
 
 from __future__ import annotations
@@ -18,12 +21,18 @@ from typing import Final, TextIO
 import segno
 import uvicorn
 from starlette.types import ASGIApp
-from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from table.errors import TableError
 from table.web.app import WebTable, make_app
 from table.web.feed import Feed
-from table.web.relay import CONNECTIONS
+from table.web.limits import (
+    ACCEPT_BURST,
+    HEADER_TIMEOUT,
+    LIMITED_LOGGERS,
+    LOG_LIMIT,
+    GuardedConnection,
+    connection_cap,
+)
 
 log = logging.getLogger(__name__)
 
@@ -31,20 +40,6 @@ STOP_TIMEOUT: Final = 5.0
 # What uvicorn says when a stream ends without its last chunk: how a page too slow for the
 # table is dropped (the stream module says so itself, once, as a warning).
 _DROPPED = "ASGI callable returned without completing response."
-
-
-class _Connection(H11Protocol):
-    """uvicorn's HTTP/1.1 connection, known by its two ends while it is open, so that the
-    event stream can hand a page's connection to the fan-out (:mod:`table.web.relay`)."""
-
-    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-        super().connection_made(transport)
-        self._ends = (self.server, self.client)
-        CONNECTIONS[self._ends] = transport
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        CONNECTIONS.pop(self._ends, None)
-        super().connection_lost(exc)
 
 
 class WebError(TableError, OSError):
@@ -76,6 +71,7 @@ def _lan_address() -> str:
 
 class _QuietDrops(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
+        """Whether ``record`` is said: not uvicorn's line for a page dropped on purpose."""
         return record.getMessage() != _DROPPED
 
 
@@ -86,9 +82,14 @@ class WebServer:
     """Bound first (:meth:`bind`: a port in use is an error before the table starts), then
     serving a :class:`WebTable` (:meth:`serve`) until :meth:`stop`."""
 
-    def __init__(self, host: str = "0.0.0.0", port: int = 8080) -> None:
+    def __init__(self, host: str = "0.0.0.0", port: int = 8080, *,
+                 max_connections: int | None = None,
+                 header_timeout: float = HEADER_TIMEOUT) -> None:
         self.host = host
         self.port = port
+        self.max_connections = max_connections or connection_cap()
+        self.header_timeout = header_timeout
+        self.connection = GuardedConnection.limited(self.max_connections, header_timeout)
         self._web: WebTable | None = None
         self._socket: socket.socket | None = None
         self._server: uvicorn.Server | None = None
@@ -97,10 +98,12 @@ class WebServer:
 
     @property
     def web(self) -> WebTable:
+        """The table this server serves."""
         assert self._web is not None, "the server serves no table yet"
         return self._web
 
     def base_url(self) -> str:
+        """The address phones on the table's network reach this server at."""
         host = self.host
         if host in ("0.0.0.0", "::", ""):
             host = _lan_address()
@@ -145,10 +148,12 @@ class WebServer:
         for name in ("uvicorn", "uvicorn.error", "uvicorn.access"):
             logging.getLogger(name).setLevel(logging.WARNING)
         logging.getLogger("uvicorn.error").addFilter(_QUIET_DROPS)  # (once: a set of filters)
+        for name in LIMITED_LOGGERS:
+            logging.getLogger(name).addFilter(LOG_LIMIT)
         config = uvicorn.Config(
             app, log_config=None, access_log=False, lifespan="off",
-            loop="asyncio", http=_Connection, ws="none", proxy_headers=False,
-            timeout_graceful_shutdown=2, timeout_keep_alive=30,
+            loop="asyncio", http=self.connection, ws="none", proxy_headers=False,
+            timeout_graceful_shutdown=2, timeout_keep_alive=30, backlog=ACCEPT_BURST,
         )
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(target=self._run, args=(sock,), name="web", daemon=True)

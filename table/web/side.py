@@ -41,11 +41,17 @@ class SeatPress:
 
 
 class TableSide(Protocol):
-    @property
-    def players(self) -> tuple[str, ...]: ...
+    """What the web needs of a table: the daemon's, the demo's and the simulator's."""
 
     @property
-    def language(self) -> str: ...
+    def players(self) -> tuple[str, ...]:
+        """The seats' names, in seat order."""
+        ...
+
+    @property
+    def language(self) -> str:
+        """The table's language (``en`` or ``ja``)."""
+        ...
 
     @property
     def plays_cards(self) -> bool:

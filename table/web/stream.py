@@ -17,6 +17,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import re
 import socket
 from collections.abc import Callable
 from typing import Any, Final
@@ -31,6 +32,7 @@ log = logging.getLogger(__name__)
 WRITE_TIMEOUT: Final = 10.0  # seconds a page may take to accept what is written to it
 KEEPALIVE: Final = 15.0  # seconds of quiet before a comment line keeps the connection open
 MAX_PAGES: Final = 500  # streams at once; more get 503
+EVENT_ID: Final = re.compile(r"[A-Za-z0-9_-]{1,64}")  # ASCII only: "²" is no digit here
 
 
 class EventsEndpoint:
@@ -47,7 +49,7 @@ class EventsEndpoint:
         if self.feed.subscribers >= MAX_PAGES or self.feed.closed:
             await _json(send, 503, "too many pages are following the table: try again later")
             return
-        last_id = _last_event_id(scope)
+        last_id = last_event_id(scope)
         sub, resumed = self.feed.subscribe(last_id)
         try:
             await self._serve(sub, resumed, scope, receive, send)
@@ -158,19 +160,24 @@ async def _until_disconnect(receive: Receive, sub: Subscriber) -> None:
             return
 
 
-def _last_event_id(scope: Scope) -> str | None:
+def last_event_id(scope: Scope) -> str | None:
     """The ``Last-Event-ID`` header a reconnecting browser sends, or the ``last_event_id``
-    query parameter a page uses when it reopens the stream itself."""
+    query parameter a page uses when it reopens the stream itself; ``None`` (a new page)
+    when there is none or it is not an id this server makes (ASCII letters, digits, ``-``
+    and ``_``, at most 64)."""
+    given: str | None = None
     for name, value in scope.get("headers", []):
         if name == b"last-event-id":
-            text: str = value.decode("latin-1")
-            return text.strip()[:64]
-    query: str = scope.get("query_string", b"").decode("latin-1")
-    for pair in query.split("&"):
-        key, _, given = pair.partition("=")
-        if key == "last_event_id":
-            return given[:64]
-    return None
+            given = value.decode("latin-1").strip()
+            break
+    else:
+        query: str = scope.get("query_string", b"").decode("latin-1")
+        for pair in query.split("&"):
+            key, _, text = pair.partition("=")
+            if key == "last_event_id":
+                given = text
+                break
+    return given if given is not None and EVENT_ID.fullmatch(given) else None
 
 
 async def _json(send: Send, status: int, message: str) -> None:
