@@ -18,6 +18,8 @@ table plays the same games.
   a uniformly random legal action, which makes it the policy for comparing the two engines.
 - ``random``: a uniformly random legal action on turn; out of turn, one of the actions open
   (uniformly) half the time.
+- ``expert``: the simulator's expert search (:mod:`table.analysis.search`) at a quarter of its
+  full budget, each seat searching what it may know; out of turn, a Don, a catch or a late call.
 """
 
 from __future__ import annotations
@@ -213,10 +215,18 @@ class UniformRandom:
         return self.rng.choice(acts) if self.rng.random() < 0.5 else None
 
 
+def _expert(rng: random.Random) -> Policy:
+    """The expert's search (table.analysis.search), which plays out with ``play-first``."""
+    from table.analysis.search import ExpertPolicy  # it plays out through self-play
+
+    return ExpertPolicy(rng)
+
+
 POLICIES: Final[dict[str, Callable[[random.Random], Policy]]] = {
     "lively": Lively,
     "play-first": PlayFirst,
     "random": UniformRandom,
+    "expert": _expert,
 }
 DEFAULT_POLICY: Final = "lively"
 

@@ -4,7 +4,7 @@
 self-play and benchmarks use. Every check runs before the first change, so a rejected action
 leaves the state as it was even in place.
 
-Choices where RULES.md leaves room are documented where they are made (search "Choice:").
+Choices where docs/rules.md leaves room are documented where they are made (search "Choice:").
 """
 
 from __future__ import annotations

@@ -161,7 +161,7 @@ def check_named_draw(s: State, card: Card) -> None:
 def shuffle_hands(s: State, p: int, events: list[Event]) -> None:
     """Wild Shuffle Hands [M][001]: every hand is collected, shuffled and dealt out one card at
     a time starting with the player on the left of the one who played it: the next seat
-    clockwise, whatever the direction of play (RULES.md: "left" is the next seat clockwise).
+    clockwise, whatever the direction of play (docs/rules.md: "left" is the next seat clockwise).
 
     Which card lands where is chance, so every hand becomes unknown cards (a seat pad, or
     :class:`Identify`, names them again). Choice: every UNO call is cleared, and a player

@@ -1,6 +1,6 @@
 """The play: checked, carried out and listed as legal here, under every option set.
 
-One path serves the official game and every variant. Where a rule of RULES.md §4-§6 changes a
+One path serves the official game and every variant. Where a rule of docs/rules.md §4-§6 changes a
 play, the path asks the hooks of the state's rules (:mod:`table.rules.hooks`), whose official
 answers change nothing: several cards at once, stacking on a pending draw, jumping in, what a
 round may end on, a Wild that keeps the rank under it, and what a variant notes of a play.
@@ -10,7 +10,7 @@ round may end on, a Wild that keeps the rank under it, and what a variant notes 
 single cards that match are looked up in a table made from :func:`matches`); a property test
 holds the two to each other.
 
-Choices where RULES.md leaves room are documented where they are made (search "Choice:").
+Choices where docs/rules.md leaves room are documented where they are made (search "Choice:").
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Round scores and the end of the match (RULES.md §3)."""
+"""Round scores and the end of the match (docs/rules.md §3)."""
 
 from __future__ import annotations
 

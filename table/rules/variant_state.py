@@ -15,7 +15,7 @@ from table.cards import Card, Color
 
 @dataclass(frozen=True, slots=True)
 class Finish:
-    """How a Musician round was won, for its scoring (RULES.md §6).
+    """How a Musician round was won, for its scoring (docs/rules.md §6).
 
     ``winners``: the round's winner first (for a Double Don, the one furthest upstream), then
     the other Don winners. ``bonuses``: (option name, the seat that pays it) for each

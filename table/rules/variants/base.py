@@ -12,7 +12,7 @@ if TYPE_CHECKING:
 
 
 class Variant(Rules):
-    """A rule of RULES.md §4-§6: on when :meth:`applies` says so for the options."""
+    """A rule of docs/rules.md §4-§6: on when :meth:`applies` says so for the options."""
 
     @classmethod
     def applies(cls, options: Options) -> bool:

@@ -1,4 +1,4 @@
-"""Don (ドン), the Musician rules' out-of-turn win (RULES.md §6, [002]).
+"""Don (ドン), the Musician rules' out-of-turn win (docs/rules.md §6, [002]).
 
 「手持ちのカードが何枚であれ、数字ばっかりなら、その数字を全部たした数が場にでると『ドン』と宣言して
 上がれる」: a hand of number cards only (any number of cards, any colours) wins at once when a

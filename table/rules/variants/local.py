@@ -1,4 +1,4 @@
-"""Local rules (RULES.md §5): jump-in, a first card that is not a number, no action finish, no
+"""Local rules (docs/rules.md §5): jump-in, a first card that is not a number, no action finish, no
 draw finish, a Wild that keeps the rank under it, and Seven-O (Mattel House Rules edition)."""
 
 from __future__ import annotations

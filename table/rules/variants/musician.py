@@ -1,4 +1,4 @@
-"""The Musician rules (ミュージシャンルール, RULES.md §6, [002]) but Don (``variants/don.py``):
+"""The Musician rules (ミュージシャンルール, docs/rules.md §6, [002]) but Don (``variants/don.py``):
 the dealer plays first, Chin, and the scoring (「点数計算」, 「オプションルール」) with the marks
 it needs (色指定, リバース返し, スキップ返し).
 

@@ -1,4 +1,4 @@
-"""Stacking draw cards on draw cards (RULES.md §4 ``stacking``, §6).
+"""Stacking draw cards on draw cards (docs/rules.md §4 ``stacking``, §6).
 
 The pending count accumulates (2 + 2 + 4 = 8); the player who cannot or will not stack draws
 the total and loses the turn.

@@ -1,0 +1,191 @@
+"""The expert player's search: determinised information-set Monte Carlo tree search.
+
+A seat decides from what it may know, never from a hidden card. :func:`information_set` turns a
+state into the one the seat sees: every card it cannot see (the other hands, the draw pile, the
+hand a Wild Draw Four's player held, another seat's drawn card) becomes an unknown card, so
+the state a search starts from holds no hidden card to read. Each iteration of :func:`search`
+then
+
+1. *determinises*: deals the unknown pool (the edition minus every card the seat has seen) at
+   random into the unknown places, a world the seat cannot tell from the real one;
+2. *selects* one of the seat's candidate actions by UCB1 over the statistics the information
+   set keeps for them (the root of the tree: the same actions are open in every world, since
+   they depend only on the seat's own hand and the public table);
+3. *plays out* the rest of the round through the one rules engine
+   (:func:`table.analysis.selfplay.play_round`) with the fast ``play-first`` policy at every
+   seat, the chance of a reshuffle drawn as self-play draws it;
+4. *backs up* a win (1) or a loss (0) for the seat.
+
+The action with the best mean wins; a ``prior`` action (the heuristic player's choice) starts
+with ``PRIOR_VISITS`` virtual wins at ``PRIOR_MEAN``, so the search leaves it only for an action
+the playouts show better. The budget is a number of iterations (the same on a busy machine as on
+an idle one, so a seed gives the same game), optionally capped by a time in seconds.
+docs/simulator.md explains the choices and gives the numbers.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+import time
+from collections.abc import Sequence
+from typing import Final
+
+from table.analysis.selfplay import RandomTable, play_round, shuffle
+from table.rules import Action, CallUno, Catch, Don, Phase, State, apply_in_place
+
+DEFAULT_ITERATIONS: Final = 200  # playouts per decision at full budget (the ``hard`` level)
+MARGIN: Final = 0.12  # another action must win this share of the worlds more than the prior
+ROLLOUT_POLICY: Final = "play-first"
+
+
+def information_set(s: State, seat: int) -> State:
+    """A copy of ``s`` as ``seat`` knows it: the other hands, the draw pile, the hand behind a
+    challengeable Wild Draw Four and another seat's drawn card become unknown cards."""
+    t = s.copy()
+    for i, hand in enumerate(t.hands):
+        if i != seat and hand.known:
+            hand.unknown += len(hand.known)
+            t.hidden += len(hand.known)
+            hand.known = []
+    if t.pile:
+        t.pile_unknown += len(t.pile)
+        t.pile = []
+    window = t.challenge
+    if window is not None and window.offender != seat and window.hand:
+        t.challenge = dataclasses.replace(
+            window, hand=(), hand_unknown=window.hand_unknown + len(window.hand)
+        )
+    if t.turn != seat and t.drawn is not None:
+        t.drawn, t.drawn_unknown = None, True
+    return t
+
+
+def determinise(info: State, rng: random.Random) -> State:
+    """One world consistent with ``info``: the unknown pool dealt at random into the hands'
+    unknown places, the rest as the draw pile; a challenged hand is its owner's."""
+    s = info.copy()
+    pool = [card for card, n in info.unknown_pool().items() for _ in range(n)]
+    shuffle(rng, pool)
+    for hand in s.hands:
+        if hand.unknown:
+            hand.known += pool[-hand.unknown:]
+            del pool[-hand.unknown:]
+            hand.unknown = 0
+    s.hidden = 0
+    s.pile = pool  # whatever is left is the draw pile, in a random order
+    s.pile_unknown = 0
+    window = s.challenge
+    if window is not None and window.hand_unknown:
+        held = list(s.hands[window.offender].known)
+        s.challenge = dataclasses.replace(window, hand=tuple(held), hand_unknown=0)
+    if s.drawn_unknown and s.hands[s.turn].known:
+        s.drawn, s.drawn_unknown = s.hands[s.turn].known[-1], False
+    return s
+
+
+def candidates(acts: Sequence[Action]) -> list[Action]:
+    """The actions worth searching: an UNO call is always made first when it is open (it costs
+    nothing and saves two cards), so it alone is returned; otherwise every listed action once."""
+    for a in acts:
+        if type(a) is CallUno:
+            return [a]
+    return list(dict.fromkeys(acts))
+
+
+class Search:
+    """A reusable searcher: one seat's random source, budget and playout table."""
+
+    def __init__(self, rng: random.Random, iterations: int = DEFAULT_ITERATIONS,
+                 seconds: float | None = None) -> None:
+        self.rng = rng
+        self.iterations = iterations
+        self.seconds = seconds
+        self._tables: dict[tuple[object, int], RandomTable] = {}
+        self._chance = random.Random(0)  # reseeded for each world: the same dice per action
+        self.playouts = 0
+
+    def _table(self, s: State) -> RandomTable:
+        key = (s.options, len(s.players))
+        table = self._tables.get(key)
+        if table is None:
+            table = RandomTable(s.options, len(s.players), 0, ROLLOUT_POLICY)
+            table.rng = self._chance
+            table.policy.rng = self._chance  # type: ignore[attr-defined]
+            self._tables[key] = table
+        return table
+
+    def choose(self, info: State, seat: int, acts: Sequence[Action],
+               prior: Action | None = None) -> Action:
+        """The action of ``seat`` among ``acts`` (legal in ``info``, an information set from
+        :func:`information_set`) that wins most playouts; ``prior`` unless another wins more."""
+        options = candidates(acts)
+        if len(options) == 1:
+            return options[0]
+        wins = [0] * len(options)
+        table = self._table(info)
+        deadline = None if self.seconds is None else time.perf_counter() + self.seconds
+        worlds = max(1, self.iterations // len(options))
+        for _ in range(worlds):
+            world = determinise(info, self.rng)
+            dice = self.rng.getrandbits(64)
+            for k, action in enumerate(options):
+                self._chance.seed(dice)  # common random numbers: the same deals and choices
+                copy = world.copy()
+                table.supply_chance(copy)
+                step(table, copy, action)
+                if copy.phase is Phase.PLAY:
+                    play_round(table, copy)
+                wins[k] += copy.winner == seat
+            self.playouts += len(options)
+            if deadline is not None and time.perf_counter() > deadline:
+                break
+        best = max(range(len(options)), key=lambda i: (wins[i], options[i] == prior))
+        if prior is not None and prior in options:
+            k = options.index(prior)
+            if wins[best] - wins[k] <= worlds * MARGIN:
+                return prior
+        return options[best]
+
+
+def step(table: RandomTable, world: State, action: Action) -> None:
+    """Play ``action`` in ``world`` and let the other seats react, as a playout's step does."""
+    apply_in_place(world, action)
+    late = table.out_of_turn(world) if world.phase is Phase.PLAY else None
+    if late is not None:
+        apply_in_place(world, late)
+
+
+def reaction(acts: Sequence[Action], seat: int | None = None) -> Action | None:
+    """The expert out of turn: a winning Don, a catch, its own late UNO call; nothing else."""
+    for kind in (Don, Catch, CallUno):
+        for a in acts:
+            if type(a) is kind and (seat is None or _actor(a) == seat):
+                return a
+    return None
+
+
+def _actor(a: Action) -> int:
+    return a.catcher if isinstance(a, Catch) else int(getattr(a, "player", -1))
+
+
+class ExpertPolicy:
+    """The expert as a self-play policy (``selfplay --policy expert``, ``study --policy
+    expert``): each seat on turn searches its own information set; no prior."""
+
+    name = "expert"
+
+    def __init__(self, rng: random.Random, iterations: int = DEFAULT_ITERATIONS // 4) -> None:
+        self.search = Search(rng, iterations)
+
+    def act(self, s: State, acts: Sequence[Action]) -> Action:
+        """The searched move of the player on turn."""
+        seat = s.current_player
+        assert seat is not None
+        if len(acts) == 1:
+            return acts[0]
+        return self.search.choose(information_set(s, seat), seat, acts)
+
+    def react(self, s: State, acts: Sequence[Action]) -> Action | None:
+        """A winning Don, a catch or a late UNO call, by whichever seat may make it."""
+        return reaction(acts)
