@@ -311,15 +311,17 @@ class MixBot:
         """Its move on turn, by the rules above."""
         acts = view.legal
         if isinstance(acts[0], ChooseColor):
-            best = self.best_color(view.hand)
-            return next(a for a in acts if isinstance(a, ChooseColor) and a.color is best)
+            named = self.best_color(view.hand)
+            return next(a for a in acts if isinstance(a, ChooseColor) and a.color is named)
         for a in acts:
             if isinstance(a, CallUno):
                 return a
-        plays = [a for a in acts if isinstance(a, Play) and len(a.cards) == 1]
+        plays: list[Action] = [a for a in acts if isinstance(a, Play) and len(a.cards) == 1]
         others = len(view.hand) - 1
         attack = view.counts[view.next_seat] == 1
-        allowed = [p for p in plays if attack or self._allowed(p.cards[0], others)]
+        allowed: list[Action] = [
+            p for p in plays if isinstance(p, Play) and (attack or self._allowed(p.cards[0], others))
+        ]
         fallback = next((a for a in acts if isinstance(a, Draw | Pass)), None)
         if not allowed and fallback is None:
             allowed = plays or [a for a in acts if not isinstance(a, Challenge)] or list(acts)
@@ -376,8 +378,6 @@ BOTS: Final[dict[str, Callable[[random.Random], Bot]]] = {
     "mix": MixBot,
     "expert": _expert,
 }
-#: ``--level`` for people: who they play against.
-LEVELS: Final[dict[str, str]] = {"easy": "random", "normal": "heuristic", "hard": "expert"}
 
 
 def make_bot(name: str, rng: random.Random) -> Bot:

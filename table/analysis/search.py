@@ -31,12 +31,13 @@ import time
 from collections.abc import Sequence
 from typing import Final
 
-from table.analysis.selfplay import RandomTable, play_round, shuffle
+from table.analysis.selfplay import RandomTable, shuffle
 from table.rules import Action, CallUno, Catch, Don, Phase, State, apply_in_place
 
 DEFAULT_ITERATIONS: Final = 200  # playouts per decision at full budget (the ``hard`` level)
-MARGIN: Final = 0.12  # another action must win this share of the worlds more than the prior
+MARGIN: Final = 0.02  # another action must win this share of the worlds more than the prior
 ROLLOUT_POLICY: Final = "play-first"
+DEPTH: Final = 8  # actions a playout looks ahead before the position is valued
 
 
 def information_set(s: State, seat: int) -> State:
@@ -101,9 +102,11 @@ class Search:
         self.rng = rng
         self.iterations = iterations
         self.seconds = seconds
+        self.depth = DEPTH
         self._tables: dict[tuple[object, int], RandomTable] = {}
         self._chance = random.Random(0)  # reseeded for each world: the same dice per action
         self.playouts = 0
+        self.last: list[tuple[Action, float]] = []
 
     def _table(self, s: State) -> RandomTable:
         key = (s.options, len(s.players))
@@ -122,7 +125,7 @@ class Search:
         options = candidates(acts)
         if len(options) == 1:
             return options[0]
-        wins = [0] * len(options)
+        wins = [0.0] * len(options)
         table = self._table(info)
         deadline = None if self.seconds is None else time.perf_counter() + self.seconds
         worlds = max(1, self.iterations // len(options))
@@ -134,18 +137,35 @@ class Search:
                 copy = world.copy()
                 table.supply_chance(copy)
                 step(table, copy, action)
-                if copy.phase is Phase.PLAY:
-                    play_round(table, copy)
-                wins[k] += copy.winner == seat
+                wins[k] += playout(table, copy, seat, self.depth)
             self.playouts += len(options)
             if deadline is not None and time.perf_counter() > deadline:
                 break
+        self.last = list(zip(options, wins))
         best = max(range(len(options)), key=lambda i: (wins[i], options[i] == prior))
         if prior is not None and prior in options:
             k = options.index(prior)
             if wins[best] - wins[k] <= worlds * MARGIN:
                 return prior
         return options[best]
+
+
+def playout(table: RandomTable, s: State, seat: int, depth: int) -> float:
+    """Play ``s`` on for at most ``depth`` actions with the table's policy; then what ``seat``
+    is worth: 1 for a win, 0 for a loss, otherwise its share of the table's inverse hand
+    sizes (two players holding 2 and 6 cards: 0.75 and 0.25)."""
+    for _ in range(depth):
+        if s.phase is not Phase.PLAY:
+            break
+        table.supply_chance(s)
+        action = table.choose(s)
+        if action is None:  # pragma: no cover - a state in PLAY always has an action
+            break
+        step(table, s, action)
+    if s.phase is not Phase.PLAY:
+        return 1.0 if s.winner == seat else 0.0
+    inverse = [1.0 / len(h) if len(h) else 1.0 for h in s.hands]
+    return inverse[seat] / sum(inverse)
 
 
 def step(table: RandomTable, world: State, action: Action) -> None:
