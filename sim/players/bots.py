@@ -320,7 +320,8 @@ class MixBot:
         others = len(view.hand) - 1
         attack = view.counts[view.next_seat] == 1
         allowed: list[Action] = [
-            p for p in plays if isinstance(p, Play) and (attack or self._allowed(p.cards[0], others))
+            p for p in plays
+            if isinstance(p, Play) and (attack or self._allowed(p.cards[0], others))
         ]
         fallback = next((a for a in acts if isinstance(a, Draw | Pass)), None)
         if not allowed and fallback is None:

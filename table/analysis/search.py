@@ -141,7 +141,7 @@ class Search:
             self.playouts += len(options)
             if deadline is not None and time.perf_counter() > deadline:
                 break
-        self.last = list(zip(options, wins))
+        self.last = list(zip(options, wins, strict=True))
         best = max(range(len(options)), key=lambda i: (wins[i], options[i] == prior))
         if prior is not None and prior in options:
             k = options.index(prior)
