@@ -165,3 +165,11 @@ def test_make_bot_refuses_a_bad_budget_in_one_line() -> None:
             parse_bots(bad)
         assert "\n" not in str(caught.value)
     assert isinstance(make_bot("expert:3", random.Random(0)), ExpertBot)
+
+
+def test_selfplay_with_the_expert_policy_is_the_same_for_the_same_seed() -> None:
+    from table.analysis.selfplay import selfplay
+
+    one = selfplay(2, 2, 7, policy="expert")
+    assert one == selfplay(2, 2, 7, policy="expert")
+    assert one["policy"] == "expert" and sum(one["wins_per_seat"]) == 2  # type: ignore[arg-type]

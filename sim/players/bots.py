@@ -83,6 +83,7 @@ class SeatView:
 
     @property
     def next_seat(self) -> int:
+        """The seat that plays after this one."""
         return (self.seat + self.direction) % len(self.players)
 
     def closest_opponent(self) -> int:
@@ -122,6 +123,7 @@ def _by(action: Action) -> int:
 
 
 class Bot(Protocol):
+    """A bot: a move on turn from what its seat sees, and a reaction out of turn."""
     name: str
 
     def act(self, view: SeatView) -> Action:
@@ -143,9 +145,11 @@ class RandomBot:
         self.rng = rng
 
     def act(self, view: SeatView) -> Action:
+        """A lively random move among ``view.legal``."""
         return lively_choice(view.legal, view.seat, self.rng)
 
     def react(self, view: SeatView) -> Action | None:
+        """A winning Don always; a late call or a catch now and then."""
         dons = [a for a in view.reactions if isinstance(a, Don)]
         if dons:  # a winning Don is always called
             return dons[0]
@@ -182,6 +186,7 @@ class HeuristicBot:
     # --- on turn ----------------------------------------------------------------------------
 
     def act(self, view: SeatView) -> Action:
+        """The move of a decent player (see the class)."""
         acts = view.legal
         if isinstance(acts[0], ChooseColor):
             best = self.best_color(view.hand)
@@ -203,6 +208,7 @@ class HeuristicBot:
         return acts[0]
 
     def best_color(self, hand: tuple[Card, ...]) -> Color:
+        """The colour it holds most points of (a random one for no colour)."""
         weight: Counter[Color] = Counter()
         for c in hand:
             if c.color is not None:
@@ -212,6 +218,7 @@ class HeuristicBot:
         return max(COLORS, key=lambda col: (weight[col], -COLORS.index(col)))
 
     def best_play(self, view: SeatView, plays: list[Play]) -> Action | None:
+        """The play it prefers among ``plays``, or ``None`` to draw instead."""
         if not plays:
             return None
         danger = view.closest_opponent() <= 2
@@ -279,6 +286,7 @@ class HeuristicBot:
     # --- out of turn ------------------------------------------------------------------------
 
     def react(self, view: SeatView) -> Action | None:
+        """A winning Don and every catch; a late UNO call half the time."""
         for a in view.reactions:
             if isinstance(a, Don | Catch):  # a winning Don first, then every catch
                 return a

@@ -1,26 +1,29 @@
-"""The expert player's search: determinised information-set Monte Carlo tree search.
+"""The expert player's search: determinised information-set Monte Carlo search.
 
 A seat decides from what it may know, never from a hidden card. :func:`information_set` turns a
 state into the one the seat sees: every card it cannot see (the other hands, the draw pile, the
-hand a Wild Draw Four's player held, another seat's drawn card) becomes an unknown card, so
-the state a search starts from holds no hidden card to read. Each iteration of :func:`search`
-then
+hand a Wild Draw Four's player held, another seat's drawn card) becomes an unknown card, so the
+state a search starts from holds no hidden card to read. Its candidate actions are the same in
+every world the seat cannot tell apart (they depend on its own hand and the public table only),
+so the information set's node is the root, and each iteration of :meth:`Search.choose`
 
 1. *determinises*: deals the unknown pool (the edition minus every card the seat has seen) at
-   random into the unknown places, a world the seat cannot tell from the real one;
-2. *selects* one of the seat's candidate actions by UCB1 over the statistics the information
-   set keeps for them (the root of the tree: the same actions are open in every world, since
-   they depend only on the seat's own hand and the public table);
-3. *plays out* the rest of the round through the one rules engine
-   (:func:`table.analysis.selfplay.play_round`) with the fast ``play-first`` policy at every
-   seat, the chance of a reshuffle drawn as self-play draws it;
-4. *backs up* a win (1) or a loss (0) for the seat.
+   random into the unknown places (:func:`determinise`), a world the seat cannot tell from the
+   real one;
+2. plays *every* candidate in that world, each followed by a *playout* through the one rules
+   engine: ``DEPTH`` actions of the quick ``greedy`` policy at every seat
+   (:class:`table.analysis.policies.Greedy`), with the same dice for each candidate (common
+   random numbers: the candidates are compared on the same deals, which cuts the noise of
+   comparing them);
+3. *values* the position reached: 1 for a won round, 0 for a lost one, otherwise the seat's
+   share of the table's inverse hand sizes (:func:`playout`).
 
-The action with the best mean wins; a ``prior`` action (the heuristic player's choice) starts
-with ``PRIOR_VISITS`` virtual wins at ``PRIOR_MEAN``, so the search leaves it only for an action
-the playouts show better. The budget is a number of iterations (the same on a busy machine as on
-an idle one, so a seed gives the same game), optionally capped by a time in seconds.
-docs/simulator.md explains the choices and gives the numbers.
+The candidate with the best total wins, except that a ``prior`` action (the heuristic player's
+choice) is kept unless the best beats it on the same worlds by more than ``CONFIDENCE`` standard
+errors (:func:`clearly_better`): the search corrects the heuristic where the playouts are sure.
+The budget is a number of playouts (the same on a busy machine as on an idle one, so a seed
+gives the same game), optionally capped by a time in seconds. docs/simulator.md explains the
+choices and gives the numbers.
 """
 
 from __future__ import annotations
@@ -29,14 +32,15 @@ import dataclasses
 import random
 import time
 from collections.abc import Sequence
+from math import sqrt
 from typing import Final
 
 from table.analysis.selfplay import RandomTable, shuffle
-from table.rules import Action, CallUno, Catch, Don, Phase, State, apply_in_place
+from table.rules import Action, CallUno, Catch, Don, Phase, State, apply_legal
 
 DEFAULT_ITERATIONS: Final = 200  # playouts per decision at full budget (the ``hard`` level)
-MARGIN: Final = 0.02  # another action must win this share of the worlds more than the prior
-ROLLOUT_POLICY: Final = "play-first"
+CONFIDENCE: Final = 2.0  # standard errors by which an action must beat the prior's playouts
+ROLLOUT_POLICY: Final = "greedy"
 DEPTH: Final = 8  # actions a playout looks ahead before the position is valued
 
 
@@ -106,7 +110,7 @@ class Search:
         self._tables: dict[tuple[object, int], RandomTable] = {}
         self._chance = random.Random(0)  # reseeded for each world: the same dice per action
         self.playouts = 0
-        self.last: list[tuple[Action, float]] = []
+        self.last: list[tuple[Action, float]] = []  # each option's total, last decision
 
     def _table(self, s: State) -> RandomTable:
         key = (s.options, len(s.players))
@@ -125,10 +129,10 @@ class Search:
         options = candidates(acts)
         if len(options) == 1:
             return options[0]
-        wins = [0.0] * len(options)
+        values: list[list[float]] = [[] for _ in options]
         table = self._table(info)
         deadline = None if self.seconds is None else time.perf_counter() + self.seconds
-        worlds = max(1, self.iterations // len(options))
+        worlds = max(2, self.iterations // len(options))
         for _ in range(worlds):
             world = determinise(info, self.rng)
             dice = self.rng.getrandbits(64)
@@ -137,15 +141,15 @@ class Search:
                 copy = world.copy()
                 table.supply_chance(copy)
                 step(table, copy, action)
-                wins[k] += playout(table, copy, seat, self.depth)
+                values[k].append(playout(table, copy, seat, self.depth))
             self.playouts += len(options)
             if deadline is not None and time.perf_counter() > deadline:
                 break
-        self.last = list(zip(options, wins, strict=True))
-        best = max(range(len(options)), key=lambda i: (wins[i], options[i] == prior))
+        self.last = [(a, sum(v)) for a, v in zip(options, values, strict=True)]
+        best = max(range(len(options)), key=lambda i: (sum(values[i]), options[i] == prior))
         if prior is not None and prior in options:
             k = options.index(prior)
-            if wins[best] - wins[k] <= worlds * MARGIN:
+            if not clearly_better(values[best], values[k]):
                 return prior
         return options[best]
 
@@ -168,12 +172,24 @@ def playout(table: RandomTable, s: State, seat: int, depth: int) -> float:
     return inverse[seat] / sum(inverse)
 
 
+def clearly_better(a: list[float], b: list[float]) -> bool:
+    """Whether ``a`` beats ``b`` over the same worlds by more than chance explains: the paired
+    differences' mean above ``CONFIDENCE`` standard errors."""
+    n = len(a)
+    diffs = [x - y for x, y in zip(a, b, strict=True)]
+    mean = sum(diffs) / n
+    if mean <= 0:
+        return False
+    spread = sum((d - mean) ** 2 for d in diffs) / max(1, n - 1)
+    return mean > CONFIDENCE * sqrt(spread / n)
+
+
 def step(table: RandomTable, world: State, action: Action) -> None:
     """Play ``action`` in ``world`` and let the other seats react, as a playout's step does."""
-    apply_in_place(world, action)
+    apply_legal(world, action)
     late = table.out_of_turn(world) if world.phase is Phase.PLAY else None
     if late is not None:
-        apply_in_place(world, late)
+        apply_legal(world, late)
 
 
 def reaction(acts: Sequence[Action], seat: int | None = None) -> Action | None:

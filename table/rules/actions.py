@@ -45,6 +45,7 @@ class ChooseColor:
 
 @dataclass(frozen=True, slots=True)
 class CallUno:
+    """A player calls UNO (before or right after going down to one card)."""
     player: int
 
 

@@ -33,11 +33,13 @@ PLAY = Phase.PLAY  # a module global is read faster than an enum member
 
 
 def check_seat(s: State, seat: int) -> None:
+    """Raise unless ``p`` is a seat of this table."""
     if not 0 <= seat < s.n or s.eliminated[seat]:
         raise IllegalPlay("no-such-player", f"there is no player at seat {seat}")
 
 
 def check_in_play(s: State) -> None:
+    """Raise unless a round is being played."""
     if s.phase is Phase.START:
         raise IllegalPlay("no-card-turned-up", "the first card has not been turned up")
     if s.phase is Phase.MATCH_OVER:
@@ -47,6 +49,7 @@ def check_in_play(s: State) -> None:
 
 
 def check_on_turn(s: State, player: int) -> None:
+    """Raise unless ``p`` may act on turn now (in play, no colour awaited)."""
     if player != s.turn or s.phase is not PLAY:  # the common case costs one test
         check_seat(s, player)
         check_in_play(s)
@@ -145,6 +148,7 @@ def next_draw_source(s: State) -> str:
 
 
 def check_named_draw(s: State, card: Card) -> None:
+    """Raise unless ``card`` may be the card drawn now, from the pile or a reshuffle."""
     source = next_draw_source(s)
     if source == "known":
         if s.pile[-1] is not card:

@@ -27,6 +27,7 @@ class OptionSpec:
     high: int = 0
 
     def allowed(self) -> str:
+        """Raise unless ``value`` is allowed for this option."""
         if isinstance(self.default, bool):
             return "true or false"
         if isinstance(self.default, int):
@@ -150,6 +151,7 @@ class Options:
     musician_rendon: bool = _flag(False, MUSICIAN_OPTIONS["rendon"])
 
     def as_dict(self) -> dict[str, Any]:
+        """The options as a plain dict, by name."""
         return dataclasses.asdict(self)
 
     @property

@@ -46,6 +46,7 @@ def standings(s: State) -> list[int]:
 
 
 def match_over(s: State) -> bool:
+    """Whether the match ends after the rounds played so far."""
     opts = s.options
     if opts.rounds and len(s.results) >= opts.rounds:
         return True

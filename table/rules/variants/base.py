@@ -16,6 +16,7 @@ class Variant(Rules):
 
     @classmethod
     def applies(cls, options: Options) -> bool:
+        """Whether ``options`` turn this rule on."""
         raise NotImplementedError(f"{cls.__name__} says which options turn it on")
 
     def new_extra(self, previous: Extra, n: int) -> Extra:
