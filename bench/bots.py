@@ -12,11 +12,12 @@
    place our numbers beside chausner/UnoAI's: MixBot 66.4% against a random player).
    The expert's budget is ``--budget`` playouts a decision (default: its full budget). A budget
    in playouts, not in time, makes the result the same on a loaded machine as on an idle one.
-2. ``timing``: the expert's time per decision (only decisions it searches, more than one
-   action open) at its default budget, p50 and p95, over ``--timing`` decisions of 2-player
-   rounds against the heuristic bot; and rounds per second of expert self-play (2 players).
-3. ``--demos`` fast demo matches (three heuristic bots) through the referee's loop: seconds per
-   match (0: skipped).
+2. ``timing``: the expert's time per decision at its default budget, p50 and p95, over every
+   decision with more than one action open and over those it searched (``--timing`` of them),
+   in 2-player rounds against the heuristic bot, and its playouts per second while searching;
+   and rounds per second of expert self-play (2 players).
+3. ``--demos`` fast demo matches (three heuristic bots) through the referee's loop, without and
+   with every fault injected: seconds per match (0: skipped; not with ``--json``).
 """
 
 from __future__ import annotations
@@ -58,13 +59,18 @@ def timing(decisions: int, seed: int) -> dict[str, Any]:
     """The expert's time per searched decision at its default budget, and self-play speed."""
     expert = ExpertBot(seat_rng(seed, 0))
     times: list[float] = []
+    searched: list[float] = []
     act = expert.act
 
     def timed(view: SeatView) -> Any:
+        before = expert.search.playouts
         begin = time.perf_counter()
         action = act(view)
+        took = time.perf_counter() - begin
         if len(set(view.legal)) > 1:
-            times.append(time.perf_counter() - begin)
+            times.append(took)
+        if expert.search.playouts > before:
+            searched.append(took)
         return action
 
     expert.act = timed  # type: ignore[method-assign]
@@ -76,29 +82,50 @@ def timing(decisions: int, seed: int) -> dict[str, Any]:
     table = RandomTable(options, 2, seed)
     heuristic = make_bot("heuristic", seat_rng(seed, 1))
     stats = ArenaStats(["expert", "heuristic"])
-    while len(times) < decisions:
+    while len(searched) < decisions:
         s, _ = new_game(options, table.names, table.dealer(), table.deal())
         arena.play_bot_round(table, s, [expert, heuristic], stats)  # type: ignore[list-item]
     ms = sorted(t * 1000 for t in times)
+    hard = sorted(t * 1000 for t in searched) or [0.0]
+    playouts_per_s = expert.search.playouts / max(sum(searched), 1e-9)
     begin = time.perf_counter()
     selfplay = bot_selfplay(["expert", "expert"], 20, seed)
     took = time.perf_counter() - begin
     return {"budget": DEFAULT_ITERATIONS, "decisions": len(ms),
             "p50_ms": round(statistics.median(ms), 1),
             "p95_ms": round(ms[int(0.95 * (len(ms) - 1))], 1),
+            "searched": len(searched), "searched_p50_ms": round(statistics.median(hard), 1),
+            "searched_p95_ms": round(hard[int(0.95 * (len(hard) - 1))], 1),
+            "playouts_per_s": round(playouts_per_s),
             "expert_selfplay_rounds_per_s": round(selfplay.rounds / took, 2)}
 
 
-def demos(count: int, seed: int) -> dict[str, float]:
-    """Seconds per fast demo match of three heuristic bots."""
+def demos(count: int, seed: int) -> None:
+    """Seconds per fast demo match (three heuristic bots), without and with faults."""
+    from sim.hardware.faults import Faults
     from sim.table.demo import DemoConfig, run_demo
 
-    times = []
-    for i in range(count):
-        start = time.perf_counter()
-        run_demo(DemoConfig(seed=seed + i, fast=True, voice="captions"))
-        times.append(time.perf_counter() - start)
-    return {"median_s": round(statistics.median(times), 2), "max_s": round(max(times), 2)}
+    settings = {
+        "no faults": ("full", Faults()),
+        "drop 10%, duplicate 10%, unplug 2%": (
+            "full", Faults(drop=0.1, duplicate=0.1, unplug=0.02)
+        ),
+        "noisy serial pty + unplug 2%": ("full", Faults(noisy_serial=True, unplug=0.02)),
+        "only a play pad (--hands counts)": ("counts", Faults()),
+    }
+    for label, (hands, faults) in settings.items():
+        times: list[float] = []
+        rounds = actions = 0
+        for i in range(count):
+            start = time.perf_counter()
+            cfg = DemoConfig(seed=seed + i, fast=True, voice="captions", faults=faults, hands=hands)
+            result = run_demo(cfg)
+            times.append(time.perf_counter() - start)
+            rounds += len(result.winners)
+            actions += result.actions
+        print(f"demo match, 3 players, {label}: median {statistics.median(times):.2f} s, "
+              f"max {max(times):.2f} s per match ({rounds / count:.1f} rounds, "
+              f"{actions / count:.0f} accepted actions each)")
 
 
 def main() -> None:
@@ -140,13 +167,13 @@ def main() -> None:
         if not args.json:
             t = out["timing"]
             print(f"expert at {t['budget']} playouts: {t['decisions']} decisions, p50 "
-                  f"{t['p50_ms']} ms, p95 {t['p95_ms']} ms; expert self-play "
+                  f"{t['p50_ms']} ms, p95 {t['p95_ms']} ms; {t['searched']} searched: p50 "
+                  f"{t['searched_p50_ms']} ms, p95 {t['searched_p95_ms']} ms; "
+                  f"{t['playouts_per_s']} playouts/s "
+                  "while searching; expert self-play "
                   f"{t['expert_selfplay_rounds_per_s']} rounds/s", flush=True)
-    if args.demos:
-        out["demo"] = demos(args.demos, args.seed)
-        if not args.json:
-            print(f"demo match, 3 heuristic bots: median {out['demo']['median_s']} s, "
-                  f"max {out['demo']['max_s']} s")
+    if args.demos and not args.json:
+        demos(args.demos, args.seed)
     if args.json:
         print(json.dumps(out, indent=2))
 

@@ -18,8 +18,9 @@ table plays the same games.
   a uniformly random legal action, which makes it the policy for comparing the two engines.
 - ``random``: a uniformly random legal action on turn; out of turn, one of the actions open
   (uniformly) half the time.
-- ``expert``: the simulator's expert search (:mod:`table.analysis.search`) at a quarter of its
-  full budget, each seat searching what it may know; out of turn, a Don, a catch or a late call.
+- ``greedy``: a quick decent player, the expert's playouts (see :class:`Greedy`).
+- ``expert``: the simulator's expert search (:mod:`table.analysis.search`) at 40 playouts a
+  decision, each seat searching what it may know; out of turn, a Don, a catch or a late call.
 """
 
 from __future__ import annotations

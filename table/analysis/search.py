@@ -38,7 +38,8 @@ from typing import Final
 from table.analysis.selfplay import RandomTable, shuffle
 from table.rules import Action, CallUno, Catch, Don, Phase, State, apply_legal
 
-DEFAULT_ITERATIONS: Final = 200  # playouts per decision at full budget (the ``hard`` level)
+DEFAULT_ITERATIONS: Final = 120  # playouts per decision at full budget (the ``hard`` level)
+POLICY_ITERATIONS: Final = 40  # playouts per decision of the ``expert`` self-play policy
 CONFIDENCE: Final = 2.0  # standard errors by which an action must beat the prior's playouts
 ROLLOUT_POLICY: Final = "greedy"
 DEPTH: Final = 8  # actions a playout looks ahead before the position is valued
@@ -211,7 +212,7 @@ class ExpertPolicy:
 
     name = "expert"
 
-    def __init__(self, rng: random.Random, iterations: int = DEFAULT_ITERATIONS // 4) -> None:
+    def __init__(self, rng: random.Random, iterations: int = POLICY_ITERATIONS) -> None:
         self.search = Search(rng, iterations)
 
     def act(self, s: State, acts: Sequence[Action]) -> Action:
