@@ -130,7 +130,7 @@ def demos(count: int, seed: int) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    ap.add_argument("--rounds", type=int, default=4000)
+    ap.add_argument("--rounds", type=int, default=4000, help="rounds a head to head (0: none)")
     ap.add_argument("--budget", type=int, default=DEFAULT_ITERATIONS,
                     help=f"the expert's playouts a decision (default {DEFAULT_ITERATIONS})")
     ap.add_argument("--seed", type=int, default=1)
@@ -148,6 +148,11 @@ def main() -> None:
         "heuristic-random": ("heuristic", "random", 2),
     }
     only = [n for n in args.only.split(",") if n] or list(duels)
+    for name in only:
+        if name not in duels:
+            ap.error(f"--only {name!r}: use {', '.join(duels)}")
+    if args.rounds == 0:
+        only = []
     out: dict[str, Any] = {"rules": "official", "budget": args.budget, "seed": args.seed}
     for name in only:
         first, other, players = duels[name]

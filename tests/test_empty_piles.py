@@ -44,3 +44,28 @@ def test_a_draw_from_two_empty_piles_passes_the_turn(preset: str, named: bool) -
     assert s.current_player != p  # the turn passed: nobody waits on a Draw that cannot come
     assert [len(h) for h in s.hands] == held  # no card was invented
     s.check_conservation()
+
+
+def test_the_referee_passes_the_turn_of_a_seat_that_presses_draw_with_nothing_left() -> None:
+    """A seat that keeps pressing Draw when every card is in a hand is never stuck: each press
+    passes the turn, as the rules say, and nobody's hand changes."""
+    from table.referee.referee import Press, ReaderRole, Referee
+    from table.referee.registry import virtual_deck
+
+    options = make_options("official")
+    deck = edition_cards(options.deck)
+    start = next(c for c in deck if c.number is not None)
+    deck.remove(start)
+    half = len(deck) // 2
+    readers = [ReaderRole("pad", "play"), ReaderRole("shoe", "draw")]
+    ref, _ = Referee.create(options, ["Ann", "Bo"], virtual_deck(options.deck), readers, 1,
+                            Deal(hands=[(deck[:half], 0), (deck[half:], 0)], pile=[],
+                                 start=[start]))
+    held = [len(h) for h in ref.state.hands]
+    for _ in range(4):
+        seat = ref.state.current_player
+        assert seat is not None
+        out = ref.handle(Press(seat, "draw"))
+        assert out.verdict == "accepted", out.reason
+        assert ref.state.current_player != seat
+    assert [len(h) for h in ref.state.hands] == held
