@@ -173,3 +173,18 @@ def test_selfplay_with_the_expert_policy_is_the_same_for_the_same_seed() -> None
     one = selfplay(2, 2, 7, policy="expert")
     assert one == selfplay(2, 2, 7, policy="expert")
     assert one["policy"] == "expert" and sum(one["wins_per_seat"]) == 2  # type: ignore[arg-type]
+
+
+def test_sim_levels_seat_random_heuristic_and_the_expert() -> None:
+    from table.commands.cli import build_parser
+
+    parse = build_parser().parse_args
+    assert [parse(["sim", "--level", lv]).bots for lv in ("easy", "normal", "hard")] == [
+        "random", "heuristic", "expert"]
+    assert parse(["sim"]).bots == "heuristic"
+    out = subprocess.run(
+        [sys.executable, "-m", "table.commands.cli", "sim", "--level", "expert"],
+        capture_output=True, text=True,
+    )
+    assert out.returncode == 2
+    assert out.stderr.strip().splitlines()[-1].endswith("'expert': use easy, normal or hard")
