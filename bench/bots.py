@@ -13,9 +13,9 @@
    The expert's budget is ``--budget`` playouts a decision (default: its full budget). A budget
    in playouts, not in time, makes the result the same on a loaded machine as on an idle one.
 2. ``timing``: the expert's time per decision at its default budget in CPU time, p50 and p95,
-   over every decision with more than one action open and over those it searched (``--timing`` of them),
-   in 2-player rounds against the heuristic bot, and its playouts per second while searching;
-   and rounds per second of expert self-play (2 players).
+   over every decision with more than one action open and over those it searched (``--timing``
+   of them), in 2-player rounds against the heuristic bot, and its playouts per second while
+   searching; and rounds per second of expert self-play (2 players).
 3. ``--demos`` fast demo matches (three heuristic bots) through the referee's loop, without and
    with every fault injected: seconds per match (0: skipped; not with ``--json``).
 """
