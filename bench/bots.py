@@ -1,40 +1,110 @@
-"""The heuristic bot against the random bot, and the demo's speed.
+"""The bots head to head, the expert's time per decision, and the demo's speed.
 
-    python bench/bots.py [--rounds 2000] [--seed 1] [--demos 5]
+    python bench/bots.py [--rounds 4000] [--budget N] [--seed 1] [--timing 400] [--demos 0]
+                         [--only NAME,...] [--json]
 
-1. ``--rounds`` two-player rounds on the pure engine, heuristic against random, half of them
-   with the heuristic bot in the first seat: its win rate with a 95% Wilson interval.
-   Target: above 60%.
-2. ``--demos`` fast demo matches (three heuristic bots, official rules, to 500 points) through
-   the referee's loop and virtual readers, without and with every fault injected: seconds per
-   match. Target: a match "in seconds".
+1. Head to head on the pure engine, official rules, ``--rounds`` rounds each (the seats taking
+   turns: each bot sits in each seat as often), a 95% Wilson interval on the win rate of the
+   first bot named:
+   ``expert-heuristic`` (2 players, target: lower bound above 60%), ``expert-mix`` (2 players,
+   target above 60%), ``expert-3heuristic`` (one expert among three heuristic bots, 4 players,
+   target above 35%; fair share 25%), ``mix-random`` and ``heuristic-random`` (2 players, to
+   place our numbers beside chausner/UnoAI's: MixBot 66.4% against a random player).
+   The expert's budget is ``--budget`` playouts a decision (default: its full budget). A budget
+   in playouts, not in time, makes the result the same on a loaded machine as on an idle one.
+2. ``timing``: the expert's time per decision at its default budget in CPU time, p50 and p95,
+   over every decision with more than one action open and over those it searched (``--timing``
+   of them), in 2-player rounds against the heuristic bot, and its playouts per second while
+   searching; and rounds per second of expert self-play (2 players).
+3. ``--demos`` fast demo matches (three heuristic bots) through the referee's loop, without and
+   with every fault injected: seconds per match (0: skipped; not with ``--json``).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import statistics
 import time
+from typing import Any
 
-from sim.hardware.faults import Faults
-from sim.players.arena import bot_selfplay, wilson
-from sim.tabletop.demo import DemoConfig, run_demo
+from sim.players.arena import ArenaStats, bot_selfplay, wilson
+from sim.players.bots import SeatView, make_bot, seat_rng
+from sim.players.expert import ExpertBot
+from table.analysis.search import DEFAULT_ITERATIONS
+
+TARGETS = {"expert-heuristic": 0.60, "expert-mix": 0.60, "expert-3heuristic": 0.35}
 
 
-def duel(rounds: int, seed: int) -> None:
+def head_to_head(first: str, other: str, players: int, rounds: int, seed: int) -> dict[str, Any]:
+    """``first`` in each seat in turn against ``players - 1`` copies of ``other``."""
     start = time.perf_counter()
-    first = bot_selfplay(["heuristic", "random"], rounds // 2, seed)
-    second = bot_selfplay(["random", "heuristic"], rounds - rounds // 2, seed + 1)
+    wins = played = capped = 0
+    for seat in range(players):
+        names = [other] * players
+        names[seat] = first
+        share = rounds // players + (seat < rounds % players)
+        stats: ArenaStats = bot_selfplay(names, share, seed + seat)
+        wins += stats.wins[seat]
+        played += stats.rounds
+        capped += stats.capped
     took = time.perf_counter() - start
-    wins = first.wins[0] + second.wins[1]
-    low, high = wilson(wins, rounds)
-    print(f"heuristic vs random, {rounds} two-player rounds: heuristic wins {wins} "
-          f"= {wins / rounds:.1%} (95% interval {low:.1%} to {high:.1%}); "
-          f"in seat 1 {first.wins[0]}/{first.rounds}, in seat 2 {second.wins[1]}/{second.rounds}; "
-          f"capped {first.capped + second.capped}; {rounds / took:,.0f} rounds/s")
+    low, high = wilson(wins, played)
+    return {"players": players, "rounds": played, "wins": wins,
+            "win_rate": round(wins / played, 4), "ci95": [round(low, 4), round(high, 4)],
+            "capped": capped, "seconds": round(took, 1)}
+
+
+def timing(decisions: int, seed: int) -> dict[str, Any]:
+    """The expert's time per searched decision at its default budget, and self-play speed."""
+    expert = ExpertBot(seat_rng(seed, 0))
+    times: list[float] = []
+    searched: list[float] = []
+    act = expert.act
+
+    def timed(view: SeatView) -> Any:
+        before = expert.search.playouts
+        begin = time.process_time()  # this process's CPU time: what the machine's load
+        action = act(view)  # disturbs least (the search runs in one thread)
+        took = time.process_time() - begin
+        if len(set(view.legal)) > 1:
+            times.append(took)
+        if expert.search.playouts > before:
+            searched.append(took)
+        return action
+
+    expert.act = timed  # type: ignore[method-assign]
+    from sim.players import arena
+    from table.analysis.selfplay import RandomTable
+    from table.rules import make_options, new_game
+
+    options = make_options("official")
+    table = RandomTable(options, 2, seed)
+    heuristic = make_bot("heuristic", seat_rng(seed, 1))
+    stats = ArenaStats(["expert", "heuristic"])
+    while len(searched) < decisions:
+        s, _ = new_game(options, table.names, table.dealer(), table.deal())
+        arena.play_bot_round(table, s, [expert, heuristic], stats)  # type: ignore[list-item]
+    ms = sorted(t * 1000 for t in times)
+    hard = sorted(t * 1000 for t in searched) or [0.0]
+    playouts_per_s = expert.search.playouts / max(sum(searched), 1e-9)
+    begin = time.process_time()
+    selfplay = bot_selfplay(["expert", "expert"], 20, seed)
+    took = time.process_time() - begin
+    return {"budget": DEFAULT_ITERATIONS, "decisions": len(ms),
+            "p50_ms": round(statistics.median(ms), 1),
+            "p95_ms": round(ms[int(0.95 * (len(ms) - 1))], 1),
+            "searched": len(searched), "searched_p50_ms": round(statistics.median(hard), 1),
+            "searched_p95_ms": round(hard[int(0.95 * (len(hard) - 1))], 1),
+            "playouts_per_s": round(playouts_per_s),
+            "expert_selfplay_rounds_per_s": round(selfplay.rounds / took, 2)}
 
 
 def demos(count: int, seed: int) -> None:
+    """Seconds per fast demo match (three heuristic bots), without and with faults."""
+    from sim.hardware.faults import Faults
+    from sim.tabletop.demo import DemoConfig, run_demo
+
     settings = {
         "no faults": ("full", Faults()),
         "drop 10%, duplicate 10%, unplug 2%": (
@@ -59,13 +129,58 @@ def demos(count: int, seed: int) -> None:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--rounds", type=int, default=2000)
+    ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    ap.add_argument("--rounds", type=int, default=4000, help="rounds a head to head (0: none)")
+    ap.add_argument("--budget", type=int, default=DEFAULT_ITERATIONS,
+                    help=f"the expert's playouts a decision (default {DEFAULT_ITERATIONS})")
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--demos", type=int, default=5)
+    ap.add_argument("--timing", type=int, default=400, help="decisions timed (0: skip)")
+    ap.add_argument("--demos", type=int, default=0)
+    ap.add_argument("--only", default="", help="head-to-heads to run, by name (default all)")
+    ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
-    duel(args.rounds, args.seed)
-    demos(args.demos, args.seed)
+    expert = "expert" if args.budget == DEFAULT_ITERATIONS else f"expert:{args.budget}"
+    duels = {
+        "expert-heuristic": (expert, "heuristic", 2),
+        "expert-mix": (expert, "mix", 2),
+        "expert-3heuristic": (expert, "heuristic", 4),
+        "mix-random": ("mix", "random", 2),
+        "heuristic-random": ("heuristic", "random", 2),
+    }
+    only = [n for n in args.only.split(",") if n] or list(duels)
+    for name in only:
+        if name not in duels:
+            ap.error(f"--only {name!r}: use {', '.join(duels)}")
+    if args.rounds == 0:
+        only = []
+    out: dict[str, Any] = {"rules": "official", "budget": args.budget, "seed": args.seed}
+    for name in only:
+        first, other, players = duels[name]
+        result = head_to_head(first, other, players, args.rounds, args.seed)
+        out[name] = result
+        target = TARGETS.get(name)
+        if not args.json:
+            verdict = "" if target is None else (
+                f"; target lower bound > {target:.0%}: "
+                + ("met" if result["ci95"][0] > target else "NOT met"))
+            print(f"{name} ({players} players, {result['rounds']} rounds): "
+                  f"{result['win_rate']:.1%} (95% {result['ci95'][0]:.1%} to "
+                  f"{result['ci95'][1]:.1%}), capped {result['capped']}, "
+                  f"{result['seconds']} s{verdict}", flush=True)
+    if args.timing:
+        out["timing"] = timing(args.timing, args.seed)
+        if not args.json:
+            t = out["timing"]
+            print(f"expert at {t['budget']} playouts: {t['decisions']} decisions, p50 "
+                  f"{t['p50_ms']} ms, p95 {t['p95_ms']} ms; {t['searched']} searched: p50 "
+                  f"{t['searched_p50_ms']} ms, p95 {t['searched_p95_ms']} ms; "
+                  f"{t['playouts_per_s']} playouts/s "
+                  "while searching; expert self-play "
+                  f"{t['expert_selfplay_rounds_per_s']} rounds/s", flush=True)
+    if args.demos and not args.json:
+        demos(args.demos, args.seed)
+    if args.json:
+        print(json.dumps(out, indent=2))
 
 
 if __name__ == "__main__":

@@ -19,6 +19,7 @@ from table.rules import Phase, State, apply_in_place, make_options, new_game
 
 @dataclass
 class ArenaStats:
+    """Wins, rounds and actions of a bot self-play run."""
     bots: list[str]
     rounds: int = 0
     capped: int = 0
@@ -43,6 +44,7 @@ class ArenaStats:
         return out
 
     def summary(self) -> dict[str, object]:
+        """The JSON summary of ``selfplay --bots``."""
         return {
             "rounds": self.rounds,
             "capped": self.capped,

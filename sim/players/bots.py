@@ -18,8 +18,19 @@ from dataclasses import dataclass
 from math import comb
 from typing import Final, Protocol
 
+from table.analysis.search import information_set
 from table.analysis.selfplay import lively_choice
-from table.cards import COLORS, WILD_DRAW_FOUR, Card, Color, edition_counts
+from table.cards import (
+    COLORS,
+    DRAW_TWO,
+    REVERSE,
+    SKIP,
+    WILD,
+    WILD_DRAW_FOUR,
+    Card,
+    Color,
+    edition_counts,
+)
 from table.errors import TableError
 from table.rules import (
     Action,
@@ -66,9 +77,13 @@ class SeatView:
     scores: tuple[int, ...]
     legal: tuple[Action, ...]  # what this seat may do now on its turn (empty otherwise)
     reactions: tuple[Action, ...]  # out of turn: a late UNO call or a catch
+    # The whole table as this seat knows it: every card it cannot see is an unknown card
+    # (table.analysis.search.information_set), for a bot that searches.
+    table: State
 
     @property
     def next_seat(self) -> int:
+        """The seat that plays after this one."""
         return (self.seat + self.direction) % len(self.players)
 
     def closest_opponent(self) -> int:
@@ -99,6 +114,7 @@ def seat_view(s: State, seat: int) -> SeatView:
         scores=tuple(s.scores),
         legal=tuple(legal_actions(s)) if on_turn else (),
         reactions=tuple(a for a in out_of_turn_actions(s) if _by(a) == seat),
+        table=information_set(s, seat),
     )
 
 
@@ -107,6 +123,7 @@ def _by(action: Action) -> int:
 
 
 class Bot(Protocol):
+    """A bot: a move on turn from what its seat sees, and a reaction out of turn."""
     name: str
 
     def act(self, view: SeatView) -> Action:
@@ -128,9 +145,11 @@ class RandomBot:
         self.rng = rng
 
     def act(self, view: SeatView) -> Action:
+        """A lively random move among ``view.legal``."""
         return lively_choice(view.legal, view.seat, self.rng)
 
     def react(self, view: SeatView) -> Action | None:
+        """A winning Don always; a late call or a catch now and then."""
         dons = [a for a in view.reactions if isinstance(a, Don)]
         if dons:  # a winning Don is always called
             return dons[0]
@@ -167,6 +186,7 @@ class HeuristicBot:
     # --- on turn ----------------------------------------------------------------------------
 
     def act(self, view: SeatView) -> Action:
+        """The move of a decent player (see the class)."""
         acts = view.legal
         if isinstance(acts[0], ChooseColor):
             best = self.best_color(view.hand)
@@ -188,6 +208,7 @@ class HeuristicBot:
         return acts[0]
 
     def best_color(self, hand: tuple[Card, ...]) -> Color:
+        """The colour it holds most points of (a random one for no colour)."""
         weight: Counter[Color] = Counter()
         for c in hand:
             if c.color is not None:
@@ -197,6 +218,7 @@ class HeuristicBot:
         return max(COLORS, key=lambda col: (weight[col], -COLORS.index(col)))
 
     def best_play(self, view: SeatView, plays: list[Play]) -> Action | None:
+        """The play it prefers among ``plays``, or ``None`` to draw instead."""
         if not plays:
             return None
         danger = view.closest_opponent() <= 2
@@ -264,6 +286,7 @@ class HeuristicBot:
     # --- out of turn ------------------------------------------------------------------------
 
     def react(self, view: SeatView) -> Action | None:
+        """A winning Don and every catch; a late UNO call half the time."""
         for a in view.reactions:
             if isinstance(a, Don | Catch):  # a winning Don first, then every catch
                 return a
@@ -273,17 +296,114 @@ class HeuristicBot:
         return None
 
 
+class MixBot:
+    """chausner/UnoAI's MixBot, as published, as a reference player.
+
+    - Plays a Wild only with at most two other cards in hand, a Wild Draw Four only with at
+      most four (otherwise draws rather than play one, unless nothing else is open).
+    - Ranks its playable cards Draw Two > Skip > number > Reverse > Wild Draw Four > Wild
+      (among equals, the colour it holds most, then the higher number).
+    - When the next player holds one card, attacks: Draw Two, Wild Draw Four, Skip, Reverse
+      first, whatever its hand.
+    - Names the colour it holds most; calls UNO always; never challenges; catches every miss.
+    """
+
+    name = "mix"
+    _ORDER: Final = {DRAW_TWO: 5, SKIP: 4, REVERSE: 2, WILD_DRAW_FOUR: 1, WILD: 0}
+    _ATTACK: Final = {DRAW_TWO: 4, WILD_DRAW_FOUR: 3, SKIP: 2, REVERSE: 1}
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+
+    def act(self, view: SeatView) -> Action:
+        """Its move on turn, by the rules above."""
+        acts = view.legal
+        if isinstance(acts[0], ChooseColor):
+            named = self.best_color(view.hand)
+            return next(a for a in acts if isinstance(a, ChooseColor) and a.color is named)
+        for a in acts:
+            if isinstance(a, CallUno):
+                return a
+        plays: list[Action] = [a for a in acts if isinstance(a, Play) and len(a.cards) == 1]
+        others = len(view.hand) - 1
+        attack = view.counts[view.next_seat] == 1
+        allowed: list[Action] = [
+            p for p in plays
+            if isinstance(p, Play) and (attack or self._allowed(p.cards[0], others))
+        ]
+        fallback = next((a for a in acts if isinstance(a, Draw | Pass)), None)
+        if not allowed and fallback is None:
+            allowed = plays or [a for a in acts if not isinstance(a, Challenge)] or list(acts)
+        if not allowed:
+            return fallback  # type: ignore[return-value]
+        held = Counter(c.color for c in view.hand if c.color is not None)
+
+        def rank(a: Action) -> tuple[int, int, int, str]:
+            if not isinstance(a, Play):
+                return (-1, 0, 0, "")
+            c = a.cards[0]
+            order = self._ORDER.get(c.rank, 3)
+            first = self._ATTACK.get(c.rank, 0) if attack else 0
+            return (first, order, held[c.color] if c.color else 0, c.code)
+
+        best = max(allowed, key=rank)
+        if isinstance(best, Play) and best.cards[0].is_wild:
+            rest = list(view.hand)
+            rest.remove(best.cards[0])
+            return Play(view.seat, best.cards, self.best_color(tuple(rest)))
+        return best
+
+    @staticmethod
+    def _allowed(card: Card, others: int) -> bool:
+        if card.rank == WILD_DRAW_FOUR:
+            return others <= 4
+        if card.rank == WILD:
+            return others <= 2
+        return True
+
+    def best_color(self, hand: tuple[Card, ...]) -> Color:
+        """The colour it holds most of (the first in the deck's order on a tie)."""
+        held = Counter(c.color for c in hand if c.color is not None)
+        return max(COLORS, key=lambda col: (held[col], -COLORS.index(col)))
+
+    def react(self, view: SeatView) -> Action | None:
+        """A winning Don, every catch, its own late UNO call."""
+        for kind in (Don, Catch, CallUno):
+            for a in view.reactions:
+                if isinstance(a, kind):
+                    return a
+        return None
+
+
+def _expert(rng: random.Random, iterations: int | None = None) -> Bot:
+    from sim.players.expert import ExpertBot  # it builds on the heuristic bot of this module
+
+    return ExpertBot(rng) if iterations is None else ExpertBot(rng, iterations)
+
+
 BOTS: Final[dict[str, Callable[[random.Random], Bot]]] = {
     "random": RandomBot,
     "heuristic": HeuristicBot,
+    "mix": MixBot,
+    "expert": _expert,
 }
 
 
 def make_bot(name: str, rng: random.Random) -> Bot:
+    """The bot called ``name`` (``expert:N``: the expert with N playouts a decision)."""
+    base, _, budget = name.partition(":")
+    if base == "expert" and budget:
+        return _expert(rng, _budget(budget, name))
     try:
         return BOTS[name](rng)
     except KeyError:
         raise BotError(f"unknown bot {name!r}: use {', '.join(BOTS)}") from None
+
+
+def _budget(text: str, name: str) -> int:
+    if not text.isdigit() or not 1 <= int(text) <= 100_000:
+        raise BotError(f"bad bot {name!r}: expert:N takes N playouts, 1 to 100000")
+    return int(text)
 
 
 def parse_bots(text: str) -> list[str]:
@@ -292,8 +412,11 @@ def parse_bots(text: str) -> list[str]:
     if not names:
         raise BotError("--bots takes names separated by commas, e.g. heuristic,random")
     for n in names:
-        if n not in BOTS:
-            raise BotError(f"unknown bot {n!r} in --bots: use {', '.join(BOTS)}")
+        base, colon, budget = n.partition(":")
+        if base == "expert" and colon:
+            _budget(budget, n)
+        elif n not in BOTS:
+            raise BotError(f"unknown bot {n!r} in --bots: use {', '.join(BOTS)} (or expert:N)")
     return names
 
 

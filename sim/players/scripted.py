@@ -90,5 +90,6 @@ class ScriptedTable:
 
 def scripted_taps(players: Sequence[str], count: int, seed: int = 0,
                   options: Options | None = None) -> list[tuple[str, str]]:
+    """The taps a scripted seat makes, in order."""
     table = ScriptedTable(players, options, seed)
     return [table.tap() for _ in range(count)]

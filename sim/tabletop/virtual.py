@@ -71,6 +71,7 @@ from table.rules import (
     next_round,
 )
 from table.rules.actions import actor
+from table.rules.flow import next_draw_source
 from table.runtime.event_stream import EventStream
 from table.runtime.loop import TableLoop
 from table.runtime.step import TableStep, Taken
@@ -429,14 +430,17 @@ class SimTable:
     def _draw(self, seat: int) -> Outcome:
         name = self.players[seat]
         s = self.state
-        if s.pending or not self.world.pile or self.hands == "counts":
-            # A penalty, an empty pile the referee must first remake from the discard pile, or
-            # a table with only a play pad: the draw button, then the card is taken (and, with
-            # seat pads, named on the seat pad).
+        exhausted = next_draw_source(s) == "none"  # every card in the hands: the turn passes
+        if s.pending or exhausted or not self.world.pile or self.hands == "counts":
+            # A penalty, an empty pile the referee must first remake from the discard pile, no
+            # card left at all, or a table with only a play pad: the draw button, then the card
+            # is taken (and, with seat pads, named on the seat pad) if the referee drew one.
             self.say_move("draws-button", player=name)
             pending = s.pending
+            held = len(s.hands[seat])
             out = self.press(seat, "draw")
-            if self.hands == "counts" and not pending and out.verdict != "rejected":
+            drew = len(self.state.hands[seat]) > held
+            if self.hands == "counts" and not pending and drew:
                 copy = self.world.take()
                 if copy is not None:
                     self.world.give(seat, copy)

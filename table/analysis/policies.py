@@ -18,6 +18,9 @@ table plays the same games.
   a uniformly random legal action, which makes it the policy for comparing the two engines.
 - ``random``: a uniformly random legal action on turn; out of turn, one of the actions open
   (uniformly) half the time.
+- ``greedy``: a quick decent player, the expert's playouts (see :class:`Greedy`).
+- ``expert``: the simulator's expert search (:mod:`table.analysis.search`) at 40 playouts a
+  decision, each seat searching what it may know; out of turn, a Don, a catch or a late call.
 """
 
 from __future__ import annotations
@@ -94,6 +97,7 @@ class Lively:
         self.rng = rng
 
     def act(self, s: State, acts: Sequence[Action]) -> Action:
+        """A lively random move (see :func:`lively_choice`)."""
         return lively_choice(acts, s.turn, self.rng)
 
     def react(self, s: State, acts: Sequence[Action]) -> Action | None:
@@ -135,6 +139,7 @@ class PlayFirst:
         # after the last play are read from the end, and a card is picked among the plays by
         # rejection (a wild is listed once per colour it may name, so each of its listings is
         # kept a time in as many: every card is as likely, and so is each colour).
+        """A random playable card, then a draw (see the class)."""
         end = len(acts) - 1
         call: Action | None = None
         # The commonest list, plays and then a draw, is read without the loop below.
@@ -207,16 +212,83 @@ class UniformRandom:
         self.rng = rng
 
     def act(self, s: State, acts: Sequence[Action]) -> Action:
+        """A uniformly random legal action."""
         return self.rng.choice(acts)
 
     def react(self, s: State, acts: Sequence[Action]) -> Action | None:
+        """Half the time, a uniformly random one of the actions open."""
         return self.rng.choice(acts) if self.rng.random() < 0.5 else None
+
+
+class Greedy:
+    """A quick decent player, the expert's playouts: UNO always called; a coloured card before
+    a wild (a Draw Two, Skip or Reverse first, then the colour it holds most, then the higher
+    number); a wild before a Wild Draw Four, naming the colour it holds most; otherwise a draw,
+    and the drawn card if it plays. Never challenges; catches and calls Don whenever it can."""
+
+    name = "greedy"
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+
+    def act(self, s: State, acts: Sequence[Action]) -> Action:
+        """The move of the player on turn, by the rules above."""
+        hand = s.hands[s.current_player or 0].known
+        held = {c: 0 for c in COLORS}
+        for card in hand:
+            if card.color is not None:
+                held[card.color] += 2 + (card.rank in _ACTIONS)
+        best: Action | None = None
+        score = -1_000
+        for a in acts:
+            kind = type(a)
+            if kind is CallUno:
+                return a
+            if kind is Play:
+                card = a.cards[0]  # type: ignore[union-attr]
+                color = a.color  # type: ignore[union-attr]
+                if card.color is not None:
+                    value = 100 + 10 * (card.rank in _ACTIONS) + held[card.color] + card.points
+                elif color is None or held[color] < max(held.values()):
+                    continue  # a wild names the colour held most
+                else:
+                    value = 10 if card.rank != WILD_DRAW_FOUR else 0
+            elif kind is ChooseColor:
+                value = held.get(a.color, 0)  # type: ignore[union-attr,arg-type]
+            elif kind is Draw or kind is Pass:
+                value = -10
+            elif kind is Challenge:
+                continue
+            else:
+                value = -20
+            if value > score:
+                best, score = a, value
+        return best if best is not None else acts[0]
+
+    def react(self, s: State, acts: Sequence[Action]) -> Action | None:
+        """A Don, a catch, or its own late UNO call."""
+        for a in acts:
+            if type(a) is Don or type(a) is Catch or type(a) is CallUno:
+                return a
+        return None
+
+
+_ACTIONS: Final = frozenset({"S", "R", "+2"})
+
+
+def _expert(rng: random.Random) -> Policy:
+    """The expert's search (table.analysis.search), which plays out with ``play-first``."""
+    from table.analysis.search import ExpertPolicy  # it plays out through self-play
+
+    return ExpertPolicy(rng)
 
 
 POLICIES: Final[dict[str, Callable[[random.Random], Policy]]] = {
     "lively": Lively,
     "play-first": PlayFirst,
     "random": UniformRandom,
+    "greedy": Greedy,
+    "expert": _expert,
 }
 DEFAULT_POLICY: Final = "lively"
 

@@ -40,6 +40,7 @@ MAX_ACTIONS = 20_000  # a round that runs this long is stopped and counted as ca
 
 @dataclass
 class Stats:
+    """Totals of a self-play run: rounds, actions, wins, penalties."""
     games: int = 0
     turns: int = 0
     capped: int = 0
@@ -48,6 +49,7 @@ class Stats:
     don_wins: int = 0
 
     def summary(self, players: int) -> dict[str, object]:
+        """The JSON summary of ``uno-table selfplay``."""
         return {
             "games": self.games,
             "turns": self.turns,
@@ -91,11 +93,13 @@ class RandomTable:
     # --- chance ---------------------------------------------------------------------------
 
     def shuffled_deck(self) -> list[Card]:
+        """A freshly shuffled deck of the edition."""
         deck = edition_cards(self.options.deck)
         shuffle(self.rng, deck)
         return deck
 
     def deal(self, state: State | None = None) -> Deal:
+        """A shuffled deal for a new round (``state``: who is still in the match)."""
         deck = self.shuffled_deck()
         size = self.options.hand_size
         hands: list[tuple[list[Card], int]] = []
@@ -108,6 +112,7 @@ class RandomTable:
         return Deal(hands=hands, pile=deck[1:], start=deck[:1])
 
     def dealer(self) -> int:
+        """The first dealer, drawn by cutting a shuffled deck."""
         deck = self.shuffled_deck()
         return choose_dealer(len(self.names), lambda _seat: deck.pop(), self.options)
 

@@ -309,9 +309,10 @@ def _add_selfplay(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     p.add_argument("--rules", default="official", help="rules preset (default official)")
     p.add_argument("--policy", metavar="POLICY",
-                   help="how every seat plays: lively (default), play-first, random")
+                   help="how every seat plays: lively (default), play-first, random, expert")
     p.add_argument("--bots", metavar="BOT,BOT,...",
-                   help="one bot a seat (random, heuristic): report win rates per seat and bot")
+                   help="one bot a seat (random, heuristic, mix, expert, expert:N for N "
+                        "playouts a decision): report win rates per seat and bot")
     p.set_defaults(run=_selfplay)
 
 
@@ -337,7 +338,8 @@ def _add_demo(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("demo", help="bots play a match on a simulated table, narrated")
     _table_args(p, 3)
     p.add_argument("--bots", default="heuristic",
-                   help="bots by seat, cycled: random, heuristic (default heuristic)")
+                   help="bots by seat, cycled: random, heuristic, mix, expert, expert:N "
+                        "(default heuristic)")
     p.add_argument("--pace", type=float, default=0.8,
                    help="seconds between moves without --fast (default 0.8)")
     p.add_argument("--transcript", metavar="FILE", help="also write the transcript to FILE")
@@ -368,8 +370,23 @@ def _add_sim(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                    help="people at the table, the first seats (default 1); more than one "
                         "needs --web: each plays from their own phone")
     p.add_argument("--bots", default="heuristic",
-                   help="the other seats' bots, cycled: random, heuristic (default heuristic)")
+                   help="the other seats' bots, cycled: random, heuristic, mix, expert, expert:N "
+                        "(default heuristic)")
+    p.add_argument("--level", dest="bots", type=_level, metavar="easy|normal|hard",
+                   help="instead of --bots: easy (random), normal (heuristic), hard (expert at "
+                        "full budget)")
     p.set_defaults(run=_sim)
+
+
+#: ``sim --level``: the bot each level seats (docs/simulator.md).
+LEVELS = {"easy": "random", "normal": "heuristic", "hard": "expert"}
+
+
+def _level(text: str) -> str:
+    """A ``--level`` as the name of its bot."""
+    if text not in LEVELS:
+        raise argparse.ArgumentTypeError(f"{text!r}: use easy, normal or hard")
+    return LEVELS[text]
 
 
 def _add_deck(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

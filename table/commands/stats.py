@@ -205,8 +205,10 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
                    help="player counts: 4, 2-6 or 3,5 (default 4)")
     p.add_argument("--rounds", type=int, default=10_000,
                    help="rounds per variant and player count (default 10000)")
-    p.add_argument("--policy", default="heuristic", choices=("heuristic", "play-first", "random"),
-                   help="how every seat plays (default heuristic)")
+    p.add_argument("--policy", default="heuristic",
+                   choices=("heuristic", "play-first", "random", "expert"),
+                   help="how every seat plays (default heuristic; expert searches each decision: "
+                        "slow, keep --rounds small)")
     p.add_argument("--jobs", type=int, default=None, metavar="J",
                    help="processes (default: the cores); the results do not depend on it")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")

@@ -45,6 +45,7 @@ class ChooseColor:
 
 @dataclass(frozen=True, slots=True)
 class CallUno:
+    """A player calls UNO (before or right after going down to one card)."""
     player: int
 
 
@@ -97,7 +98,7 @@ class Reshuffle:
 
 @dataclass(frozen=True, slots=True)
 class Don:
-    """Call Don (ドン, RULES.md §6): win out of turn on the number card just played. ``cards``
+    """Call Don (ドン, docs/rules.md §6): win out of turn on the number card just played. ``cards``
     is the hand shown on the play pad when the referee does not know it."""
 
     player: int

@@ -4,7 +4,7 @@
 self-play and benchmarks use. Every check runs before the first change, so a rejected action
 leaves the state as it was even in place.
 
-Choices where RULES.md leaves room are documented where they are made (search "Choice:").
+Choices where docs/rules.md leaves room are documented where they are made (search "Choice:").
 """
 
 from __future__ import annotations
@@ -44,6 +44,8 @@ from table.rules.actions import (
     TurnUp,
     actor,
 )
+from table.rules.challenge import on_challenge, on_show
+from table.rules.chance import on_identify, on_reshuffle
 from table.rules.events import EventKind
 from table.rules.flow import (
     CALLED_UNO,
@@ -58,20 +60,16 @@ from table.rules.flow import (
     check_named_draw,
     check_on_turn,
     check_seat,
-    check_show,
     draw_cards,
     draws_again,
     end_turn,
     next_draw_source,
     reshuffle,
-    reveal,
-    try_score,
     uno_due,
 )
-from table.rules.matching import matches, wd4_guilty
 from table.rules.options import Options
 from table.rules.play import carry_out, has_play, on_play
-from table.rules.state import MAX_PLAYERS, ChallengeWindow, Event, Hand, Phase, State
+from table.rules.state import MAX_PLAYERS, Event, Hand, Phase, State
 from table.rules.variants import rules_for
 
 # Reasons that make a step a "penalty" rather than a plain "accepted".
@@ -409,21 +407,7 @@ def _on_draw(s: State, a: Draw, events: list[Event]) -> None:
     opts = s.options
     hand = s.hands[p]
     if s.pending:
-        if a.card is not None:
-            raise IllegalPlay(
-                "penalty-cards-unnamed", "penalty cards are drawn together; name them on a pad"
-            )
-        if "turn_action" in rules.hooked:
-            rules.turn_action(s, p)
-        begin_turn(s, events)
-        count = s.pending
-        reason = "wild-draw-four" if s.challenge is not None else "draw-two"
-        s.pending = 0
-        s.challenge = None
-        draw_cards(s, p, count, events, reason)
-        events.append(SKIPPED[p])
-        s.turn = s.next_seat(p)
-        announce_turn(s, events)
+        _draw_penalty(s, a, events)
         return
     has_drawn = s.has_drawn
     # The common case (a first draw, by choice, of a card not named) costs one test.
@@ -433,7 +417,7 @@ def _on_draw(s: State, a: Draw, events: list[Event]) -> None:
                 raise IllegalPlay("already-drew", "one card is drawn per turn")
         elif not opts.draw_by_choice and has_play(s, p):
             raise IllegalPlay("has-playable-card", "a card in hand can be played")
-        if a.card is not None:
+        if a.card is not None and (has_drawn or next_draw_source(s) != "none"):
             check_named_draw(s, a.card)
         elif has_drawn and next_draw_source(s) == "none":
             raise IllegalPlay("pile-empty", "there is no card left to draw")
@@ -483,6 +467,28 @@ def _on_draw(s: State, a: Draw, events: list[Event]) -> None:
         and (opts.draw == "one-may-play" or next_draw_source(s) == "none")
     ):
         end_turn(s, p, events)
+
+
+def _draw_penalty(s: State, a: Draw, events: list[Event]) -> None:
+    """The player on turn takes the cards a Draw Two or a Wild Draw Four gave them, and the turn
+    passes."""
+    p = a.player
+    if a.card is not None:
+        raise IllegalPlay(
+            "penalty-cards-unnamed", "penalty cards are drawn together; name them on a pad"
+        )
+    rules = s.rules
+    if "turn_action" in rules.hooked:
+        rules.turn_action(s, p)
+    begin_turn(s, events)
+    count = s.pending
+    reason = "wild-draw-four" if s.challenge is not None else "draw-two"
+    s.pending = 0
+    s.challenge = None
+    draw_cards(s, p, count, events, reason)
+    events.append(SKIPPED[p])
+    s.turn = s.next_seat(p)
+    announce_turn(s, events)
 
 
 def _on_pass(s: State, a: Pass, events: list[Event]) -> None:
@@ -558,138 +564,6 @@ def _on_catch(s: State, a: Catch, events: list[Event]) -> None:
     raise IllegalPlay("false-catch", "that player called UNO or holds more than one card")
 
 
-def _on_challenge(s: State, a: Challenge, events: list[Event]) -> None:
-    p = a.player
-    check_seat(s, p)
-    check_in_play(s)
-    window = s.challenge
-    if window is None or not s.pending:
-        raise IllegalPlay("nothing-to-challenge", "there is no Wild Draw Four to challenge")
-    if p != window.target:
-        raise IllegalPlay(
-            "only-next-player-challenges", "only the player who must draw may challenge"
-        )
-    if s.awaiting_color is not None:
-        raise IllegalPlay("color-not-chosen", "the colour of the wild has not been named")
-    begin_turn(s, events)
-    events.append(Event(EventKind.CHALLENGE, player=p, target=window.offender))
-    if window.hand_unknown or s.hands[window.offender].unknown:
-        # The referee cannot see the hand: the offender shows it (to the challenger alone).
-        events.append(Event(EventKind.SHOW_NEEDED, player=window.offender, reason="challenge"))
-        s.awaiting_show = window.offender
-        return
-    _judge_challenge(s, window, list(window.hand), events)
-
-
-def _judge_challenge(
-    s: State, window: ChallengeWindow, hand: list[Card], events: list[Event]
-) -> None:
-    """Announce only guilty or innocent: the hand's contents are never announced [M]."""
-    opts = s.options
-    p, offender = window.target, window.offender
-    # Stacked, the whole pending count is at stake (4 for a lone Wild Draw Four).
-    count = s.pending or 4
-    s.pending = 0
-    s.challenge = None
-    if window.stacked:
-        # [000] 「「ワイルド・ドロー4を出したプレイヤー」の手札に場と同じ色の「ドロー2」があること
-        # が「チャレンジ成功」の条件」
-        guilty = any(c.rank == DRAW_TWO and c.color is window.prior_color for c in hand)
-    else:
-        guilty = wd4_guilty(hand, window.prior_color, window.prior_rank, opts.wild_draw_four)
-    if guilty:
-        events.append(Event(EventKind.GUILTY, player=offender, target=p))
-        if opts.challenge_success == "take-back":
-            # [000][004]: the card goes back, the offender draws 4 and plays again legally.
-            s.discard.pop()
-            s.hands[offender].known.append(Card(None, WILD_DRAW_FOUR))
-            s.color = window.prior_color
-            s.live_rank = window.prior_rank
-            draw_cards(s, offender, count, events, "illegal-wild-draw-four")
-            s.turn = offender
-        else:
-            # [M]: the card stays, its colour stands, the challenger takes a normal turn.
-            draw_cards(s, offender, count, events, "illegal-wild-draw-four")
-            s.turn = p
-    else:
-        events.append(Event(EventKind.INNOCENT, player=offender, target=p))
-        draw_cards(s, p, count + opts.challenge_penalty, events, "challenge-failed")
-        events.append(SKIPPED[p])
-        s.turn = s.next_seat(p)
-    announce_turn(s, events)
-
-
-def _on_show(s: State, a: Show, events: list[Event]) -> None:
-    p = a.player
-    check_seat(s, p)
-    if s.phase is Phase.MATCH_OVER:
-        raise IllegalPlay("match-over", "the match is over")
-    check_show(s, p, a.cards)
-    reveal(s, p, a.cards, events)
-    window = s.challenge
-    if s.rules.shown(s, p, events):
-        pass
-    elif window is not None and s.awaiting_show == p:
-        s.awaiting_show = None
-        _judge_challenge(s, window, list(a.cards), events)
-    elif s.phase is Phase.ROUND_OVER and len(s.results) < s.round:
-        try_score(s, events)
-
-
-def _on_identify(s: State, a: Identify, events: list[Event]) -> None:
-    p = a.player
-    check_seat(s, p)
-    hand = s.hands[p]
-    if hand.unknown == 0:
-        raise IllegalPlay("hand-already-known", "every card of that hand is already known")
-    if not s.is_available(a.card):
-        raise IllegalPlay("card-not-available", f"every {a.card} is already accounted for")
-    hand.unknown -= 1
-    s.hidden -= 1
-    hand.known.append(a.card)
-    events.append(Event(EventKind.IDENTIFIED, player=p))
-    if s.drawn_unknown and p == s.turn and s.has_drawn:
-        # Choice: a seat-pad read right after a blind draw names the drawn card, and the turn
-        # then goes on as after a seen draw (an unplayable card ends it under one-may-play).
-        s.drawn = a.card
-        s.drawn_unknown = False
-        if not matches(s, a.card) and s.options.draw == "one-may-play":
-            end_turn(s, p, events)
-        return
-    if (
-        s.phase is Phase.ROUND_OVER
-        and len(s.results) < s.round
-        and not any(s.hands[i].unknown for i in s.active if i != s.winner)
-    ):
-        # The last hidden card of the losing hands is read: the round can be scored now.
-        try_score(s, events)
-
-
-def _same_cards(a: Sequence[Card], b: Sequence[Card]) -> bool:
-    """Whether two piles hold the same faces, each as often. A card is one instance per face, so
-    sorting the identities compares them, in C (a Counter compares in Python)."""
-    return len(a) == len(b) and sorted(map(id, a)) == sorted(map(id, b))
-
-
-def _on_reshuffle(s: State, a: Reshuffle, events: list[Event]) -> None:
-    check_in_play(s)
-    if s.pile_unknown and not s.pile and s.pile_unknown == s.unknown_slots():
-        # The engine reshuffled by itself (the pile ran out in the middle of a penalty) and
-        # every hand is known again: the unknown cards are the pile, and chance gives its order.
-        if not _same_cards(a.cards, list(s.unknown_pool().elements())):
-            raise IllegalPlay("reshuffle-mismatch", "the order names other cards than the pile's")
-        s.pile = list(reversed(a.cards))
-        s.pile_unknown = 0
-        return
-    if s.pile or s.pile_unknown:
-        raise IllegalPlay("pile-not-empty", "the draw pile is not empty yet")
-    if not _same_cards(a.cards, s.discard[:-1]):
-        raise IllegalPlay("reshuffle-mismatch", "a reshuffle uses the discard pile but its top")
-    s.discard = s.discard[-1:]
-    s.pile = list(reversed(a.cards))
-    events.append(Event(EventKind.RESHUFFLED, count=len(a.cards)))
-
-
 def _on_don(s: State, a: Don, events: list[Event]) -> None:
     s.rules.on_don(s, a, events)
 
@@ -708,11 +582,11 @@ _HANDLERS: dict[type, Callable[[State, Action, list[Event]], None]] = {
     ChooseColor: _on_choose_color,  # type: ignore[dict-item]
     CallUno: _on_call_uno,  # type: ignore[dict-item]
     Catch: _on_catch,  # type: ignore[dict-item]
-    Challenge: _on_challenge,  # type: ignore[dict-item]
-    Show: _on_show,  # type: ignore[dict-item]
-    Identify: _on_identify,  # type: ignore[dict-item]
+    Challenge: on_challenge,  # type: ignore[dict-item]
+    Show: on_show,  # type: ignore[dict-item]
+    Identify: on_identify,  # type: ignore[dict-item]
     TurnUp: _on_turn_up,  # type: ignore[dict-item]
-    Reshuffle: _on_reshuffle,  # type: ignore[dict-item]
+    Reshuffle: on_reshuffle,  # type: ignore[dict-item]
     Don: _on_don,  # type: ignore[dict-item]
     Swap: _on_swap,  # type: ignore[dict-item]
 }

@@ -15,6 +15,7 @@ from enum import StrEnum, unique
 @unique
 class EventKind(StrEnum):
     # The deal and the flow of play.
+    """The kinds of engine event, each the word the event stream and the journal use."""
     ROUND_START = "round-start"  # player: the dealer; count: the round
     TURNED_UP = "turned-up"  # card: the card turned up to start the discard pile
     BURIED = "buried"  # card: a turned-up Wild Draw Four, put back in the pile

@@ -33,11 +33,13 @@ PLAY = Phase.PLAY  # a module global is read faster than an enum member
 
 
 def check_seat(s: State, seat: int) -> None:
+    """Raise unless ``p`` is a seat of this table."""
     if not 0 <= seat < s.n or s.eliminated[seat]:
         raise IllegalPlay("no-such-player", f"there is no player at seat {seat}")
 
 
 def check_in_play(s: State) -> None:
+    """Raise unless a round is being played."""
     if s.phase is Phase.START:
         raise IllegalPlay("no-card-turned-up", "the first card has not been turned up")
     if s.phase is Phase.MATCH_OVER:
@@ -47,6 +49,7 @@ def check_in_play(s: State) -> None:
 
 
 def check_on_turn(s: State, player: int) -> None:
+    """Raise unless ``p`` may act on turn now (in play, no colour awaited)."""
     if player != s.turn or s.phase is not PLAY:  # the common case costs one test
         check_seat(s, player)
         check_in_play(s)
@@ -145,6 +148,7 @@ def next_draw_source(s: State) -> str:
 
 
 def check_named_draw(s: State, card: Card) -> None:
+    """Raise unless ``card`` may be the card drawn now, from the pile or a reshuffle."""
     source = next_draw_source(s)
     if source == "known":
         if s.pile[-1] is not card:
@@ -161,7 +165,7 @@ def check_named_draw(s: State, card: Card) -> None:
 def shuffle_hands(s: State, p: int, events: list[Event]) -> None:
     """Wild Shuffle Hands [M][001]: every hand is collected, shuffled and dealt out one card at
     a time starting with the player on the left of the one who played it: the next seat
-    clockwise, whatever the direction of play (RULES.md: "left" is the next seat clockwise).
+    clockwise, whatever the direction of play (docs/rules.md: "left" is the next seat clockwise).
 
     Which card lands where is chance, so every hand becomes unknown cards (a seat pad, or
     :class:`Identify`, names them again). Choice: every UNO call is cleared, and a player

@@ -1,7 +1,7 @@
 """The hooks through which a variant changes the game, with the official game's answers.
 
 The model is python-chess's ``chess/variant.py``: the engine runs one path for every option set
-and, at the few points where a rule of RULES.md §4-§6 changes something, asks the rules of the
+and, at the few points where a rule of docs/rules.md §4-§6 changes something, asks the rules of the
 state (``state.rules``, a :class:`Rules`). The official game is this class itself: every hook
 does nothing, allows nothing more, or answers as the official rules do.
 
@@ -41,7 +41,7 @@ if TYPE_CHECKING:
 # inheritance): the compiler must let Python subclass this one.
 @mypyc_attr(allow_interpreted_subclasses=True)
 class Rules:
-    """The official game (RULES.md §1-§3). Subclasses are the variants; see the module."""
+    """The official game (docs/rules.md §1-§3). Subclasses are the variants; see the module."""
 
     #: What the variants of this combination are called (empty for the official game).
     families: ClassVar[tuple[str, ...]] = ()

@@ -50,4 +50,5 @@ def wd4_guilty(
 
 
 def has_playable(state: State, hand: Iterable[Card]) -> bool:
+    """Whether ``hand`` holds a card that may go on the table now."""
     return any(matches(state, c) for c in hand)

@@ -1,4 +1,4 @@
-"""Rules options and presets (RULES.md). Options are data: each has a type, a default and the
+"""Rules options and presets (docs/rules.md). Options are data: each has a type, a default and the
 values it allows; a preset is a named set of overrides, registered like python-chess variants.
 
 Option names and values are a public contract: config files and scenarios use them verbatim.
@@ -27,6 +27,7 @@ class OptionSpec:
     high: int = 0
 
     def allowed(self) -> str:
+        """Raise unless ``value`` is allowed for this option."""
         if isinstance(self.default, bool):
             return "true or false"
         if isinstance(self.default, int):
@@ -123,10 +124,10 @@ class Options:
     rounds: int = _number(0, 0, 1000, "rounds in the match (0: no limit)")
     eliminate: bool = _flag(False, "lowest scoring: players at the target drop out")
     doubling: bool = _flag(False, "a loser's round points times (UNO calls + 1)")
-    # Competition options (RULES.md §4).
+    # Competition options (docs/rules.md §4).
     two_card_play: bool = _flag(False, "two identical number cards may be played together")
     stacking: str = _choice(STACKING_MODES, "draw cards stacked on draw cards")
-    # Local rules (RULES.md §5).
+    # Local rules (docs/rules.md §5).
     multi_play: str = _choice(("off", "same-number"), "several cards of one rank at once")
     jump_in: bool = _flag(False, "an identical card may be played out of turn")
     action_finish: bool = _flag(True, "a round may end on an action or wild card")
@@ -134,7 +135,7 @@ class Options:
     first_action: str = _choice(("apply", "redraw"), "a first card that is not a number")
     seven_o: bool = _flag(False, "a 7 swaps hands, a 0 passes every hand on")
     wild_keeps_symbol: bool = _flag(False, "a Wild changes only the colour, not the rank")
-    # Musician rules (RULES.md §6).
+    # Musician rules (docs/rules.md §6).
     first_player: str = _choice(("left-of-dealer", "dealer"), "who plays first")
     chin: bool = _flag(False, "no Wild finish; with 3 players or fewer no Wild down to one")
     don: bool = _flag(False, "a number-only hand wins out of turn on a card equal to its sum")
@@ -151,6 +152,7 @@ class Options:
     musician_rendon: bool = _flag(False, MUSICIAN_OPTIONS["rendon"])
 
     def as_dict(self) -> dict[str, Any]:
+        """The options as a plain dict, by name."""
         return dataclasses.asdict(self)
 
     @property

@@ -1,6 +1,6 @@
 """The play: checked, carried out and listed as legal here, under every option set.
 
-One path serves the official game and every variant. Where a rule of RULES.md §4-§6 changes a
+One path serves the official game and every variant. Where a rule of docs/rules.md §4-§6 changes a
 play, the path asks the hooks of the state's rules (:mod:`table.rules.hooks`), whose official
 answers change nothing: several cards at once, stacking on a pending draw, jumping in, what a
 round may end on, a Wild that keeps the rank under it, and what a variant notes of a play.
@@ -10,7 +10,7 @@ round may end on, a Wild that keeps the rank under it, and what a variant notes 
 single cards that match are looked up in a table made from :func:`matches`); a property test
 holds the two to each other.
 
-Choices where RULES.md leaves room are documented where they are made (search "Choice:").
+Choices where docs/rules.md leaves room are documented where they are made (search "Choice:").
 """
 
 from __future__ import annotations
@@ -54,7 +54,8 @@ _WILD_DRAW_FOUR = Card(None, WILD_DRAW_FOUR)
 _GROUP = -2
 # What the effect of a Wild Draw Four needs (the rest of the hand, its unknown cards, and the
 # colour, rank and card it covered), for any other card.
-_NOT_WD4: tuple[Sequence[Card], int, Color | None, str | None, Card | None] = (
+_Wd4 = tuple[Sequence[Card], int, Color | None, str | None, Card | None]
+_NOT_WD4: _Wd4 = (
     (), 0, None, None, None
 )
 
@@ -221,13 +222,7 @@ def carry_out(
     stacked = s.pending
     # The rest of the hand and what the card covers matter only to a Wild Draw Four (its
     # restriction and challenge): read them before the play changes them.
-    wd4 = _NOT_WD4
-    if rank == WILD_DRAW_FOUR:
-        unknown_rest = hand.unknown - (0 if known else 1)
-        wd4 = (_rest(hand.known, card, known), unknown_rest, s.color, s.live_rank, s.top)
-        if not stacked and unknown_rest and restricted(s.options):
-            s.unverified += 1  # the referee could not see whether the restriction held
-            events.append(Event(EventKind.UNVERIFIED, player=p))
+    wd4 = _NOT_WD4 if rank != WILD_DRAW_FOUR else _wd4_before(s, a, known, events)
     if jump:
         events.append(Event(EventKind.JUMP_IN, player=p, target=s.turn))
         s.turn = p
@@ -243,40 +238,18 @@ def carry_out(
             s.hidden -= 1
         s.discard.append(card)
         last = card
-        # The "played" event, the hottest one, is made once per seat, card and colour named.
-        try:  # subscripts, not get(): a method call costs more than the try
-            event = _PLAYED[p][color][card]
-        except KeyError:
-            event = _PLAYED[p].setdefault(color, {})[card] = Event(
-                EventKind.PLAYED, p, None, card, color if card.is_wild else None
-            )
-        events.append(event)
+        events.append(_played(p, color, card))
     else:
-        for each in cards:
-            if each in hand.known:
-                hand.known.remove(each)
-            else:
-                hand.unknown -= 1
-                s.hidden -= 1
-            s.discard.append(each)
-            events.append(Event(EventKind.PLAYED, p, None, each, None))  # no wild goes in a group
-        last = cards[-1]
+        last = _take_group(s, a, events)
     if s.has_drawn:
-        s.has_drawn = False
+        s.has_drawn = s.drawn_unknown = False
         s.drawn = None
-        s.drawn_unknown = False
     number = last.number
     if number is not None or not last.is_wild:
         s.color = last.color
         s.live_rank = last.rank
     else:
-        prior_rank = s.live_rank
-        s.color = color
-        rules = s.rules
-        s.live_rank = (
-            rules.rank_after_wild(s, last, prior_rank) if "rank_after_wild" in rules.hooked
-            else None
-        )
+        _wild_on_top(s, last, color)
     size = len(hand.known) + hand.unknown
     shuffled = rank == SHUFFLE_HANDS
     if shuffled and (size or s.options.shuffle_hands_last_card == "redeal"):
@@ -301,9 +274,28 @@ def carry_out(
         if s.eliminated[turn]:
             turn = s.next_seat(p)
         s.turn = turn
+    _announce_after(s, a, last, turn, events)
+
+
+def _played(p: int, color: Color | None, card: Card) -> Event:
+    """The "played" event, the hottest one, made once per seat, card and colour named."""
+    try:  # subscripts, not get(): a method call costs more than the try
+        return _PLAYED[p][color][card]
+    except KeyError:
+        event = _PLAYED[p].setdefault(color, {})[card] = Event(
+            EventKind.PLAYED, p, None, card, color if card.is_wild else None
+        )
+        return event
+
+
+def _announce_after(s: State, a: Play, last: Card, turn: int, events: list[Event]) -> None:
+    """After a play: a variant's say, the UNO window's next seat, then the colour to name or
+    the next turn."""
+    p = a.player
+    color = a.color
     held = False
     if "after_play" in s.rules.hooked:
-        held = s.rules.after_play(s, p, cards, color, events)
+        held = s.rules.after_play(s, p, a.cards, color, events)
         turn = s.turn
     if s.uno_window == p:
         s.uno_next = turn
@@ -315,6 +307,42 @@ def carry_out(
         if s.pending:
             events.append(Event(EventKind.PENDING_DRAW, player=turn, count=s.pending))
         events.append(TURN[turn])
+
+
+def _wd4_before(s: State, a: Play, known: bool, events: list[Event]) -> _Wd4:
+    """What a Wild Draw Four's restriction and challenge need, read before the play changes it:
+    the rest of the hand, its unknown cards, and what the card covers."""
+    hand = s.hands[a.player]
+    card = a.cards[0]
+    unknown_rest = hand.unknown - (0 if known else 1)
+    if not s.pending and unknown_rest and restricted(s.options):
+        s.unverified += 1  # the referee could not see whether the restriction held
+        events.append(Event(EventKind.UNVERIFIED, player=a.player))
+    return (_rest(hand.known, card, known), unknown_rest, s.color, s.live_rank, s.top)
+
+
+def _take_group(s: State, a: Play, events: list[Event]) -> Card:
+    """Take the cards of a play of several from the hand onto the pile; the last one is on top."""
+    hand = s.hands[a.player]
+    for each in a.cards:
+        if each in hand.known:
+            hand.known.remove(each)
+        else:
+            hand.unknown -= 1
+            s.hidden -= 1
+        s.discard.append(each)
+        events.append(Event(EventKind.PLAYED, a.player, None, each, None))  # no wild in a group
+    return a.cards[-1]
+
+
+def _wild_on_top(s: State, last: Card, color: Color | None) -> None:
+    """A wild on top: the colour named (``None`` until it is), the rank a variant keeps."""
+    prior_rank = s.live_rank
+    s.color = color
+    rules = s.rules
+    s.live_rank = (
+        rules.rank_after_wild(s, last, prior_rank) if "rank_after_wild" in rules.hooked else None
+    )
 
 
 def _effect(

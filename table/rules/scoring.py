@@ -1,4 +1,4 @@
-"""Round scores and the end of the match (RULES.md §3)."""
+"""Round scores and the end of the match (docs/rules.md §3)."""
 
 from __future__ import annotations
 
@@ -46,6 +46,7 @@ def standings(s: State) -> list[int]:
 
 
 def match_over(s: State) -> bool:
+    """Whether the match ends after the rounds played so far."""
     opts = s.options
     if opts.rounds and len(s.results) >= opts.rounds:
         return True

@@ -29,6 +29,7 @@ MAX_PLAYERS = 10
 
 
 class Phase(enum.Enum):
+    """Where a round stands: before the first card, in play, won, or the match over."""
     START = "start"  # waiting for the card turned up
     PLAY = "play"
     ROUND_OVER = "round-over"  # won; scored once every losing hand is known
@@ -37,6 +38,7 @@ class Phase(enum.Enum):
 
 @dataclass(slots=True)
 class Hand:
+    """One seat's hand: the cards known, and how many unknown ones."""
     known: list[Card] = field(default_factory=list)
     unknown: int = 0
 
@@ -44,10 +46,12 @@ class Hand:
         return len(self.known) + self.unknown
 
     def copy(self) -> Hand:
+        """A copy whose list of known cards is its own."""
         return Hand(self.known.copy(), self.unknown)
 
     @property
     def fully_known(self) -> bool:
+        """Whether every card of the hand is known."""
         return self.unknown == 0
 
 
@@ -70,6 +74,7 @@ class ChallengeWindow:
 
 @dataclass(frozen=True, slots=True)
 class RoundResult:
+    """A round's winner and the points each seat scored."""
     winner: int
     points: tuple[int, ...]
 
@@ -91,6 +96,7 @@ class Event(NamedTuple):
 
 @dataclass(slots=True)
 class State:
+    """The whole game: piles, hands, turn, calls, scores, what the variants remember."""
     options: Options
     players: tuple[str, ...]
     # The hooks of the variants these options turn on (table.rules.hooks): shared, immutable.
@@ -133,10 +139,12 @@ class State:
 
     @property
     def n(self) -> int:
+        """The number of seats."""
         return len(self.players)
 
     @property
     def top(self) -> Card | None:
+        """The top card of the discard pile."""
         return self.discard[-1] if self.discard else None
 
     @property
@@ -151,6 +159,7 @@ class State:
 
     @property
     def pile_size(self) -> int:
+        """The cards in the draw pile, known and unknown."""
         return len(self.pile) + self.pile_unknown
 
     def next_seat(self, seat: int, steps: int = 1, direction: int | None = None) -> int:
@@ -173,10 +182,12 @@ class State:
 
     @property
     def active(self) -> list[int]:
+        """The seats still in the match."""
         return [i for i in range(self.n) if not self.eliminated[i]]
 
     def copy(self) -> State:
         # A hand-written copy: ``copy.deepcopy`` is an order of magnitude slower.
+        """A copy that shares nothing mutable with this state."""
         return State(
             options=self.options,
             players=self.players,
@@ -215,6 +226,7 @@ class State:
     # --- card accounting --------------------------------------------------------------------
 
     def known_counts(self) -> Counter[Card]:
+        """Every card whose place is known, with its count."""
         return Counter(chain(self.discard, self.pile, *[hand.known for hand in self.hands]))
 
     def unknown_pool(self) -> Counter[Card]:
@@ -224,6 +236,7 @@ class State:
         return +pool
 
     def unknown_slots(self) -> int:
+        """The unknown cards in the pile and the hands."""
         return self.pile_unknown + sum(h.unknown for h in self.hands)
 
     def is_available(self, card: Card) -> bool:

@@ -15,7 +15,7 @@ from table.cards import Card, Color
 
 @dataclass(frozen=True, slots=True)
 class Finish:
-    """How a Musician round was won, for its scoring (RULES.md §6).
+    """How a Musician round was won, for its scoring (docs/rules.md §6).
 
     ``winners``: the round's winner first (for a Double Don, the one furthest upstream), then
     the other Don winners. ``bonuses``: (option name, the seat that pays it) for each
@@ -33,6 +33,7 @@ class Finish:
 @dataclass(frozen=True, slots=True)
 class Extra:
     # --- Don: the number card on top and whose Don on it would be a chombo
+    """What the variants remember: Don, Musician bonuses, Seven-O, match-long streaks."""
     don_card: Card | None = None  # the number card a Don may claim (the top card)
     don_by: int | None = None  # who played it (the dealer for the card turned up)
     don_first: bool = False  # it is the card the dealer turned up (テンホー)
@@ -55,4 +56,5 @@ NO_EXTRA = Extra()  # what the official game remembers: nothing
 
 
 def replace(extra: Extra, **changes: object) -> Extra:
+    """``extra`` with ``changes``, a new immutable value."""
     return dataclasses.replace(extra, **changes)  # type: ignore[arg-type]

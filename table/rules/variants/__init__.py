@@ -1,4 +1,4 @@
-"""The competition, local and Musician rules (RULES.md §4, §5, §6), and their presets.
+"""The competition, local and Musician rules (docs/rules.md §4, §5, §6), and their presets.
 
 Each rule that changes the play is a subclass of :class:`~table.rules.hooks.Rules` that
 overrides the hooks it needs and leaves the rest to ``super()``. :func:`rules_for` puts
@@ -19,9 +19,9 @@ together (local rule 4), and draw cards stack on draw cards (local rule 6). Jump
 「このルールを採用する場合、数字/記号のみが一致するカードを複数枚出せるルールは採用しないことが
 多い」.
 
-``musician`` is the complete Japanese house variant of [002] (RULES.md §6), every scoring option
-on: 「以上の「オプションルール」をすべて採用してもいい」. The match has no fixed end (the seed's
-score sheet just keeps going): set ``rounds`` or ``target`` to end it.
+``musician`` is the complete Japanese house variant of [002] (docs/rules.md §6), every scoring
+option on: 「以上の「オプションルール」をすべて採用してもいい」. The match has no fixed end
+(the seed's score sheet just keeps going): set ``rounds`` or ``target`` to end it.
 """
 
 from __future__ import annotations

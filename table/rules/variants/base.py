@@ -12,10 +12,11 @@ if TYPE_CHECKING:
 
 
 class Variant(Rules):
-    """A rule of RULES.md §4-§6: on when :meth:`applies` says so for the options."""
+    """A rule of docs/rules.md §4-§6: on when :meth:`applies` says so for the options."""
 
     @classmethod
     def applies(cls, options: Options) -> bool:
+        """Whether ``options`` turn this rule on."""
         raise NotImplementedError(f"{cls.__name__} says which options turn it on")
 
     def new_extra(self, previous: Extra, n: int) -> Extra:

@@ -1,4 +1,4 @@
-"""Don (ドン), the Musician rules' out-of-turn win (RULES.md §6, [002]).
+"""Don (ドン), the Musician rules' out-of-turn win (docs/rules.md §6, [002]).
 
 「手持ちのカードが何枚であれ、数字ばっかりなら、その数字を全部たした数が場にでると『ドン』と宣言して
 上がれる」: a hand of number cards only (any number of cards, any colours) wins at once when a
@@ -123,6 +123,7 @@ def winning_seats(s: State) -> list[int]:
 
 
 def on_don(s: State, a: Don, events: list[Event]) -> None:
+    """The Don action: a win out of turn, or a false Don's penalty."""
     p = a.player
     flow.check_seat(s, p)
     joining = _joins(s, p)
@@ -213,32 +214,39 @@ class DonRule(Variant):
 
     @classmethod
     def applies(cls, options: Options) -> bool:
+        """Whether ``options`` turn this rule on."""
         return options.don
 
     def turned_up(self, s: State, card: Card) -> None:
+        """``card`` stays turned up: what this rule remembers of it."""
         note_turn_up(s, card)
         super().turned_up(s, card)
 
     def after_play(
         self, s: State, p: int, cards: tuple[Card, ...], color: Color | None, events: list[Event]
     ) -> bool:
+        """What this rule does once a play's effect is done; whether it holds the turn."""
         note_play(s, p, cards[-1])
         return super().after_play(s, p, cards, color, events)
 
     def shown(self, s: State, p: int, events: list[Event]) -> bool:
+        """Judge what waited for ``p``'s shown hand under this rule; whether anything did."""
         if s.extra.don_claim == p:
             judge(s, p, events)
             return True
         return super().shown(s, p, events)
 
     def on_don(self, s: State, a: Don, events: list[Event]) -> None:
+        """The Don action, under this rule."""
         on_don(s, a, events)
 
     def out_of_turn(self, s: State) -> list[Action]:
+        """The out-of-turn actions this rule accepts now."""
         dons: list[Action] = [Don(seat) for seat in winning_seats(s)]
         return dons + super().out_of_turn(s)
 
     def round_points(self, s: State, events: list[Event]) -> tuple[int, ...]:
         # What a Double Don that comes after the scoring starts again from.
+        """Each seat's points for the round just won, under this rule."""
         s.extra = replace(s.extra, base_scores=tuple(s.scores), base_streak=s.extra.don_streak)
         return super().round_points(s, events)

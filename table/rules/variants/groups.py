@@ -16,8 +16,10 @@ if TYPE_CHECKING:
 
 
 class Groups(Variant):
+    """Several cards played at once (``multi_play``, local rule 4)."""
     @classmethod
     def applies(cls, options: Options) -> bool:
+        """Whether ``options`` turn this rule on."""
         return options.multi_play != "off" or options.two_card_play
 
     def check_group(self, s: State, cards: tuple[Card, ...]) -> None:
@@ -38,12 +40,14 @@ class Groups(Variant):
         raise IllegalPlay("one-card-at-a-time", "cards are played one at a time")
 
     def check_going_out(self, s: State, p: int, cards: tuple[Card, ...], left: int) -> None:
+        """Raise unless ``p`` may go out (or down to one) with ``cards``, under this rule."""
         if left == 0 and len(cards) == 2 and s.options.multi_play == "off" and not s.called[p]:
             # [000] 4-2: 「「ウノ」を宣言していなかった場合 ... あがることができずカードは1枚のみ」
             raise IllegalPlay("uno-first", "call UNO before going out with two cards")
         super().check_going_out(s, p, cards, left)
 
     def several_at_once(self, s: State, size: int) -> bool:
+        """Whether a hand of ``size`` cards may go down to one in one play."""
         return size > 2
 
     def groups(self, s: State, p: int) -> Sequence[tuple[Card, ...]]:

@@ -1,4 +1,4 @@
-"""Local rules (RULES.md §5): jump-in, a first card that is not a number, no action finish, no
+"""Local rules (docs/rules.md §5): jump-in, a first card that is not a number, no action finish, no
 draw finish, a Wild that keeps the rank under it, and Seven-O (Mattel House Rules edition)."""
 
 from __future__ import annotations
@@ -38,14 +38,18 @@ def _can_jump(s: State, p: int, cards: tuple[Card, ...]) -> bool:
 
 
 class JumpIn(Variant):
+    """Jump-in: an identical card played out of turn (local rule 1)."""
     @classmethod
     def applies(cls, options: Options) -> bool:
+        """Whether ``options`` turn this rule on."""
         return options.jump_in
 
     def may_jump(self, s: State, p: int, cards: tuple[Card, ...]) -> bool:
+        """Whether ``p``, not on turn, may play ``cards`` now (jump in)."""
         return _can_jump(s, p, cards) or super().may_jump(s, p, cards)
 
     def out_of_turn(self, s: State) -> list[Action]:
+        """The out-of-turn actions this rule accepts now."""
         out: list[Action] = []
         top = s.top
         if top is not None and s.phase is Phase.PLAY:
@@ -61,9 +65,11 @@ class FirstActionRedraw(Variant):
 
     @classmethod
     def applies(cls, options: Options) -> bool:
+        """Whether ``options`` turn this rule on."""
         return options.first_action == "redraw"
 
     def buries(self, s: State, card: Card, official: bool) -> bool:
+        """Whether the first card turned up goes back into the pile, under this rule."""
         return card.number is None or super().buries(s, card, official)
 
 
@@ -72,9 +78,11 @@ class ActionFinish(Variant):
 
     @classmethod
     def applies(cls, options: Options) -> bool:
+        """Whether ``options`` turn this rule on."""
         return not options.action_finish
 
     def check_going_out(self, s: State, p: int, cards: tuple[Card, ...], left: int) -> None:
+        """Raise unless ``p`` may go out (or down to one) with ``cards``, under this rule."""
         if left == 0 and cards[-1].number is None:
             raise IllegalPlay("no-action-finish", "a round cannot end on an action or wild card")
         super().check_going_out(s, p, cards, left)
@@ -88,9 +96,11 @@ class DrawFinish(Variant):
 
     @classmethod
     def applies(cls, options: Options) -> bool:
+        """Whether ``options`` turn this rule on."""
         return not options.draw_finish
 
     def check_going_out(self, s: State, p: int, cards: tuple[Card, ...], left: int) -> None:
+        """Raise unless ``p`` may go out (or down to one) with ``cards``, under this rule."""
         if left == 0 and cards[-1].rank in (DRAW_TWO, WILD_DRAW_FOUR):
             raise IllegalPlay("no-draw-finish", "a round cannot end on a draw card")
         super().check_going_out(s, p, cards, left)
@@ -103,9 +113,11 @@ class WildKeepsSymbol(Variant):
 
     @classmethod
     def applies(cls, options: Options) -> bool:
+        """Whether ``options`` turn this rule on."""
         return options.wild_keeps_symbol
 
     def rank_after_wild(self, s: State, card: Card, prior: str | None) -> str | None:
+        """The rank the next card may match after the wild ``card``, under this rule."""
         if card.rank == WILD:
             return prior
         return super().rank_after_wild(s, card, prior)
@@ -118,13 +130,16 @@ class SevenO(Variant):
 
     @classmethod
     def applies(cls, options: Options) -> bool:
+        """Whether ``options`` turn this rule on."""
         return options.seven_o
 
     def awaiting(self, s: State) -> int | None:
+        """The seat that must act before play goes on under this rule, else ``None``."""
         swapper = s.extra.awaiting_swap
         return super().awaiting(s) if swapper is None else swapper
 
     def check_turn(self, s: State) -> None:
+        """Raise unless the player on turn may act now, under this rule."""
         if s.extra.awaiting_swap is not None:
             raise IllegalPlay("swap-needed", "the player of the 7 names whose hand to swap")
         super().check_turn(s)
@@ -132,6 +147,7 @@ class SevenO(Variant):
     def after_play(
         self, s: State, p: int, cards: tuple[Card, ...], color: Color | None, events: list[Event]
     ) -> bool:
+        """What this rule does once a play's effect is done; whether it holds the turn."""
         card = cards[-1]
         if card.number == 7:
             s.extra = replace(s.extra, awaiting_swap=p)
@@ -150,12 +166,14 @@ class SevenO(Variant):
         return held
 
     def waiting_actions(self, s: State) -> list[Action] | None:
+        """The legal actions while this rule waits for a seat."""
         swapper = s.extra.awaiting_swap
         if swapper is None:
             return super().waiting_actions(s)
         return [Swap(swapper, t) for t in s.active if t != swapper]
 
     def on_swap(self, s: State, a: Swap, events: list[Event]) -> None:
+        """The Swap action of Seven-O."""
         p, t = a.player, a.target
         check_seat(s, p)
         check_seat(s, t)

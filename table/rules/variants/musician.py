@@ -1,4 +1,4 @@
-"""The Musician rules (ミュージシャンルール, RULES.md §6, [002]) but Don (``variants/don.py``):
+"""The Musician rules (ミュージシャンルール, docs/rules.md §6, [002]) but Don (``variants/don.py``):
 the dealer plays first, Chin, and the scoring (「点数計算」, 「オプションルール」) with the marks
 it needs (色指定, リバース返し, スキップ返し).
 
@@ -155,15 +155,18 @@ class DealerFirst(Variant):
 
     @classmethod
     def applies(cls, options: Options) -> bool:
+        """Whether ``options`` turn this rule on."""
         return options.first_player == "dealer"
 
     def buries(self, s: State, card: Card, official: bool) -> bool:
+        """Whether the first card turned up goes back into the pile, under this rule."""
         if card.rank == WILD_DRAW_FOUR:
             # [002]: the dealer draws it (or stacks), unless every first action card goes back.
             return s.options.first_action == "redraw"
         return super().buries(s, card, official)
 
     def first_turn(self, s: State, card: Card, events: list[Event]) -> bool:
+        """Start play after the first card in this rule's way; whether it did."""
         d = s.dealer
         s.turn = d
         if card.rank == SKIP:
@@ -183,6 +186,7 @@ class DealerFirst(Variant):
 
     def may_stack(self, s: State, card: Card) -> bool:
         # The dealer answering a first Draw Two or Wild Draw Four may use either [002].
+        """Whether ``card`` may be played on a pending draw, under this rule."""
         first = len(s.discard) == 1 and card.is_draw
         return first or super().may_stack(s, card)
 
@@ -193,9 +197,11 @@ class Chin(Variant):
 
     @classmethod
     def applies(cls, options: Options) -> bool:
+        """Whether ``options`` turn this rule on."""
         return options.chin
 
     def check_going_out(self, s: State, p: int, cards: tuple[Card, ...], left: int) -> None:
+        """Raise unless ``p`` may go out (or down to one) with ``cards``, under this rule."""
         if left == 0 and cards[-1].rank in _WILDS:
             raise IllegalPlay("no-wild-finish", "a round cannot end on a Wild or Wild Draw Four")
         super().check_going_out(s, p, cards, left)
@@ -224,6 +230,7 @@ class MusicianScoring(Variant):
 
     @classmethod
     def applies(cls, options: Options) -> bool:
+        """Whether ``options`` turn this rule on."""
         return options.scoring == "musician"
 
     def after_play(
@@ -290,6 +297,7 @@ class MusicianScoring(Variant):
         super().going_out(s, p, last)
 
     def round_points(self, s: State, events: list[Event]) -> tuple[int, ...]:
+        """Each seat's points for the round just won, under this rule."""
         points, why = score(s)
         events += why
         return points

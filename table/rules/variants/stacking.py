@@ -1,4 +1,4 @@
-"""Stacking draw cards on draw cards (RULES.md §4 ``stacking``, §6).
+"""Stacking draw cards on draw cards (docs/rules.md §4 ``stacking``, §6).
 
 The pending count accumulates (2 + 2 + 4 = 8); the player who cannot or will not stack draws
 the total and loses the turn.
@@ -47,12 +47,16 @@ def can_stack(mode: str, top: Card | None, color: Color | None, card: Card) -> b
 
 
 class Stacking(Variant):
+    """Draw cards stacked on draw cards (``stacking``)."""
     @classmethod
     def applies(cls, options: Options) -> bool:
+        """Whether ``options`` turn this rule on."""
         return options.stacking != "off"
 
     def may_stack(self, s: State, card: Card) -> bool:
+        """Whether ``card`` may be played on a pending draw, under this rule."""
         return can_stack(s.options.stacking, s.top, s.color, card) or super().may_stack(s, card)
 
     def draws_wait(self, s: State, rank: str) -> bool:
+        """Whether the draw of a draw card of ``rank`` waits to be answered."""
         return answerable(s.options.stacking, rank) or super().draws_wait(s, rank)

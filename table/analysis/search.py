@@ -1,0 +1,228 @@
+"""The expert player's search: determinised information-set Monte Carlo search.
+
+A seat decides from what it may know, never from a hidden card. :func:`information_set` turns a
+state into the one the seat sees: every card it cannot see (the other hands, the draw pile, the
+hand a Wild Draw Four's player held, another seat's drawn card) becomes an unknown card, so the
+state a search starts from holds no hidden card to read. Its candidate actions are the same in
+every world the seat cannot tell apart (they depend on its own hand and the public table only),
+so the information set's node is the root, and each iteration of :meth:`Search.choose`
+
+1. *determinises*: deals the unknown pool (the edition minus every card the seat has seen) at
+   random into the unknown places (:func:`determinise`), a world the seat cannot tell from the
+   real one;
+2. plays *every* candidate in that world, each followed by a *playout* through the one rules
+   engine: ``DEPTH`` actions of the quick ``greedy`` policy at every seat
+   (:class:`table.analysis.policies.Greedy`), with the same dice for each candidate (common
+   random numbers: the candidates are compared on the same deals, which cuts the noise of
+   comparing them);
+3. *values* the position reached: 1 for a won round, 0 for a lost one, otherwise the seat's
+   share of the table's inverse hand sizes (:func:`playout`).
+
+The candidate with the best total wins, except that a ``prior`` action (the heuristic player's
+choice) is kept unless the best beats it on the same worlds by more than ``CONFIDENCE`` standard
+errors (:func:`clearly_better`): the search corrects the heuristic where the playouts are sure.
+The budget is a number of playouts (the same on a busy machine as on an idle one, so a seed
+gives the same game), optionally capped by a time in seconds. docs/simulator.md explains the
+choices and gives the numbers.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+import time
+from collections.abc import Sequence
+from math import sqrt
+from typing import Final
+
+from table.analysis.selfplay import RandomTable, shuffle
+from table.rules import Action, CallUno, Catch, Don, Phase, State, apply_legal
+
+DEFAULT_ITERATIONS: Final = 120  # playouts per decision at full budget (the ``hard`` level)
+POLICY_ITERATIONS: Final = 40  # playouts per decision of the ``expert`` self-play policy
+CONFIDENCE: Final = 2.0  # standard errors by which an action must beat the prior's playouts
+ROLLOUT_POLICY: Final = "greedy"
+DEPTH: Final = 8  # actions a playout looks ahead before the position is valued
+
+
+def information_set(s: State, seat: int) -> State:
+    """A copy of ``s`` as ``seat`` knows it: the other hands, the draw pile, the hand behind a
+    challengeable Wild Draw Four and another seat's drawn card become unknown cards."""
+    t = s.copy()
+    for i, hand in enumerate(t.hands):
+        if i != seat and hand.known:
+            hand.unknown += len(hand.known)
+            t.hidden += len(hand.known)
+            hand.known = []
+    if t.pile:
+        t.pile_unknown += len(t.pile)
+        t.pile = []
+    window = t.challenge
+    if window is not None and window.offender != seat and window.hand:
+        t.challenge = dataclasses.replace(
+            window, hand=(), hand_unknown=window.hand_unknown + len(window.hand)
+        )
+    if t.turn != seat and t.drawn is not None:
+        t.drawn, t.drawn_unknown = None, True
+    return t
+
+
+def determinise(info: State, rng: random.Random) -> State:
+    """One world consistent with ``info``: the unknown pool dealt at random into the hands'
+    unknown places, the rest as the draw pile; a challenged hand is its owner's."""
+    s = info.copy()
+    pool = [card for card, n in info.unknown_pool().items() for _ in range(n)]
+    shuffle(rng, pool)
+    for hand in s.hands:
+        if hand.unknown:
+            hand.known += pool[-hand.unknown:]
+            del pool[-hand.unknown:]
+            hand.unknown = 0
+    s.hidden = 0
+    s.pile = pool  # whatever is left is the draw pile, in a random order
+    s.pile_unknown = 0
+    window = s.challenge
+    if window is not None and window.hand_unknown:
+        held = list(s.hands[window.offender].known)
+        s.challenge = dataclasses.replace(window, hand=tuple(held), hand_unknown=0)
+    if s.drawn_unknown and s.hands[s.turn].known:
+        s.drawn, s.drawn_unknown = s.hands[s.turn].known[-1], False
+    return s
+
+
+def candidates(acts: Sequence[Action]) -> list[Action]:
+    """The actions worth searching: an UNO call is always made first when it is open (it costs
+    nothing and saves two cards), so it alone is returned; otherwise every listed action once."""
+    for a in acts:
+        if type(a) is CallUno:
+            return [a]
+    return list(dict.fromkeys(acts))
+
+
+class Search:
+    """A reusable searcher: one seat's random source, budget and playout table."""
+
+    def __init__(self, rng: random.Random, iterations: int = DEFAULT_ITERATIONS,
+                 seconds: float | None = None) -> None:
+        self.rng = rng
+        self.iterations = iterations
+        self.seconds = seconds
+        self.depth = DEPTH
+        self._tables: dict[tuple[object, int], RandomTable] = {}
+        self._chance = random.Random(0)  # reseeded for each world: the same dice per action
+        self.playouts = 0
+        self.last: list[tuple[Action, float]] = []  # each option's total, last decision
+
+    def _table(self, s: State) -> RandomTable:
+        key = (s.options, len(s.players))
+        table = self._tables.get(key)
+        if table is None:
+            table = RandomTable(s.options, len(s.players), 0, ROLLOUT_POLICY)
+            table.rng = self._chance
+            table.policy.rng = self._chance  # type: ignore[attr-defined]
+            self._tables[key] = table
+        return table
+
+    def choose(self, info: State, seat: int, acts: Sequence[Action],
+               prior: Action | None = None) -> Action:
+        """The action of ``seat`` among ``acts`` (legal in ``info``, an information set from
+        :func:`information_set`) that wins most playouts; ``prior`` unless another wins more."""
+        options = candidates(acts)
+        if len(options) == 1:
+            return options[0]
+        values: list[list[float]] = [[] for _ in options]
+        table = self._table(info)
+        deadline = None if self.seconds is None else time.perf_counter() + self.seconds
+        worlds = max(2, self.iterations // len(options))
+        for _ in range(worlds):
+            world = determinise(info, self.rng)
+            dice = self.rng.getrandbits(64)
+            for k, action in enumerate(options):
+                self._chance.seed(dice)  # common random numbers: the same deals and choices
+                copy = world.copy()
+                table.supply_chance(copy)
+                step(table, copy, action)
+                values[k].append(playout(table, copy, seat, self.depth))
+            self.playouts += len(options)
+            if deadline is not None and time.perf_counter() > deadline:
+                break
+        self.last = [(a, sum(v)) for a, v in zip(options, values, strict=True)]
+        best = max(range(len(options)), key=lambda i: (sum(values[i]), options[i] == prior))
+        if prior is not None and prior in options:
+            k = options.index(prior)
+            if not clearly_better(values[best], values[k]):
+                return prior
+        return options[best]
+
+
+def playout(table: RandomTable, s: State, seat: int, depth: int) -> float:
+    """Play ``s`` on for at most ``depth`` actions with the table's policy; then what ``seat``
+    is worth: 1 for a win, 0 for a loss, otherwise its share of the table's inverse hand
+    sizes (two players holding 2 and 6 cards: 0.75 and 0.25)."""
+    for _ in range(depth):
+        if s.phase is not Phase.PLAY:
+            break
+        table.supply_chance(s)
+        action = table.choose(s)
+        if action is None:  # pragma: no cover - a state in PLAY always has an action
+            break
+        step(table, s, action)
+    if s.phase is not Phase.PLAY:
+        return 1.0 if s.winner == seat else 0.0
+    inverse = [1.0 / len(h) if len(h) else 1.0 for h in s.hands]
+    return inverse[seat] / sum(inverse)
+
+
+def clearly_better(a: list[float], b: list[float]) -> bool:
+    """Whether ``a`` beats ``b`` over the same worlds by more than chance explains: the paired
+    differences' mean above ``CONFIDENCE`` standard errors."""
+    n = len(a)
+    diffs = [x - y for x, y in zip(a, b, strict=True)]
+    mean = sum(diffs) / n
+    if mean <= 0:
+        return False
+    spread = sum((d - mean) ** 2 for d in diffs) / max(1, n - 1)
+    return mean > CONFIDENCE * sqrt(spread / n)
+
+
+def step(table: RandomTable, world: State, action: Action) -> None:
+    """Play ``action`` in ``world`` and let the other seats react, as a playout's step does."""
+    apply_legal(world, action)
+    late = table.out_of_turn(world) if world.phase is Phase.PLAY else None
+    if late is not None:
+        apply_legal(world, late)
+
+
+def reaction(acts: Sequence[Action], seat: int | None = None) -> Action | None:
+    """The expert out of turn: a winning Don, a catch, its own late UNO call; nothing else."""
+    for kind in (Don, Catch, CallUno):
+        for a in acts:
+            if type(a) is kind and (seat is None or _actor(a) == seat):
+                return a
+    return None
+
+
+def _actor(a: Action) -> int:
+    return a.catcher if isinstance(a, Catch) else int(getattr(a, "player", -1))
+
+
+class ExpertPolicy:
+    """The expert as a self-play policy (``selfplay --policy expert``, ``study --policy
+    expert``): each seat on turn searches its own information set; no prior."""
+
+    name = "expert"
+
+    def __init__(self, rng: random.Random, iterations: int = POLICY_ITERATIONS) -> None:
+        self.search = Search(rng, iterations)
+
+    def act(self, s: State, acts: Sequence[Action]) -> Action:
+        """The searched move of the player on turn."""
+        seat = s.current_player
+        assert seat is not None
+        if len(acts) == 1:
+            return acts[0]
+        return self.search.choose(information_set(s, seat), seat, acts)
+
+    def react(self, s: State, acts: Sequence[Action]) -> Action | None:
+        """A winning Don, a catch or a late UNO call, by whichever seat may make it."""
+        return reaction(acts)

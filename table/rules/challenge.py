@@ -1,0 +1,104 @@
+"""A Wild Draw Four challenged, and a hand shown: the challenge's verdict and what it costs.
+
+Split from :mod:`table.rules.engine`, which dispatches these actions to it.
+"""
+
+from __future__ import annotations
+
+from table.cards import DRAW_TWO, WILD_DRAW_FOUR, Card
+from table.errors import IllegalPlay
+from table.rules.actions import Challenge, Show
+from table.rules.events import EventKind
+from table.rules.flow import (
+    SKIPPED,
+    announce_turn,
+    begin_turn,
+    check_in_play,
+    check_seat,
+    check_show,
+    draw_cards,
+    reveal,
+    try_score,
+)
+from table.rules.matching import wd4_guilty
+from table.rules.state import ChallengeWindow, Event, Phase, State
+
+
+def on_challenge(s: State, a: Challenge, events: list[Event]) -> None:
+    """A challenge of the Wild Draw Four just played: judged now, or once the hand is shown."""
+    p = a.player
+    check_seat(s, p)
+    check_in_play(s)
+    window = s.challenge
+    if window is None or not s.pending:
+        raise IllegalPlay("nothing-to-challenge", "there is no Wild Draw Four to challenge")
+    if p != window.target:
+        raise IllegalPlay(
+            "only-next-player-challenges", "only the player who must draw may challenge"
+        )
+    if s.awaiting_color is not None:
+        raise IllegalPlay("color-not-chosen", "the colour of the wild has not been named")
+    begin_turn(s, events)
+    events.append(Event(EventKind.CHALLENGE, player=p, target=window.offender))
+    if window.hand_unknown or s.hands[window.offender].unknown:
+        # The referee cannot see the hand: the offender shows it (to the challenger alone).
+        events.append(Event(EventKind.SHOW_NEEDED, player=window.offender, reason="challenge"))
+        s.awaiting_show = window.offender
+        return
+    judge_challenge(s, window, list(window.hand), events)
+
+
+def judge_challenge(
+    s: State, window: ChallengeWindow, hand: list[Card], events: list[Event]
+) -> None:
+    """Announce only guilty or innocent: the hand's contents are never announced [M]."""
+    opts = s.options
+    p, offender = window.target, window.offender
+    # Stacked, the whole pending count is at stake (4 for a lone Wild Draw Four).
+    count = s.pending or 4
+    s.pending = 0
+    s.challenge = None
+    if window.stacked:
+        # [000] 「「ワイルド・ドロー4を出したプレイヤー」の手札に場と同じ色の「ドロー2」があること
+        # が「チャレンジ成功」の条件」
+        guilty = any(c.rank == DRAW_TWO and c.color is window.prior_color for c in hand)
+    else:
+        guilty = wd4_guilty(hand, window.prior_color, window.prior_rank, opts.wild_draw_four)
+    if guilty:
+        events.append(Event(EventKind.GUILTY, player=offender, target=p))
+        if opts.challenge_success == "take-back":
+            # [000][004]: the card goes back, the offender draws 4 and plays again legally.
+            s.discard.pop()
+            s.hands[offender].known.append(Card(None, WILD_DRAW_FOUR))
+            s.color = window.prior_color
+            s.live_rank = window.prior_rank
+            draw_cards(s, offender, count, events, "illegal-wild-draw-four")
+            s.turn = offender
+        else:
+            # [M]: the card stays, its colour stands, the challenger takes a normal turn.
+            draw_cards(s, offender, count, events, "illegal-wild-draw-four")
+            s.turn = p
+    else:
+        events.append(Event(EventKind.INNOCENT, player=offender, target=p))
+        draw_cards(s, p, count + opts.challenge_penalty, events, "challenge-failed")
+        events.append(SKIPPED[p])
+        s.turn = s.next_seat(p)
+    announce_turn(s, events)
+
+
+def on_show(s: State, a: Show, events: list[Event]) -> None:
+    """A hand shown: to judge a challenge, to back a Don, or to score a round."""
+    p = a.player
+    check_seat(s, p)
+    if s.phase is Phase.MATCH_OVER:
+        raise IllegalPlay("match-over", "the match is over")
+    check_show(s, p, a.cards)
+    reveal(s, p, a.cards, events)
+    window = s.challenge
+    if s.rules.shown(s, p, events):
+        pass
+    elif window is not None and s.awaiting_show == p:
+        s.awaiting_show = None
+        judge_challenge(s, window, list(a.cards), events)
+    elif s.phase is Phase.ROUND_OVER and len(s.results) < s.round:
+        try_score(s, events)

@@ -1,0 +1,190 @@
+"""The expert and mix bots: the expert searches only what its seat may know, plays legally under
+every preset, and plays the same games for the same seed; mix follows MixBot's published rules."""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sim.players.arena import bot_selfplay
+from sim.players.bots import MixBot, make_bot, seat_view
+from sim.players.expert import ExpertBot
+from table.analysis.search import determinise, information_set
+from table.analysis.selfplay import RandomTable
+from table.cards import Card, parse_cards
+from table.rules import (
+    PRESETS,
+    CallUno,
+    Deal,
+    Phase,
+    Play,
+    State,
+    apply_in_place,
+    legal_actions,
+    make_options,
+    new_game,
+)
+
+FEW = 12  # playouts a decision in these tests: the search's paths, not its strength
+
+
+def _position(preset: str, seed: int, steps: int) -> State | None:
+    """A position of a lively self-play round after about ``steps`` actions, with a choice."""
+    options = make_options(preset)
+    table = RandomTable(options, 2 + seed % 3, seed)
+    s, _ = new_game(options, table.names, table.dealer(), table.deal())
+    found = None
+    for _ in range(steps):
+        if s.phase is not Phase.PLAY:
+            break
+        table.supply_chance(s)
+        acts = legal_actions(s)
+        if len(acts) > 1:
+            found = s.copy()
+        action = table.choose(s)
+        assert action is not None
+        apply_in_place(s, action)
+        late = table.out_of_turn(s)
+        if late is not None and s.phase is Phase.PLAY:
+            apply_in_place(s, late)
+    return found
+
+
+def _permute_hidden(s: State, seat: int, rng: random.Random) -> State:
+    """``s`` with the cards ``seat`` cannot see (other hands, the draw pile) dealt again."""
+    t = s.copy()
+    places = [h.known for i, h in enumerate(t.hands) if i != seat] + [t.pile]
+    cards = [c for place in places for c in place]
+    rng.shuffle(cards)
+    for place in places:
+        n = len(place)
+        place[:] = cards[:n]
+        del cards[:n]
+    t.challenge = None if s.challenge is None else s.challenge  # its hand is masked anyway
+    return t
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.sampled_from(sorted(PRESETS)), st.integers(0, 10_000), st.integers(1, 60),
+       st.integers(0, 2**32))
+def test_the_expert_decides_the_same_whatever_the_hidden_cards_are(
+        preset: str, seed: int, steps: int, shuffle_seed: int) -> None:
+    s = _position(preset, seed, steps)
+    if s is None or s.current_player is None or s.challenge is not None:
+        return
+    seat = s.current_player
+    other = _permute_hidden(s, seat, random.Random(shuffle_seed))
+    va, vb = seat_view(s, seat), seat_view(other, seat)
+    assert va.table == vb.table  # the information set holds no hidden card
+    assert all(not h.known for i, h in enumerate(va.table.hands) if i != seat)
+    assert not va.table.pile
+    first = ExpertBot(random.Random(seed), FEW).act(va)
+    second = ExpertBot(random.Random(seed), FEW).act(vb)
+    assert first == second
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.sampled_from(sorted(PRESETS)), st.integers(0, 10_000), st.integers(1, 80))
+def test_a_determinised_world_keeps_every_card_in_one_place(
+        preset: str, seed: int, steps: int) -> None:
+    s = _position(preset, seed, steps)
+    if s is None or s.current_player is None:
+        return
+    seat = s.current_player
+    world = determinise(information_set(s, seat), random.Random(seed))
+    world.check_conservation()
+    assert world.hands[seat].known == s.hands[seat].known
+    assert [len(h) for h in world.hands] == [len(h) for h in s.hands]
+    assert world.hidden == 0 and world.pile_unknown == 0
+
+
+def test_the_expert_plays_legally_under_every_preset() -> None:
+    """Whole rounds with the expert at every seat but one: every action it takes is listed
+    (the arena applies it through the engine, which refuses anything illegal)."""
+    for preset in sorted(PRESETS):
+        for players in (2, 4):
+            names = [f"expert:{FEW}"] + ["heuristic"] * (players - 1)
+            stats = bot_selfplay(names, 2, seed=players, preset=preset)
+            assert stats.rounds == 2 and stats.capped == 0
+
+
+def test_the_expert_plays_the_same_games_for_the_same_seed() -> None:
+    one = bot_selfplay([f"expert:{FEW}", "mix"], 3, seed=5).summary()
+    two = bot_selfplay([f"expert:{FEW}", "mix"], 3, seed=5).summary()
+    assert one == two
+
+
+def _dealt(me: str, other: str, start: str, pile: str = "") -> State:
+    hands = [(parse_cards(me.split()), 0), (parse_cards(other.split()), 0)]
+    s, _ = new_game(make_options("official"), ["Aki", "Ken"], 1,
+                    Deal(hands=hands, pile=parse_cards(pile.split()), start=parse_cards([start])))
+    return s
+
+
+def _mix(s: State) -> Play | CallUno | object:
+    return MixBot(random.Random(1)).act(seat_view(s, 0))
+
+
+def test_mix_keeps_a_wild_with_more_than_two_other_cards() -> None:
+    # R5 on top: only the Wild plays; with three other cards MixBot draws instead.
+    assert type(_mix(_dealt("W G1 B2 Y3", "G4 G5 G6", "R5", pile="G7 G8"))).__name__ == "Draw"
+    played = _mix(_dealt("W G1 B2", "G4 G5 G6", "R5", pile="G7 G8"))
+    assert isinstance(played, Play) and played.cards == (Card(None, "W"),)
+
+
+def test_mix_ranks_draw_two_first_and_attacks_a_player_on_one_card() -> None:
+    played = _mix(_dealt("R+2 RS R7 RR", "G4 G5 G6", "R5", pile="G7 G8"))
+    assert isinstance(played, Play) and played.cards[0].rank == "+2"
+    played = _mix(_dealt("R7 RR Y1", "G4", "R5", pile="G7 G8"))
+    assert isinstance(played, Play) and played.cards[0].rank == "R"  # Reverse: Ken loses a turn
+
+
+def test_selfplay_prints_win_rates_for_expert_and_mix() -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "table.commands.cli", "selfplay", "--bots", "expert,mix",
+         "--players", "2", "--games", "2", "--seed", "3"],
+        capture_output=True, text=True, check=True,
+    )
+    data = json.loads(out.stdout)
+    assert set(data["win_rate_per_bot"]) == {"expert", "mix"}
+    assert len(data["win_rate_per_bot"]["mix"]["ci95"]) == 2
+
+
+def test_make_bot_refuses_a_bad_budget_in_one_line() -> None:
+    import pytest
+
+    from sim.players.bots import BotError, parse_bots
+
+    for bad in ("expert:0", "expert:x", "expert:"):
+        with pytest.raises(BotError) as caught:
+            parse_bots(bad)
+        assert "\n" not in str(caught.value)
+    assert isinstance(make_bot("expert:3", random.Random(0)), ExpertBot)
+
+
+def test_selfplay_with_the_expert_policy_is_the_same_for_the_same_seed() -> None:
+    from table.analysis.selfplay import selfplay
+
+    one = selfplay(2, 2, 7, policy="expert")
+    assert one == selfplay(2, 2, 7, policy="expert")
+    assert one["policy"] == "expert" and sum(one["wins_per_seat"]) == 2  # type: ignore[arg-type]
+
+
+def test_sim_levels_seat_random_heuristic_and_the_expert() -> None:
+    from table.commands.cli import build_parser
+
+    parse = build_parser().parse_args
+    assert [parse(["sim", "--level", lv]).bots for lv in ("easy", "normal", "hard")] == [
+        "random", "heuristic", "expert"]
+    assert parse(["sim"]).bots == "heuristic"
+    out = subprocess.run(
+        [sys.executable, "-m", "table.commands.cli", "sim", "--level", "expert"],
+        capture_output=True, text=True,
+    )
+    assert out.returncode == 2
+    assert out.stderr.strip().splitlines()[-1].endswith("'expert': use easy, normal or hard")
