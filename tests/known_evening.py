@@ -15,7 +15,7 @@ import pytest
 
 from table.cards import CardCopy, parse_card
 from table.journal import store
-from table.journal.records import MatchSetup, give, verdict
+from table.journal.records import MatchSetup, give
 from table.journal.store import Journal
 from table.readers.base import TagRead
 from table.referee.referee import ReaderRole
@@ -123,7 +123,7 @@ def write(path: Path, monkeypatch: pytest.MonkeyPatch, script: list[tuple[float,
     verdicts = []
     for _, step in script:
         item = TagRead("pad", codes[_tag_code(step)])
-        word = verdict(give(ref, item))
+        word = give(ref, item).word
         verdicts.append(word)
         assert journal.append(item, word)
     journal.close()

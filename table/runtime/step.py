@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from table.inputs import Input, Press, ReaderStatus, TagLifted, TagRead
-from table.journal.records import give, verdict
+from table.journal.records import give
 from table.referee.announcements import Announcement, render
 from table.referee.referee import Outcome, Referee
 from table.referee.views import state_event_json
@@ -82,7 +82,7 @@ class TableStep:
         if not isinstance(item, TagRead | TagLifted | Press):
             return Taken(item, out, self.inputs, None, ())  # a tick
         self.inputs += 1
-        n, word = self.inputs, verdict(out)
+        n, word = self.inputs, out.word
         if isinstance(item, TagLifted):
             # Which card rests on which pad is part of the match: a card tapped again after
             # it left the pad is a new tap, in the replay of the journal as at the table.
