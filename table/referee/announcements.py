@@ -383,6 +383,17 @@ def speech(text: str, lang: str) -> str:
     return text
 
 
+def names_in(ann: Announcement) -> list[str]:
+    """The people ``ann`` names: the names :func:`render` says through ``pronounce``."""
+    found: list[str] = []
+    for name, value in ann.params:
+        if name in PERSON_PARAMS:
+            found.append(str(value))
+        elif name == "players":
+            found.extend(str(value).split("\n"))
+    return found
+
+
 def render(
     ann: Announcement, lang: str = "en", pronounce: Mapping[str, str] | None = None
 ) -> str:

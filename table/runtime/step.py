@@ -104,7 +104,8 @@ class TableStep:
         return Taken(item, out, n, word, tuple(told))
 
     def announcement(self, ann: Announcement) -> Told:
-        """The event of one announcement: its key and its text in the table's language."""
+        """The event of one announcement: its key and its text in the table's language, the
+        one rendering of it (the caption, the voice and a transcript take this text)."""
         return Told(StreamType.ANNOUNCEMENT,
                     {"key": ann.key, "text": render(ann, self.lang, self.pronounce)},
                     {"said": ann})
