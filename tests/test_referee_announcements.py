@@ -13,10 +13,10 @@ from table.referee.announcements import (
     CATALOGUE,
     Announcement,
     card_words,
-    from_events,
     ja_number,
     render,
 )
+from table.referee.said import from_events
 from table.rules import Phase, apply_in_place, make_options, new_game
 
 

@@ -21,8 +21,9 @@ from table.inputs import Press as Press
 from table.inputs import ReaderRole as ReaderRole
 from table.inputs import ReaderStatus, TagLifted, TagRead
 from table.inputs import Tick as Tick
-from table.referee.announcements import Announcement, from_events, rejection_key
+from table.referee.announcements import Announcement, rejection_key
 from table.referee.registry import Deck, Token
+from table.referee.said import from_events
 from table.rules import (
     Action,
     CallUno,
