@@ -34,10 +34,9 @@ from typing import Any
 
 from sim.hardware.ptys import PtyReader, sim_config
 from sim.players.scripted import scripted_taps
+from table.inputs import ReaderRole, TagRead
 from table.journal.records import MatchSetup, freeze, give, resume, verdict
 from table.journal.store import Journal
-from table.readers.base import TagRead
-from table.referee.referee import ReaderRole
 from table.referee.registry import virtual_deck
 from table.rules import make_options
 

@@ -14,11 +14,10 @@ from pathlib import Path
 import pytest
 
 from table.cards import CardCopy, parse_card
+from table.inputs import ReaderRole, TagRead
 from table.journal import store
 from table.journal.records import MatchSetup, give
 from table.journal.store import Journal
-from table.readers.base import TagRead
-from table.referee.referee import ReaderRole
 from table.referee.registry import Token, virtual_deck
 from table.rules import make_options
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from table.cards import parse_cards
-from table.inputs import Input
+from table.inputs import Input, ReaderRole
 from table.journal.records import give
-from table.referee.referee import Outcome, ReaderRole, Referee
+from table.referee.referee import Outcome, Referee
 from table.referee.registry import parse_tag, virtual_deck
 from table.rules import Deal, make_options
 
@@ -53,7 +53,7 @@ class RefereeLoop:
         self.loop = TableLoop(refereed(ref, self._listen), tick_every=60)
 
     def _listen(self, item: Input, out: Outcome) -> None:
-        from table.readers.base import TagRead
+        from table.inputs import TagRead
         from table.referee.announcements import render
 
         for a in out.announcements:

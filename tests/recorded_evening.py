@@ -18,10 +18,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from table.inputs import Press, ReaderStatus, TagLifted, TagRead, Tick
 from table.journal.records import MatchSetup, input_json, input_kind
 from table.journal.store import Journal
-from table.readers.base import ReaderStatus, TagLifted, TagRead
-from table.referee.referee import Press, Tick
 from table.referee.registry import Token
 from table.runtime.config import Config, load_config
 from table.runtime.daemon import Daemon

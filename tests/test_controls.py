@@ -7,7 +7,7 @@ from collections.abc import Iterator
 import pytest
 from gpiozero.pins.mock import MockFactory
 
-from table.referee.referee import Press
+from table.inputs import Press
 from table.runtime.controls import Controls, SeatPins
 
 

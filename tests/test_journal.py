@@ -12,11 +12,9 @@ import pytest
 
 from sim.players.scripted import scripted_taps
 from table.commands.cli import main
-from table.inputs import Kept
+from table.inputs import Kept, ReaderRole, TagRead
 from table.journal.records import MatchSetup, give, input_json, rebuild
 from table.journal.store import Journal, read_journal
-from table.readers.base import TagRead
-from table.referee.referee import ReaderRole
 from table.referee.registry import virtual_deck
 from table.rules import make_options
 

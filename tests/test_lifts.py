@@ -9,13 +9,12 @@ from pathlib import Path
 from pad_table import pad_referee, uid
 
 from sim.hardware.serial_pty import SerialPty
-from table.inputs import Kept
+from table.inputs import Kept, Press, ReaderRole, ReaderStatus, Report, TagLifted, TagRead
 from table.journal.records import MatchSetup, give, rebuild
 from table.journal.store import Journal
-from table.readers.base import ReaderStatus, Report, TagLifted, TagRead
 from table.readers.factory import SimReader
 from table.readers.serial_reader import SerialReader
-from table.referee.referee import Press, ReaderRole, Referee
+from table.referee.referee import Referee
 from table.referee.registry import virtual_deck
 from table.rules import make_options
 

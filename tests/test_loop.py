@@ -6,9 +6,8 @@ import threading
 
 from pad_table import pad_referee, refereed, uid
 
-from table.inputs import Input
-from table.readers.base import TagRead
-from table.referee.referee import Outcome, Referee, Tick
+from table.inputs import Input, TagRead, Tick
+from table.referee.referee import Outcome, Referee
 from table.runtime.loop import TableLoop
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from table.readers.base import ReaderStatus, Report, TagRead
+from table.inputs import ReaderStatus, Report, TagRead
 from table.readers.factory import ReaderError, ReaderSpec, SimReader, make_reader
 
 

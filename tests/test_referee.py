@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 from pad_table import pad_referee, uid
 
-from table.readers.base import TagRead
+from table.inputs import Press, ReaderRole, TagRead, Tick
 from table.referee.announcements import render
-from table.referee.referee import Press, ReaderRole, Referee, RefereeError, Tick
+from table.referee.referee import Referee, RefereeError
 from table.referee.registry import virtual_deck
 from table.rules import make_options
 
@@ -62,7 +62,7 @@ def test_table_setup_errors(readers: list[ReaderRole], message: str) -> None:
 
 
 def test_reader_lost_and_back_are_said_and_change_nothing() -> None:
-    from table.readers.base import ReaderStatus
+    from table.inputs import ReaderStatus
 
     ref = referee()
     before = ref.state

@@ -4,8 +4,8 @@ card drawn later, hands named again after Shuffle Hands, a next-round token read
 from __future__ import annotations
 
 from table.cards import parse_cards
-from table.readers.base import TagRead
-from table.referee.referee import Press, ReaderRole, Referee
+from table.inputs import Press, ReaderRole, TagRead
+from table.referee.referee import Referee
 from table.referee.registry import parse_tag, virtual_deck
 from table.rules import Deal, Phase, make_options
 

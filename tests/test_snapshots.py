@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 from test_journal import PLAYERS, played
 
+from table.inputs import ReaderRole
 from table.journal.records import MatchSetup, Snapshot, StaleSnapshot, freeze, rebuild, resume, thaw
-from table.referee.referee import ReaderRole
 from table.referee.registry import virtual_deck
 from table.rules import make_options
 

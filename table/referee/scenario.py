@@ -15,9 +15,9 @@ from typing import Any
 from table.cards import Card, Color, edition_counts, parse_card
 from table.errors import ScenarioError, TableError
 from table.files.text import read_text
-from table.readers.base import TagLifted, TagRead
+from table.inputs import Press, ReaderRole, TagLifted, TagRead
 from table.referee.announcements import render
-from table.referee.referee import BUTTONS, Press, ReaderRole, Referee
+from table.referee.referee import BUTTONS, Referee
 from table.referee.registry import normalise_uid, parse_tag, virtual_deck
 from table.referee.views import standing_json
 from table.rules import (

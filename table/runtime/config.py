@@ -18,11 +18,11 @@ from typing import Any, Final
 
 from table.errors import TableError
 from table.files.text import read_toml
-from table.inputs import ROLES
+from table.inputs import ROLES, ReaderRole
 from table.mqtt.settings import MqttConfigError, MqttSettings, parse_mqtt
 from table.readers import factory
 from table.readers.factory import ReaderSpec
-from table.referee.referee import BUTTONS, ReaderRole
+from table.referee.referee import BUTTONS
 from table.referee.registry import Deck, DeckError, load_deck, virtual_deck
 from table.rules import PRESETS, SPECS, Options, make_options, same_names
 from table.voice.backends import BACKENDS

@@ -15,7 +15,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from table.referee.referee import BUTTONS, Press
+from table.inputs import Press
+from table.referee.referee import BUTTONS
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,9 +14,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from table.errors import TableError
-from table.readers.base import TagLifted, TagRead
+from table.inputs import Press, TagLifted, TagRead
 from table.referee.announcements import Announcement
-from table.referee.referee import Press
 from table.referee.registry import Token
 from table.rules import State
 
