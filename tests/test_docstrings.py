@@ -75,9 +75,20 @@ def empty(): """"""
         ("Kept.method", 7, False), ("Kept.told", 9, True), ("empty", 16, False)]
 
 
-@pytest.mark.xfail(strict=False, reason="until the other rooms' docstrings land: runtime, "
-                   "journal, web, rules, voice, readers, commands, the hub's service, store "
-                   "and standings, the rest of analysis and mqtt")
+# The modules whose docstrings are still to come (every other module has one on every public
+# name, and keeps it: see the test below).
+UNFINISHED = ("table/web/", "table/rules/", "table/readers/bridge.py", "table/readers/factory.py",
+              "table/readers/formats.py", "table/readers/mfrc522_reader.py",
+              "table/readers/serial_reader.py", "table/analysis/selfplay.py",
+              "table/analysis/policies.py")
+
+
+def test_every_public_name_outside_the_unfinished_modules_has_a_docstring() -> None:
+    missing = [m for m in census()[1] if not m.startswith(UNFINISHED)]
+    assert missing == [], "public names of table/ without a docstring:\n" + "\n".join(missing)
+
+
+@pytest.mark.xfail(strict=False, reason="until the docstrings of UNFINISHED land")
 def test_public_names_of_table_have_a_docstring() -> None:
     total, missing = census()
     share = (total - len(missing)) / total
