@@ -28,7 +28,6 @@ import queue
 import random
 import shutil
 import tempfile
-import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,6 +39,7 @@ from sim.terminal.view import move_text
 
 if TYPE_CHECKING:
     from table.readers.serial_reader import SerialReader
+from sim.tabletop.clock import VirtualClock
 from sim.tabletop.world import World
 from table.cards import Card, CardCopy, edition_counts
 from table.errors import TableError
@@ -83,24 +83,6 @@ HAND_TRACKING = ("full", "counts")
 
 class SimError(TableError, RuntimeError):
     """The simulated table cannot go on (a reader that never answers, a bot stuck)."""
-
-
-class VirtualClock:
-    """Time for the readers and the referee: one second per input, the same on every run."""
-
-    def __init__(self) -> None:
-        self.now = 0.0
-        self._lock = threading.Lock()
-
-    def __call__(self) -> float:
-        with self._lock:
-            return self.now
-
-    def advance(self) -> float:
-        """One second on; the new time."""
-        with self._lock:
-            self.now += 1.0
-            return self.now
 
 
 @dataclass
@@ -385,7 +367,7 @@ class SimTable:
         if isinstance(action, Play):
             out = self._play(seat, action.cards[0], action.color)
             for card in action.cards[1:]:  # several cards at once, where the rules allow
-                if out.verdict in ("rejected", "ignored"):
+                if out.word == "rejected":
                     break
                 out = self._play(seat, card, action.color)
             return out
@@ -420,7 +402,7 @@ class SimTable:
         self.say_move("plays", player=name, card=card.code)
         self.world.play(seat, copy)
         out = self.tap(PAD, copy, name)
-        if out.verdict == "rejected" or out.verdict == "ignored":
+        if out.word == "rejected":
             self.world.unshow(seat, copy)
             return out
         if any(a.key == "shuffle-hands" for a in out.announcements):
@@ -453,7 +435,7 @@ class SimTable:
         self.world.give(seat, copy)
         self.say_move("draws-shoe", player=name)
         out = self.tap(SHOE, copy, name)
-        if out.verdict in ("rejected", "ignored"):
+        if out.word == "rejected":
             self.world.hands[seat].remove(copy)
             self.world.pile.append(copy)
         return out
