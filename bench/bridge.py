@@ -25,8 +25,7 @@ from pathlib import Path
 from firmware_bridge.codec import encode
 from firmware_bridge.messages import pack
 from sim.hardware.avr_board import AvrBoard
-from table.inputs import TagRead
-from table.readers.base import Report
+from table.inputs import Report, TagRead
 from table.readers.bridge import BridgePort
 
 CASES = {

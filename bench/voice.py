@@ -33,7 +33,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from table.analysis.selfplay import RandomTable
-from table.referee.announcements import CATALOGUE, Announcement, from_events, render
+from table.referee.announcements import CATALOGUE, Announcement, render
+from table.referee.said import from_events
 from table.rules import Phase, apply_in_place, make_options, new_game
 from table.rules.engine import next_round
 from table.voice.announcer import Announcer

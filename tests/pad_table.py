@@ -53,7 +53,7 @@ class RefereeLoop:
         self.loop = TableLoop(refereed(ref, self._listen), tick_every=60)
 
     def _listen(self, item: Input, out: Outcome) -> None:
-        from table.readers.base import TagRead
+        from table.inputs import TagRead
         from table.referee.announcements import render
 
         for a in out.announcements:

@@ -14,8 +14,7 @@ import pytest
 from firmware_bridge.codec import Decoder, Frame, encode
 from firmware_bridge.messages import ACK_STATUS, pack, unpack
 from sim.hardware.avr_board import FIRMWARE_ELF, AvrBoard, build_board, build_firmware
-from table.inputs import ReaderStatus, TagRead
-from table.readers.base import Report
+from table.inputs import ReaderStatus, Report, TagRead
 from table.readers.bridge import BridgePort, shared_port
 from table.readers.factory import Reader, ReaderError, ReaderSpec, make_reader
 

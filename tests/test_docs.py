@@ -184,3 +184,72 @@ def test_the_layout_page_gives_the_import_direction_the_layout_test_enforces() -
     documented = {m[1]: frozenset(re.findall(r"`(\w+)`", m[2]))
                   for m in re.finditer(r"^\| `(\w+)` \| (.*) \|$", table, re.M)}
     assert documented == ALLOWED
+
+
+# A file the docs name and the definition in it, each in backticks, one after the other:
+# `table/runtime/step.py` `TableStep.__call__`; a bare file name (`serial_reader.py`) sits in
+# the folder of the path named before it.
+FILE_AND_NAME = re.compile(r"`([\w./-]+\.py)`(?:\s+`([A-Za-z_][\w.]*)[^`]*`)?")
+WALKED = ("one-tap.md", "design.md", "layout.md")  # the pages that walk through the code
+REPO_TOPS = (".", "table", "table/*", "table/rules/variants", "sim/*", "firmware_bridge", "tests",
+             "bench", "hw_tests")  # the folders a file named alone is looked for in
+
+
+def defined(path: Path, name: str) -> bool:
+    """Whether ``path`` defines ``name`` (a function, class or value at its top, or
+    ``Class.member``: a method, a class attribute or an attribute set on ``self``)."""
+    import ast
+
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+
+    def names(body: list[ast.stmt]) -> dict[str, ast.AST]:
+        found: dict[str, ast.AST] = {}
+        for node in body:
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                found[node.name] = node
+            elif isinstance(node, ast.Assign | ast.AnnAssign):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                found.update((t.id, node) for t in targets if isinstance(t, ast.Name))
+        return found
+
+    first, _, member = name.partition(".")
+    top = names(tree.body)
+    if first not in top:
+        return False
+    if not member:
+        return True
+    cls = top[first]
+    if not isinstance(cls, ast.ClassDef):
+        return False
+    on_self = {node.attr for node in ast.walk(cls) if isinstance(node, ast.Attribute)
+               and isinstance(node.value, ast.Name) and node.value.id == "self"
+               and isinstance(node.ctx, ast.Store)}
+    return member in names(cls.body) or member in on_self
+
+
+def test_every_file_and_definition_the_walkthroughs_name_exists() -> None:
+    wrong: list[str] = []
+    for page in WALKED:
+        folder = ROOT
+        for path, name in FILE_AND_NAME.findall((DOCS / page).read_text(encoding="utf-8")):
+            if "/" in path and not (ROOT / path.split("/")[0]).is_dir():
+                continue  # another project's file (python-chess's `chess/variant.py`)
+            file = ROOT / path if "/" in path else folder / path
+            if "/" in path:
+                folder = file.parent
+            elif not file.is_file():  # a file of the repository named by its name alone
+                found = [f for top in REPO_TOPS for f in ROOT.glob(f"{top}/{path}")]
+                file = found[0] if len(found) == 1 else file
+            if not file.is_file():
+                wrong.append(f"docs/{page}: no file `{path}`")
+            elif name and not defined(file, name):
+                wrong.append(f"docs/{page}: `{path}` defines no `{name}`")
+    assert not wrong, "\n".join(wrong)
+
+
+def test_a_definition_is_found_only_where_it_is(tmp_path: Path) -> None:
+    source = tmp_path / "m.py"
+    source.write_text("X = 1\ndef f(): pass\nclass C:\n    y: int\n"
+                      "    def g(self):\n        self.z = 1\n", encoding="utf-8")
+    assert all(defined(source, n) for n in ("X", "f", "C", "C.y", "C.g", "C.z"))
+    assert not any(defined(source, n) for n in ("g", "C.f", "f.x", "D"))

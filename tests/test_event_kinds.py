@@ -12,18 +12,9 @@ from pathlib import Path
 import pytest
 
 from table.cards import Color, parse_card
-from table.referee import announcements
-from table.referee.announcements import (
-    CATALOGUE,
-    SAID,
-    SILENT,
-    Announcement,
-    Said,
-    Telling,
-    UnannouncedEvent,
-    from_events,
-    render,
-)
+from table.referee import said as said_module
+from table.referee.announcements import CATALOGUE, Announcement, render
+from table.referee.said import SAID, SILENT, Said, Telling, UnannouncedEvent, from_events
 from table.referee.scenario import replay_file
 from table.rules import Event, EventKind, make_options
 from table.runtime.event_stream import StreamType
@@ -82,7 +73,7 @@ def test_the_scenarios_say_each_kind_only_with_its_own_phrases(
             return ann
         return Said(said.phrases, say)
 
-    monkeypatch.setattr(announcements, "SAID", {k: noting(k, v) for k, v in SAID.items()})
+    monkeypatch.setattr(said_module, "SAID", {k: noting(k, v) for k, v in SAID.items()})
     for path in sorted((ROOT / "tests" / "scenarios").glob("*.scn")):
         replay_file(str(path), "en")
     strays = {kind: keys - set(SAID[kind].phrases) for kind, keys in heard.items()}
@@ -103,7 +94,7 @@ def test_announcing_an_unknown_kind_fails_with_one_line() -> None:
 def test_a_kind_dropped_from_the_phrases_is_refused_not_skipped(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """A new kind added to EventKind and forgotten here fails when announced, never silently."""
-    monkeypatch.setattr(announcements, "SAID",
+    monkeypatch.setattr(said_module, "SAID",
                         {k: v for k, v in SAID.items() if k is not EventKind.UNO})
     with pytest.raises(UnannouncedEvent, match="event kind 'uno'"):
         from_events([full(EventKind.UNO)], PLAYERS)

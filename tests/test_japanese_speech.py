@@ -18,7 +18,8 @@ from pathlib import Path
 import pytest
 
 from table.commands.enroll import token_words
-from table.referee.announcements import CATALOGUE, SAID, Announcement, render
+from table.referee.announcements import CATALOGUE, Announcement, render
+from table.referee.said import SAID
 from table.rules.events import EventKind
 from table.voice.audio import PEAK
 from table.voice.backends import japanese_voice, spoken_text

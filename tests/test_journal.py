@@ -13,7 +13,7 @@ import pytest
 from sim.players.scripted import scripted_taps
 from table.commands.cli import main
 from table.inputs import Kept, ReaderRole, TagRead
-from table.journal.records import MatchSetup, give, input_json, rebuild, verdict
+from table.journal.records import MatchSetup, give, input_json, rebuild
 from table.journal.store import Journal, read_journal
 from table.referee.registry import virtual_deck
 from table.rules import make_options
@@ -30,7 +30,7 @@ def played(count: int, seed: int = 5) -> tuple[list[Kept], list[str]]:
     """``count`` inputs of a scripted match and the verdicts the referee gave them."""
     ref = table_setup().referee()
     inputs: list[Kept] = [TagRead(r, u) for r, u in scripted_taps(PLAYERS, count, seed)]
-    return inputs, [verdict(give(ref, item)) for item in inputs]
+    return inputs, [give(ref, item).word for item in inputs]
 
 
 def write_journal(path: Path, count: int) -> list[Kept]:

@@ -9,10 +9,9 @@ from pathlib import Path
 from pad_table import pad_referee, uid
 
 from sim.hardware.serial_pty import SerialPty
-from table.inputs import Kept, Press, ReaderRole, ReaderStatus, TagLifted, TagRead
-from table.journal.records import MatchSetup, give, rebuild, verdict
+from table.inputs import Kept, Press, ReaderRole, ReaderStatus, Report, TagLifted, TagRead
+from table.journal.records import MatchSetup, give, rebuild
 from table.journal.store import Journal
-from table.readers.base import Report
 from table.readers.factory import SimReader
 from table.readers.serial_reader import SerialReader
 from table.referee.referee import Referee
@@ -96,7 +95,7 @@ def test_lifts_are_journaled_and_replayed(tmp_path: Path) -> None:
     for item in inputs:
         out = give(ref, item)
         verdicts.append((out.verdict, out.reason))
-        assert journal.append(item, verdict(out))
+        assert journal.append(item, out.word)
     journal.close()
     assert verdicts[2] == ("rejected", "not-your-turn")
     assert verdicts[-1][0] == "accepted"

@@ -14,8 +14,7 @@ import pytest
 
 from sim.hardware.mfrc522_model import VirtualTag
 from sim.hardware.rpi_fakes import BOARD, SimBoard, simulated_pi
-from table.inputs import ReaderStatus, TagLifted, TagRead
-from table.readers.base import Report
+from table.inputs import ReaderStatus, Report, TagLifted, TagRead
 from table.readers.factory import Reader, ReaderError, ReaderSpec, make_reader
 from table.readers.iso14443 import REQA
 

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from table.inputs import ReaderStatus, TagRead
-from table.readers.base import Report
+from table.inputs import ReaderStatus, Report, TagRead
 from table.readers.factory import ReaderError, ReaderSpec, SimReader, make_reader
 
 

@@ -62,7 +62,7 @@ def test_table_setup_errors(readers: list[ReaderRole], message: str) -> None:
 
 
 def test_reader_lost_and_back_are_said_and_change_nothing() -> None:
-    from table.readers.base import ReaderStatus
+    from table.inputs import ReaderStatus
 
     ref = referee()
     before = ref.state

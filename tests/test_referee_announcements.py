@@ -13,10 +13,10 @@ from table.referee.announcements import (
     CATALOGUE,
     Announcement,
     card_words,
-    from_events,
     ja_number,
     render,
 )
+from table.referee.said import from_events
 from table.rules import Phase, apply_in_place, make_options, new_game
 
 
@@ -98,7 +98,8 @@ def test_referee_never_names_a_hidden_card() -> None:
     """A long self-play driven through the referee, as the daemon drives it: no sentence it
     says names a coloured card that is not face up on the table at that moment."""
     from table.cards import COLORS, NUMBER_RANKS, Card
-    from table.referee.referee import ReaderRole, Referee
+    from table.inputs import ReaderRole
+    from table.referee.referee import Referee
     from table.referee.registry import virtual_deck
 
     names = {
@@ -167,8 +168,8 @@ def test_a_refusal_is_corrected_with_its_reason() -> None:
     """Drawing while holding a playable card (draw_by_choice = false) is refused and said as
     such; a player token tapped on a seat pad is told where it goes."""
     from table.cards import parse_card
-    from table.readers.base import TagRead
-    from table.referee.referee import ReaderRole, Referee
+    from table.inputs import ReaderRole, TagRead
+    from table.referee.referee import Referee
     from table.referee.registry import Token, virtual_deck
     from table.rules import Deal, Draw
 

@@ -10,8 +10,7 @@ from pathlib import Path
 import pytest
 
 from sim.hardware.serial_pty import SerialPty, bad_rdm6300_frame, interleave, mixed, truncated_line
-from table.inputs import ReaderStatus, TagRead
-from table.readers.base import Report
+from table.inputs import ReaderStatus, Report, TagRead
 from table.readers.formats import rdm6300_frame
 from table.readers.serial_reader import SerialReader
 

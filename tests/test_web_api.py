@@ -17,8 +17,8 @@ from daemon_harness import refusal, refused, start, write_config
 from web_harness import API_KEY, Client, Sse, WebDaemon, codes_outside_top, uid, web_daemon
 
 from sim.hardware.ptys import PtyReader
+from table.inputs import Press
 from table.journal.records import rebuild
-from table.referee.referee import Press
 from table.referee.views import standing_json
 from table.web.base import STATIC
 

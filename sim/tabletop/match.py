@@ -75,7 +75,7 @@ def play_match(
         out = table.perform(seat, choice)
         table.sync()
         moves += 1
-        if out.verdict in ("rejected", "ignored"):
+        if out.word == "rejected":
             refused += 1
             if refused >= MAX_REFUSED and seats[seat].name != "person":
                 raise SimError(f"{s.players[seat]} keeps making moves the referee refuses")

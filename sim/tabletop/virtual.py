@@ -28,8 +28,7 @@ import queue
 import random
 import shutil
 import tempfile
-import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -40,6 +39,7 @@ from sim.terminal.view import move_text
 
 if TYPE_CHECKING:
     from table.readers.serial_reader import SerialReader
+from sim.tabletop.clock import VirtualClock
 from sim.tabletop.world import World
 from table.cards import Card, CardCopy, edition_counts
 from table.errors import TableError
@@ -47,7 +47,7 @@ from table.inputs import Input, Kept, Press, ReaderRole, ReaderStatus, TagRead
 from table.journal.records import UNDO_DEPTH, MatchSetup
 from table.journal.store import Journal
 from table.readers.factory import SimReader
-from table.referee.announcements import Announcement, render
+from table.referee.announcements import Announcement
 from table.referee.referee import BUTTONS, Outcome, Referee
 from table.referee.registry import Deck, Token, virtual_deck
 from table.rules import (
@@ -74,7 +74,7 @@ from table.rules.actions import actor
 from table.rules.flow import next_draw_source
 from table.runtime.event_stream import EventStream
 from table.runtime.loop import TableLoop
-from table.runtime.step import TableStep, Taken
+from table.runtime.step import TableStep, Told
 
 PAD = "pad"
 SHOE = "shoe"
@@ -86,31 +86,13 @@ class SimError(TableError, RuntimeError):
     """The simulated table cannot go on (a reader that never answers, a bot stuck)."""
 
 
-class VirtualClock:
-    """Time for the readers and the referee: one second per input, the same on every run."""
-
-    def __init__(self) -> None:
-        self.now = 0.0
-        self._lock = threading.Lock()
-
-    def __call__(self) -> float:
-        with self._lock:
-            return self.now
-
-    def advance(self) -> float:
-        """One second on; the new time."""
-        with self._lock:
-            self.now += 1.0
-            return self.now
-
-
 @dataclass
 class Heard:
     """One input and what came of it."""
 
     item: Input
     outcome: Outcome
-    step: Taken | None = None
+    said: tuple[Told, ...] = ()  # its announcements, each rendered once by the table's step
 
 
 @dataclass
@@ -122,7 +104,8 @@ class SimTable:
     seed: int
     lang: str = "en"
     faults: Faults = field(default_factory=Faults)
-    say: Callable[[Announcement], None] | None = None  # the voice, when there is one
+    # The voice, when there is one: an announcement and its words, rendered already.
+    say: Callable[[Announcement, str], None] | None = None
     show: Callable[[str], None] | None = None  # each transcript line as it is made
     hands: str = "full"  # full: seat pads and a draw shoe; counts: only the play pad
     journal: Journal | None = None  # the match kept there, input by input, as the daemon does
@@ -160,7 +143,7 @@ class SimTable:
         self.pty: PtyPad | None = None
         self.serial: SerialReader | None = None
         self.unplugs = 0
-        self._announce(said)
+        self._announce(map(self.step.announcement, said))
 
     def _take(self, item: Input) -> None:
         """In the referee's thread, as ``uno-table run`` does it: the table's step, the input
@@ -169,16 +152,19 @@ class SimTable:
         step = self.step(self.referee, item)
         if self.journal is not None and step.word is not None and isinstance(item, Kept):
             self.journal.append(item, step.word)
-        for told in (*step.events, *map(self.step.announcement, step.said)):
+        said = tuple(map(self.step.announcement, step.said))
+        for told in (*step.events, *said):
             self.stream.emit(told.kind, told.extra, **told.fields)
         self.stream.settle()
-        self._outcomes.put(Heard(item, step.outcome, step))
+        self._outcomes.put(Heard(item, step.outcome, said))
 
     def tell(self, ann: Announcement) -> None:
-        """Say ``ann`` on the stream, as the referee's own words are (a voice test)."""
+        """Say ``ann`` as the referee's own words are (a voice test): on the stream, in the
+        transcript and by the voice, rendered once."""
         told = self.step.announcement(ann)
         self.stream.emit(told.kind, told.extra, **told.fields)
         self.stream.settle()
+        self._announce((told,))
 
     # --- set-up -------------------------------------------------------------------------------
 
@@ -247,17 +233,19 @@ class SimTable:
         """A move of the table in the transcript's words."""
         self.line(move_text(key, self.lang, **params))
 
-    def _announce(self, anns: list[Announcement] | tuple[Announcement, ...]) -> None:
-        for a in anns:
-            self.line("  > " + render(a, self.lang))
+    def _announce(self, said: Iterable[Told]) -> None:
+        """Announcements in the transcript and to the voice, in the words the step rendered."""
+        for told in said:
+            text = told.fields["text"]
+            self.line("  > " + text)
             if self.say is not None:
-                self.say(a)
+                self.say(told.extra["said"], text)
 
     def _heard(self, heard: Heard) -> None:
         out = heard.outcome
         if out.verdict == "ignored" and out.reason:
             self.say_move("ignored", reason=out.reason)
-        self._announce(out.announcements)
+        self._announce(heard.said)
         if out.action is not None and out.verdict in ("accepted", "penalty"):
             self.log.append(out.action)
         elif isinstance(heard.item, TagRead) and out.verdict == "accepted" and not out.action:
@@ -380,7 +368,7 @@ class SimTable:
         if isinstance(action, Play):
             out = self._play(seat, action.cards[0], action.color)
             for card in action.cards[1:]:  # several cards at once, where the rules allow
-                if out.verdict in ("rejected", "ignored"):
+                if out.word == "rejected":
                     break
                 out = self._play(seat, card, action.color)
             return out
@@ -415,7 +403,7 @@ class SimTable:
         self.say_move("plays", player=name, card=card.code)
         self.world.play(seat, copy)
         out = self.tap(PAD, copy, name)
-        if out.verdict == "rejected" or out.verdict == "ignored":
+        if out.word == "rejected":
             self.world.unshow(seat, copy)
             return out
         if any(a.key == "shuffle-hands" for a in out.announcements):
@@ -451,7 +439,7 @@ class SimTable:
         self.world.give(seat, copy)
         self.say_move("draws-shoe", player=name)
         out = self.tap(SHOE, copy, name)
-        if out.verdict in ("rejected", "ignored"):
+        if out.word == "rejected":
             self.world.hands[seat].remove(copy)
             self.world.pile.append(copy)
         return out

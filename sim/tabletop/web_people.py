@@ -21,7 +21,7 @@ from pathlib import Path
 from sim.players.bots import SeatView
 from sim.tabletop.match import Command
 from sim.tabletop.virtual import PAD, SHOE, SimError, SimTable
-from table.referee.announcements import Announcement, render
+from table.referee.announcements import Announcement
 from table.rules import (
     Action,
     CallUno,
@@ -135,11 +135,7 @@ class SimRemote:
             if item.name == "undo":
                 table.undo()
             elif item.name == "voice-test":
-                ann = Announcement("voice-test", (), 2)
-                table.line("  > " + render(ann, table.lang))
-                table.tell(ann)
-                if table.say is not None:
-                    table.say(ann)
+                table.tell(Announcement("voice-test", (), 2))
             return
         try:
             table.perform(item.seat, action_of(table.state, item))

@@ -20,11 +20,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from table.errors import TableError
+from table.inputs import ReaderStatus, Report
 from table.journal.entries import JournalError
 from table.journal.identify import identify
 from table.journal.store import in_use as journal_in_use
 from table.readers import pi_board
-from table.readers.base import ReaderStatus, Report
 from table.readers.factory import Reader, ReaderSpec, make_reader
 from table.readers.radio_checks import bus_holders, chip_problems, quiet_problems
 from table.readers.serial_reader import in_use

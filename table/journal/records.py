@@ -249,13 +249,6 @@ def resume(setup: MatchSetup, inputs: Sequence[Kept],
     return rebuild(setup, inputs)
 
 
-def verdict(out: Outcome) -> str:
-    """The verdict word the journal and the event stream keep (docs/design.md §3 has three:
-    an input the referee ignored reads as rejected there, as in replay). Not what the buzzer
-    follows: that is the outcome's own verdict (:attr:`table.runtime.step.Step.refused`)."""
-    return "rejected" if out.verdict == "ignored" else out.verdict
-
-
 # The journal's row kinds of the reads (a press is "press").
 INPUT_KINDS: dict[str, type[TagRead | TagLifted]] = {"tag": TagRead, "lift": TagLifted}
 

@@ -80,14 +80,14 @@ class TableBroadcast:
         kind = obj.get("type")
         extra: Mapping[str, Any] = getattr(obj, "extra", {})
         if kind == "settled":  # table.runtime.event_stream.SETTLED
-            self.flush()
+            self._flush()
         elif kind == "new-match" and "match" in extra:
             self.new_match(extra["match"])
         if kind not in PUBLIC_EVENTS:
             return
         self._event(obj)
         if kind == "state" and "state" in extra:
-            self.after(extra["state"])
+            self._after(extra["state"])
 
     def _event(self, obj: Mapping[str, Any]) -> None:
         kind = obj.get("type")
@@ -105,12 +105,12 @@ class TableBroadcast:
         # in a fraction of the time of the stream's enum member.
         self.publisher.offer(self.settings.topic("event"), {**obj, "type": str(kind)}, wake=False)
 
-    def flush(self) -> None:
+    def _flush(self) -> None:
         """Publish the events queued so far (once a tap's verdict, state and announcements are
         out: the stream's ``settled``)."""
         self.publisher.wake()
 
-    def after(self, s: State) -> None:
+    def _after(self, s: State) -> None:
         """After a verdict: each round newly finished goes into the outbox, then is sent (the
         publisher's thread writes it there; the journal already holds the round, and a start
         keeps the results of the match it resumes again)."""
@@ -126,7 +126,7 @@ class TableBroadcast:
         self.match = str(match)
         self._done = 0
         if s is not None:
-            self.after(s)
+            self._after(s)
 
     # --- paho's thread ------------------------------------------------------------------------
 

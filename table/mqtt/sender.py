@@ -31,7 +31,7 @@ from table.mqtt.frames import frame, read_frame
 from table.mqtt.publisher import Message, MqttError, Publisher
 
 log = logging.getLogger(__name__)
-Report = Callable[[tuple[Any, ...]], None]
+ToDaemon = Callable[[tuple[Any, ...]], None]  # news for the daemon: an ack, the link, a message
 NICE: Final = 10
 HELLO: Final = frozenset({"settings", "client_id", "availability", "subscriptions", "capacity",
                           "level"})
@@ -42,7 +42,7 @@ class Pending:
     :class:`Publisher` uses); an acknowledgement is reported to the daemon, which keeps the
     outbox."""
 
-    def __init__(self, report: Report) -> None:
+    def __init__(self, report: ToDaemon) -> None:
         self.report = report
         self._lock = threading.Lock()
         self._unsent: dict[str, dict[str, Any]] = {}
@@ -79,7 +79,7 @@ class Pending:
 class ReportingPublisher(Publisher):
     """A :class:`Publisher` that tells the daemon when the broker comes and goes."""
 
-    report: Report
+    report: ToDaemon
 
     def _on_connect(self, client: Any, userdata: Any, flags: Any, reason: Any,
                     properties: Any = None) -> None:

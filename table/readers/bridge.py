@@ -316,6 +316,7 @@ class BridgeReader:
         self._bridge: BridgePort | None = None
 
     def start(self) -> None:
+        """Attach this channel to the board (shared with the other channels of its port)."""
         self._bridge = shared_port(self.port, heartbeat_timeout=self.heartbeat_timeout)
         if self.poll_ms is not None:
             self._bridge.poll_ms = self.poll_ms
@@ -332,6 +333,7 @@ class BridgeReader:
                 f"chip version 0x{chip:02X}")
 
     def stop(self, timeout: float = 5.0) -> None:
+        """Detach this channel; the port closes with its last channel."""
         bridge, self._bridge = self._bridge, None
         if bridge is not None and bridge.detach(self.channel, timeout):
             _release(bridge)

@@ -46,11 +46,15 @@ class ReaderSpec:
 
 
 class Reader(Protocol):
+    """What the table needs of a reader of any backend: a name, and to start and stop it."""
+
     name: str
 
-    def start(self) -> None: ...
+    def start(self) -> None:
+        """Begin reading: reports go to the reader's sink from now on."""
 
-    def stop(self, timeout: float = 5.0) -> None: ...
+    def stop(self, timeout: float = 5.0) -> None:
+        """Stop reading and let go of the device, waiting at most ``timeout`` seconds."""
 
 
 Builder = Callable[[ReaderSpec, Sink], Reader]
@@ -100,9 +104,11 @@ class SimReader:
         self._lock = threading.Lock()
 
     def start(self) -> None:
+        """Say the simulated reader is live (it has no device to open)."""
         self.sink(ReaderStatus(self.name, "live", self.clock()))
 
     def stop(self, timeout: float = 5.0) -> None:
+        """Nothing to let go of."""
         return None
 
     def place(self, uid: str) -> None:

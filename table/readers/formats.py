@@ -41,6 +41,7 @@ class LineDecoder:
         self._skipping = False  # inside an over-long line: noise until the next line end
 
     def feed(self, data: bytes) -> list[str]:
+        """The UIDs of the lines completed by ``data`` (over-long lines skipped as noise)."""
         out: list[str] = []
         for byte in data:
             if byte in (0x0A, 0x0D):
@@ -68,6 +69,7 @@ class Rdm6300Decoder:
         self.bad_frames = 0
 
     def feed(self, data: bytes) -> list[str]:
+        """The UIDs of the frames completed by ``data`` (a bad checksum counted, not read)."""
         out: list[str] = []
         for byte in data:
             if byte == 0x02:

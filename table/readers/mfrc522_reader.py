@@ -98,6 +98,7 @@ class BusPort:
         self.transfers = 0
 
     def xfer2(self, data: list[int]) -> list[int]:
+        """One SPI transfer to this reader, its chip select held low (by hand for a GPIO select)."""
         with self.lock:
             self.transfers += 1
             if self.cs is None:
@@ -111,6 +112,7 @@ class BusPort:
                 self.spi.no_cs = False
 
     def close(self) -> None:
+        """Close the SPI device."""
         self.spi.close()
 
 
@@ -320,6 +322,7 @@ class Mfrc522Reader(ReaderThread):
         self.version = 0
 
     def stop(self, timeout: float = 5.0) -> None:
+        """Stop polling and close the bus (never the library's Close_MFRC522)."""
         super().stop(timeout)
         self.port.close()  # never Close_MFRC522: it would GPIO.cleanup() the whole process
 

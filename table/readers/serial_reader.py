@@ -46,6 +46,7 @@ def in_use(port: str) -> bool:
 
 
 class SerialReader(ReaderThread):
+    """A reader whose UIDs arrive as lines or frames on a serial port (a UID module)."""
     def __init__(
         self,
         name: str,

@@ -21,8 +21,9 @@ from table.inputs import Press as Press
 from table.inputs import ReaderRole as ReaderRole
 from table.inputs import ReaderStatus, TagLifted, TagRead
 from table.inputs import Tick as Tick
-from table.referee.announcements import Announcement, from_events, rejection_key
+from table.referee.announcements import Announcement, rejection_key
 from table.referee.registry import Deck, Token
+from table.referee.said import from_events
 from table.rules import (
     Action,
     CallUno,
@@ -68,6 +69,13 @@ class Outcome:
     announcements: tuple[Announcement, ...] = ()
     action: Action | None = None
     next_match: bool = False  # the next-round token once the match is over: a new match begins
+
+    @property
+    def word(self) -> str:
+        """The verdict as the journal, the event stream and a scenario's record write it
+        (docs/design.md §3 has three words: an input the referee ignored reads as rejected).
+        Not what the buzzer follows: that is :attr:`verdict` itself."""
+        return "rejected" if self.verdict == "ignored" else self.verdict
 
 
 @dataclass

@@ -15,9 +15,9 @@ from typing import Any
 from table.cards import Card, Color, edition_counts, parse_card
 from table.errors import ScenarioError, TableError
 from table.files.text import read_text
-from table.readers.base import TagLifted, TagRead
+from table.inputs import Press, ReaderRole, TagLifted, TagRead
 from table.referee.announcements import render
-from table.referee.referee import BUTTONS, Press, ReaderRole, Referee
+from table.referee.referee import BUTTONS, Referee
 from table.referee.registry import normalise_uid, parse_tag, virtual_deck
 from table.referee.views import standing_json
 from table.rules import (
@@ -370,9 +370,8 @@ class Replay:
         else:
             assert line.player is not None
             out = ref.act(self._action(line, self._seat(line, line.player)))
-        verdict = "rejected" if out.verdict == "ignored" else out.verdict
         says = [render(a, self.lang) for a in out.announcements]
-        self._record(line, verdict, out.reason, says)
+        self._record(line, out.word, out.reason, says)
 
     def _uid(self, line: Line, ref: Referee) -> str:
         """A tap's tag: a hex UID, or a card copy / token of the virtual deck."""

@@ -411,7 +411,7 @@ class Daemon:
         """The voice, told of every event: it says the announcements."""
         if event["type"] is StreamType.ANNOUNCEMENT:
             log.info("says: %s", event["text"])
-            self.announcer.announce(event.extra["said"])
+            self.announcer.announce(event.extra["said"], event["text"])  # rendered once
 
     def _lights(self, event: Event) -> None:
         """The LEDs and the buzzer, told of every event: the turn's LED after each verdict

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from table.inputs import Input, Press, ReaderStatus, TagLifted, TagRead
-from table.journal.records import give, verdict
+from table.journal.records import give
 from table.referee.announcements import Announcement, render
 from table.referee.referee import Outcome, Referee
 from table.referee.views import state_event_json
@@ -82,7 +82,7 @@ class TableStep:
         if not isinstance(item, TagRead | TagLifted | Press):
             return Taken(item, out, self.inputs, None, ())  # a tick
         self.inputs += 1
-        n, word = self.inputs, verdict(out)
+        n, word = self.inputs, out.word
         if isinstance(item, TagLifted):
             # Which card rests on which pad is part of the match: a card tapped again after
             # it left the pad is a new tap, in the replay of the journal as at the table.
@@ -104,7 +104,8 @@ class TableStep:
         return Taken(item, out, n, word, tuple(told))
 
     def announcement(self, ann: Announcement) -> Told:
-        """The event of one announcement: its key and its text in the table's language."""
+        """The event of one announcement: its key and its text in the table's language, the
+        one rendering of it (the caption, the voice and a transcript take this text)."""
         return Told(StreamType.ANNOUNCEMENT,
                     {"key": ann.key, "text": render(ann, self.lang, self.pronounce)},
                     {"said": ann})

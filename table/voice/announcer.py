@@ -12,6 +12,9 @@
   renders in the background while the one before it is still being said.
 - Captions name the players as written (山田); speech says them as ``spoken_names`` gives
   (ヤマダ for a name with a reading), over ``pronounce``.
+- An announcement is rendered once: the table hands over the words it wrote on its event
+  stream (the caption), and they are what is said unless a name in them is said otherwise,
+  whose spoken words are rendered once, when the announcement is queued.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from collections import deque
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
-from table.referee.announcements import Announcement, render
+from table.referee.announcements import Announcement, names_in, render
 
 log = logging.getLogger(__name__)
 
@@ -93,7 +96,7 @@ class Announcer:
         self.timeout = timeout
         self.restarts = 0
         self.spoken: deque[str] = deque(maxlen=SPOKEN_KEPT)  # the latest phrases said
-        self._backlog: list[tuple[int, int, Announcement]] = []  # (priority, order, ann)
+        self._backlog: list[tuple[int, int, Announcement, str]] = []  # (priority, order, ann, said)
         self._order = itertools.count()
         self._cond = threading.Condition()
         self._stopping = False
@@ -104,22 +107,33 @@ class Announcer:
 
     # --- the referee's side: never blocks ---------------------------------------------------
 
-    def announce(self, ann: Announcement) -> None:
-        """File ``ann`` to be said (its caption written now); never blocks."""
+    def announce(self, ann: Announcement, text: str | None = None) -> None:
+        """File ``ann`` to be said (its caption written now); never blocks. ``text``: its words
+        as the table wrote them (in :attr:`lang`, names through :attr:`pronounce`), not
+        rendered again; rendered here when not given."""
+        written = render(ann, self.lang, self.pronounce) if text is None else text
         if self.caption is not None:
-            self.caption(render(ann, self.lang, self.pronounce))
+            self.caption(written)
+        said = self.said_words(ann, written)
         cache = self._speaker.cache
         if cache is not None:
-            cache.ahead(render(ann, self.lang, self.said_as), self.lang)
+            cache.ahead(said, self.lang)
         with self._cond:
             if ann.key == "turn":
                 self._backlog = [item for item in self._backlog if item[2].key != "turn"]
-            self._backlog.append((ann.priority, next(self._order), ann))
+            self._backlog.append((ann.priority, next(self._order), ann, said))
             while len(self._backlog) > self.max_backlog:
                 least = min(self._backlog, key=lambda item: (item[0], item[1]))
                 self._backlog.remove(least)
                 log.info("speech backlog full: dropped %s", least[2].key)
             self._cond.notify()
+
+    def said_words(self, ann: Announcement, written: str) -> str:
+        """What is said for ``ann`` written as ``written``: those words, unless a name in it is
+        said otherwise (a reading), then its words with the names as said."""
+        if all(self.said_as.get(n, n) == self.pronounce.get(n, n) for n in names_in(ann)):
+            return written
+        return render(ann, self.lang, self.said_as)
 
     def close(self, timeout: float = 5.0) -> None:
         """Say what is queued (within ``timeout``), then stop."""
@@ -136,7 +150,7 @@ class Announcer:
 
     # --- the worker ---------------------------------------------------------------------------
 
-    def _next(self) -> Announcement | None:
+    def _next(self) -> tuple[Announcement, str] | None:
         with self._cond:
             self._cond.wait_for(lambda: self._backlog or self._stopping)
             if not self._backlog:
@@ -144,14 +158,14 @@ class Announcer:
             best = max(self._backlog, key=lambda item: (item[0], -item[1]))
             self._backlog.remove(best)
             self._busy = True
-            return best[2]
+            return best[2], best[3]
 
     def _run(self) -> None:
         while True:
-            ann = self._next()
-            if ann is None:
+            job = self._next()
+            if job is None:
                 return
-            text = render(ann, self.lang, self.said_as)
+            ann, text = job
             done = threading.Event()
             self._speaker.jobs.put((text, self.lang, done))
             if done.wait(self.timeout) and not self._speaker.failed.is_set():
