@@ -146,7 +146,8 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     p.set_defaults(run=_history)
 
     p = sub.add_parser("enroll", help="tag a deck: asks for each card, writes the deck file")
-    p.add_argument("--out", required=True, help="the deck file to write (and to resume from)")
+    p.add_argument("--out", help="the deck file to write (and to resume from); required but "
+                   "with --sheet")
     p.add_argument("--edition", choices=sorted(EDITIONS), default=None,
                    help="the deck edition (default: the file's, else the config's rules.deck)")
     p.add_argument("--reader", help="the reader to tap cards on (default: the play pad)")
@@ -156,6 +157,10 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
                    help="seat tokens to enrol (default: the config's players)")
     p.add_argument("--skip", default="", metavar="CODE,...",
                    help="cards or tokens not to ask for (a lost card: R5#2,token:don)")
+    p.add_argument("--sheet", action="store_true",
+                   help="print the order the tags are asked in, to sort a deck (no reader)")
+    p.add_argument("--verify", action="store_true",
+                   help="tap any tag to hear it named; ends with the tags never tapped")
     p.set_defaults(run=_enroll)
 
     p = sub.add_parser("doctor", help="check the configuration, readers, permissions and audio")
