@@ -114,6 +114,17 @@ def _doctor(args: argparse.Namespace) -> int:
     return doctor(args.config, timeout=args.timeout)
 
 
+def _check_table(args: argparse.Namespace) -> int:
+    from table.commands.check_table import check_table_command
+    from table.errors import TableError
+
+    for name in ("timeout", "settle"):
+        value = getattr(args, name)
+        if not math.isfinite(value) or value <= 0:
+            raise TableError(f"--{name} {value}: use a number of seconds above 0")
+    return check_table_command(args.config, args.timeout, args.settle)
+
+
 def _service(args: argparse.Namespace) -> int:
     from table.commands.service import unit
     from table.runtime.config import load_config
@@ -168,6 +179,16 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     p.add_argument("--timeout", type=float, default=3.0,
                    help="seconds to wait for each reader (default 3)")
     p.set_defaults(run=_doctor)
+
+    p = sub.add_parser("check-table", help="check the readers' wiring and radio, pad by pad, "
+                       "with any tagged card (no deck needed)")
+    p.add_argument("--config", default=DEFAULT_CONFIG, help="the configuration file")
+    p.add_argument("--timeout", type=float, default=30.0,
+                   help="seconds to wait for each reader and each card (default 30)")
+    p.add_argument("--settle", type=float, default=1.0,
+                   help="seconds a card rests before the other pads count as silent "
+                   "(default 1)")
+    p.set_defaults(run=_check_table)
 
     p = sub.add_parser("service", help="print a systemd unit that runs the daemon at boot")
     p.add_argument("--config", default=DEFAULT_CONFIG, help="the configuration file")
