@@ -112,6 +112,8 @@ def test_doctor_runs_before_the_deck_is_enrolled(
     config.write_text(config.read_text().replace('file = "virtual"', 'file = "deck.toml"'))
     code = main(["doctor", "--config", str(config), "--timeout", "5"])
     out = capsys.readouterr().out
+    assert main(["service", "--config", str(config)]) == 0  # the installer writes it first
+    assert "ExecStart=" in capsys.readouterr().out
     pad.close()
     assert f"FIX  {config}: deck.file: {tmp_path / 'deck.toml'} does not exist" in out
     assert "-> check the wiring first (uno-table check-table), then uno-table enroll" in out

@@ -129,8 +129,8 @@ def _service(args: argparse.Namespace) -> int:
     from table.commands.service import unit
     from table.runtime.config import load_config
 
-    # A unit for a configuration that cannot run would fail each boot; the deck may come later
-    # (the installer writes the unit before the enrolment).
+    # A unit for a configuration that cannot run would fail each boot (unit() reads it too);
+    # the deck may come later: the installer writes the unit before the enrolment.
     load_config(args.config, need_deck=False)
     sys.stdout.write(unit(args.config, args.user))
     return 0

@@ -183,7 +183,7 @@ def sandbox(config: Config, homes: tuple[Path, ...] = HOMES) -> list[str]:
 
 
 def unit(config_file: str, user: str = "uno-table", homes: tuple[Path, ...] = HOMES) -> str:
-    config = load_config(config_file)  # a bad config: the one-line error, exit 2
+    config = load_config(config_file, need_deck=False)  # a bad config: one line, exit 2
     config_path = config.path.expanduser().resolve()
     have, lack = existing_groups()
     groups = f"SupplementaryGroups={' '.join(have)}" if have else ""
