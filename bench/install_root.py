@@ -75,6 +75,11 @@ def fresh_root(tarball: Path, where: Path) -> Path:
 def install(root: Path) -> tuple[float, str]:
     start = time.monotonic()
     env = {"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "HOME": "/home/pi", "LANG": "C.UTF-8"}
+    # A network whose TLS is signed by a local authority: pip in the root trusts it too.
+    cert = os.environ.get("PIP_CERT") or os.environ.get("REQUESTS_CA_BUNDLE")
+    if cert and Path(cert).is_file():
+        shutil.copy2(cert, root / "etc/pip-ca.crt")
+        env["PIP_CERT"] = "/etc/pip-ca.crt"
     done = subprocess.run(["chroot", str(root), "sh", "/home/pi/uno-table/uno", "install"],
                           capture_output=True, text=True, env=env)
     took = time.monotonic() - start

@@ -1,4 +1,5 @@
-"""The daemon's commands: ``run``, ``status``, ``history``, ``enroll``, ``doctor``, ``service``.
+"""The daemon's commands: ``run``, ``status``, ``history``, ``enroll``, ``doctor``, ``check-table``,
+``service``.
 
 Registered on the main parser by :func:`add_commands`. Errors are :class:`TableError` and reach
 the user as one line with exit code 2.
