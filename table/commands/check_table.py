@@ -13,6 +13,7 @@ deck file is needed: any tag will do.
 from __future__ import annotations
 
 import queue
+import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -113,10 +114,12 @@ class Table:
         return report
 
     def drain(self) -> None:
+        """Take every report waiting, without waiting."""
         while self.pump(0.0) is not None:
             pass
 
     def wait_live(self, timeout: float) -> None:
+        """Until every started reader is live, or ``timeout``."""
         deadline = time.monotonic() + timeout
         waiting = {name for name in self.readers if self.states[name] != "live"}
         while waiting and self.pump(deadline - time.monotonic()) is not None:
@@ -274,5 +277,9 @@ def check_table_command(config_path: str, timeout: float, settle: float) -> int:
 
     config = load_config(config_path, need_deck=False)
     print(f"checking {len(config.readers)} readers of {config.path}; every field on", flush=True)
-    return check_table(config.readers, ask_person, lambda pad: time.sleep(settle), timeout,
-                       lambda text: print(text, flush=True))
+    try:
+        return check_table(config.readers, ask_person, lambda pad: time.sleep(settle), timeout,
+                           lambda text: print(text, flush=True))
+    except KeyboardInterrupt:
+        print("\nstopped: the readers are closed", file=sys.stderr, flush=True)
+        return 130

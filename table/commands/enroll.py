@@ -54,6 +54,7 @@ _NUM_JA = ("ぜろ", "いち", "に", "さん", "よん", "ご", "ろく", "な�
 
 
 def token_words(name: str, lang: str) -> str:
+    """How a token (``color:red``, ``seat:2``, ``undo``) is said in ``lang``."""
     words = TOKEN_WORDS[lang]
     head, _, arg = name.partition(":")
     if head == "color":
