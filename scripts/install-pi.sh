@@ -4,13 +4,15 @@
 #   1. Debian packages: python3-venv, and python3-dev and gcc to build RPi.GPIO and spidev;
 #      espeak-ng (the voice), alsa-utils (aplay plays it).
 #   2. The service user uno-table, and the groups spi, gpio, dialout and audio (made when the
-#      system lacks them), with that user and the one running sudo in each.
+#      system lacks them), with that user and the one running sudo in each; its state folder
+#      /var/lib/uno-table (the journal).
 #   3. SPI on: raspi-config nonint do_spi 0, or dtparam=spi=on in config.txt (reboot after).
 #   4. A virtual environment in /usr/local/lib/uno-table with uno-table and the extra for this
 #      board (.[pi5] on a Pi 5, 500 or CM5, read from /proc/device-tree/model; .[pi] on every
 #      other), and /usr/local/bin/uno-table pointing into it. Made again only when the checkout
 #      or the board changed.
-#   5. /etc/uno-table/config.toml from an example (default examples/spi-pad.toml), only when
+#   5. /etc/uno-table (group uno-table, mode 2750: the service reads the deck file enrolled
+#      there) and its config.toml from an example (default examples/spi-pad.toml), only when
 #      there is none: a configuration of your own is never overwritten.
 #   6. The systemd unit of `uno-table service`, installed and enabled (started after enrolment).
 #
@@ -25,6 +27,7 @@ ROOT=${UNO_ROOT:-}
 PREFIX=$ROOT/usr/local/lib/uno-table
 VENV=$PREFIX/venv
 CONF_DIR=$ROOT/etc/uno-table
+STATE_DIR=$ROOT/var/lib/uno-table
 UNIT=$ROOT/etc/systemd/system/uno-table.service
 MODEL_FILE=$ROOT/proc/device-tree/model
 USER_NAME=uno-table
@@ -88,6 +91,11 @@ for member in $USER_NAME ${SUDO_USER:-}; do
     done
 done
 ok "groups: $USER_NAME${SUDO_USER:+ and $SUDO_USER} in $GROUPS_WANTED"
+if [ ! -d "$STATE_DIR" ]; then
+    install -d -m 750 "$STATE_DIR"
+    chown "$USER_NAME:$USER_NAME" "$STATE_DIR"
+    did "folder $STATE_DIR for the journal, the service user's"
+fi
 
 # 3. SPI.
 if [ -z "$ROOT" ] && command -v raspi-config >/dev/null 2>&1; then
@@ -149,11 +157,17 @@ if [ "$(readlink "$ROOT/usr/local/bin/uno-table" 2>/dev/null)" != "$VENV/bin/uno
     did "command: /usr/local/bin/uno-table"
 fi
 
-# 5. The configuration.
+# 5. The configuration, in a folder whose group (the service's) reads the deck file written in
+# it (set-group-ID: `sudo uno-table enroll` writes it root's, mode 0640, group uno-table).
+if [ ! -d "$CONF_DIR" ] || [ "$(stat -c %G "$CONF_DIR")" != "$USER_NAME" ]; then
+    install -d "$CONF_DIR"
+    chgrp "$USER_NAME" "$CONF_DIR"
+    chmod 2750 "$CONF_DIR"
+    did "folder $CONF_DIR: group $USER_NAME, mode 2750 (its group reads the deck file)"
+fi
 if [ -f "$CONF_DIR/config.toml" ]; then
     ok "config: $CONF_DIR/config.toml is there (left as it is)"
 else
-    install -d -m 755 "$CONF_DIR"
     install -m 644 "$EXAMPLE" "$CONF_DIR/config.toml"
     did "config: $CONF_DIR/config.toml from $EXAMPLE (edit the players and readers)"
 fi
@@ -187,6 +201,6 @@ if [ "$changed" -eq 0 ]; then
 else
     say "$changed changes. Next (docs/building.md): reboot if SPI was turned on, then"
     say "  uno-table check-table --config /etc/uno-table/config.toml"
-    say "  uno-table enroll --out /etc/uno-table/deck.toml"
+    say "  sudo uno-table enroll --out /etc/uno-table/deck.toml"
     say "  sudo systemctl start uno-table"
 fi

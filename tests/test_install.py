@@ -13,7 +13,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 REAL_TOOLS = ("sh", "dirname", "grep", "tr", "find", "sort", "xargs", "cat", "sha256sum", "cut",
-              "mkdir", "ln", "readlink", "install", "cmp", "mktemp", "rm", "env", "cp", "chmod")
+              "mkdir", "ln", "readlink", "install", "cmp", "mktemp", "rm", "env", "cp", "chmod",
+              "tail")
 PACKAGES = "python3 python3-venv python3-dev gcc libc6-dev espeak-ng alsa-utils"
 
 FAKES = {
@@ -52,6 +53,20 @@ echo "$last:" >> "$STATE/group"
 echo "usermod $*" >> "$STATE/log"
 echo "$2 $3" >> "$STATE/members"
 """,
+    # Owners and groups of files under UNO_ROOT, kept in a list (the test runs as root, and the
+    # machine has no user uno-table).
+    "chown": r"""#!/bin/sh
+echo "chown $*" >> "$STATE/log"
+echo "$2 ${1#*:}" >> "$STATE/owners"
+""",
+    "chgrp": r"""#!/bin/sh
+echo "chgrp $*" >> "$STATE/log"
+echo "$2 $1" >> "$STATE/owners"
+""",
+    "stat": r"""#!/bin/sh
+group=$(grep "^$3 " "$STATE/owners" | tail -n 1 | cut -d' ' -f2)
+echo "${group:-root}"
+""",
 }
 # python3: a version check passes; -m venv makes DIR/bin/python (itself); -m pip logs the
 # install and puts an uno-table beside it whose `service` prints a unit.
@@ -87,7 +102,7 @@ class Pi:
         (self.state / "installed").write_text("")
         (self.state / "group").write_text("dialout:\naudio:\nsudo:\n")
         (self.state / "passwd").write_text("pi:\n")
-        for name in ("log", "members"):
+        for name in ("log", "members", "owners"):
             (self.state / name).write_text("")
         for tool in REAL_TOOLS:
             found = shutil.which(tool)
@@ -129,11 +144,14 @@ def test_a_second_install_changes_nothing_and_says_so(tmp_path: Path) -> None:
         "changed user uno-table made (the service runs as it)",
         *[f"changed user {user} added to group {group} (log in again to use it)"
           for user in ("uno-table", "pi") for group in ("spi", "gpio", "dialout", "audio")],
+        f"changed folder {pi.root}/var/lib/uno-table for the journal, the service user's",
         f"changed SPI: dtparam=spi=on added to {pi.root}/boot/firmware/config.txt (reboot "
         "before the readers can work)",
         f"changed venv: uno-table with the pi5 extra installed in {venv} (Raspberry Pi 5 Model B "
         "Rev 1.0)",
         "changed command: /usr/local/bin/uno-table",
+        f"changed folder {pi.root}/etc/uno-table: group uno-table, mode 2750 (its group reads "
+        "the deck file)",
         f"changed config: {pi.root}/etc/uno-table/config.toml from examples/spi-pad.toml (edit "
         "the players and readers)",
         f"changed service: {pi.root}/etc/systemd/system/uno-table.service written",
@@ -146,6 +164,7 @@ def test_a_second_install_changes_nothing_and_says_so(tmp_path: Path) -> None:
     assert (pi.root / "etc/systemd/system/uno-table.service").read_text() == (
         f"[Service]\nExecStart={venv}/bin/uno-table run\n")
     assert (pi.root / "usr/local/bin/uno-table").readlink() == Path(f"{venv}/bin/uno-table")
+    assert oct((pi.root / "etc/uno-table").stat().st_mode & 0o7777) == oct(0o2750)
     boot = (pi.root / "boot/firmware/config.txt").read_text()
     assert boot.count("dtparam=spi=on") == 2  # the commented line left, one line added
 
