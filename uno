@@ -5,6 +5,9 @@
 #                                (with --lang ja, in Japanese: Open JTalk is installed too)
 #   ./uno test [PYTEST OPTIONS]  ruff, mypy and the whole test suite (what CI runs)
 #   ./uno venv                   only make .venv with the test extra (for working on the code)
+#   sudo ./uno install [EXAMPLE]  set up a Raspberry Pi to referee: packages, groups, SPI, a
+#                                venv with the board's extra, /etc/uno-table/config.toml from
+#                                EXAMPLE, the systemd unit (scripts/install-pi.sh; idempotent)
 #
 # Each first installs the Debian packages it needs when they are missing (python3 itself
 # included; .ci/sysdeps.sh), as root or through sudo, or says what to install and stops.
@@ -83,13 +86,17 @@ test)
     if .venv/bin/python -c 'import xdist' 2>/dev/null; then set -- -n auto "$@"; fi
     exec .venv/bin/python -m pytest "$@"
     ;;
+install)
+    exec sh scripts/install-pi.sh "$@"
+    ;;
 venv)
     sh .ci/sysdeps.sh test
     need_python
     venv test
     ;;
 *)
-    echo "usage: ./uno demo [DEMO OPTIONS] | ./uno test [PYTEST OPTIONS] | ./uno venv" >&2
+    echo "usage: ./uno demo [DEMO OPTIONS] | ./uno test [PYTEST OPTIONS] | ./uno venv |" \
+        "./uno install [EXAMPLE]" >&2
     exit 2
     ;;
 esac

@@ -4,7 +4,8 @@
 #   sh .ci/sysdeps.sh demo     what `./uno demo` needs
 #   sh .ci/sysdeps.sh demo-ja  what `./uno demo --lang ja` needs (the demo's and Open JTalk's)
 #   sh .ci/sysdeps.sh test     what `./uno test` needs (the demo's too)
-#   sh .ci/sysdeps.sh --list demo|demo-ja|test    print the package names and do nothing else
+#   sh .ci/sysdeps.sh install-root  what bench/install_root.py needs (a fresh Debian root)
+#   sh .ci/sysdeps.sh --list demo|demo-ja|test|install-root    print the package names only
 #
 # demo: python3 python3-venv     the interpreter, and venv with pip (a fresh Debian lacks both)
 #       espeak-ng                the referee's voice
@@ -24,6 +25,8 @@
 #       mosquitto-clients        mosquitto_sub, bench/hub.py's observer in a process of its own
 #       fonts-noto-cjk           names in Japanese in the plots of `stats` and `study`
 #       chromium                 opens their HTML reports in the tests (through Playwright)
+# install-root: debootstrap      a fresh minbase Debian root for `./uno install` to set up
+#               qemu-user-static binfmt-support   run an arm64 (Raspberry Pi OS) root on x86-64
 #
 # Quiet and fast (a few dpkg queries) when everything is present. When something is missing
 # it installs it with apt-get: as root, through sudo (asking for the password on a
@@ -34,6 +37,7 @@ DEMO_PACKAGES="python3 python3-venv espeak-ng"
 JAPANESE_PACKAGES="open-jtalk-mecab-naist-jdic"
 TEST_PACKAGES="$DEMO_PACKAGES make gcc-avr avr-libc simavr libsimavr-dev libelf-dev gcc libc6-dev
 python3-dev socat systemd mosquitto mosquitto-clients chromium fonts-noto-cjk $JAPANESE_PACKAGES"
+INSTALL_ROOT_PACKAGES="debootstrap qemu-user-static binfmt-support"
 
 list=false
 if [ "${1:-}" = --list ]; then
@@ -44,8 +48,9 @@ case ${1:-} in
 demo) packages=$DEMO_PACKAGES ;;
 demo-ja) packages="$DEMO_PACKAGES $JAPANESE_PACKAGES" ;;
 test) packages=$TEST_PACKAGES ;;
+install-root) packages=$INSTALL_ROOT_PACKAGES ;;
 *)
-    echo "usage: sh .ci/sysdeps.sh [--list] demo|demo-ja|test" >&2
+    echo "usage: sh .ci/sysdeps.sh [--list] demo|demo-ja|test|install-root" >&2
     exit 2
     ;;
 esac

@@ -69,9 +69,17 @@ class Rig:
 
 
 def next_report(q: queue.Queue[Report], kind: type, timeout: float) -> Any:
+    """The next report of ``kind``; a timeout fails the test with one line, no traceback."""
+    import pytest
+
     deadline = time.monotonic() + timeout
     while True:
-        item = q.get(timeout=max(deadline - time.monotonic(), 0.001))
+        try:
+            item = q.get(timeout=max(deadline - time.monotonic(), 0.001))
+        except queue.Empty:
+            what = "card read" if kind is TagRead else "reader status"
+            pytest.fail(f"no {what} within {timeout:g} s: check the reader's wiring "
+                        "(uno-table check-table names the wire)", pytrace=False)
         if isinstance(item, kind):
             return item
 

@@ -103,6 +103,24 @@ def test_doctor_says_what_to_fix_for_a_dead_reader(
     assert out.rstrip().endswith("1 to fix")
 
 
+def test_doctor_runs_before_the_deck_is_enrolled(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """No deck file yet: one FIX line for it, and every other check still made."""
+    pad = PtyReader(tmp_path / "pad")
+    config = write_config(tmp_path)
+    config.write_text(config.read_text().replace('file = "virtual"', 'file = "deck.toml"'))
+    code = main(["doctor", "--config", str(config), "--timeout", "5"])
+    out = capsys.readouterr().out
+    assert main(["service", "--config", str(config)]) == 0  # the installer writes it first
+    assert "ExecStart=" in capsys.readouterr().out
+    pad.close()
+    assert f"FIX  {config}: deck.file: {tmp_path / 'deck.toml'} does not exist" in out
+    assert "-> check the wiring first (uno-table check-table), then uno-table enroll" in out
+    assert "ok   reader pad (serial-line, play): live" in out
+    assert (code, out.rstrip().splitlines()[-1]) == (1, "1 to fix")
+
+
 def test_doctor_on_a_bad_config_is_the_one_line_error(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

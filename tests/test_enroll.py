@@ -11,11 +11,13 @@ import sys
 import threading
 from pathlib import Path
 
+import pytest
 from daemon_harness import RUNNING, write_config
 
 from sim.hardware.ptys import PtyReader
 from table.commands.cli import main
 from table.commands.enroll import wanted
+from table.referee.announcements import Announcement
 from table.referee.registry import load_deck
 
 
@@ -76,9 +78,9 @@ def test_enrol_a_whole_deck_with_a_stop_and_a_resume(tmp_path: Path) -> None:
         code = codes[n - 1]
         assert prompt.startswith(f"[{n:3d}/{len(codes)}] {code}: tap ")
         if n == 60:  # a tag tapped again is refused, and the same card asked for again
-            pad.send_uid(uids[codes[0]])
+            pad.send_uid(uids[codes[1]])
             refused = second.next_line("      ")
-            assert f"already enrolled as {codes[0]}" in refused
+            assert f"already enrolled as {codes[1]}" in refused
         pad.send_uid(uids[code])
         assert second.next_line("      ") == f"      {uids[code]} = {code}"
     assert "wrote 133 tags" in second.next_line("wrote")
@@ -129,3 +131,130 @@ def test_an_enrolled_deck_is_private(tmp_path: Path) -> None:
     assert modes == {"new.toml": oct(0o600), "deck.toml": oct(0o640), "old.toml": oct(0o660)}
     assert not [p for p in tmp_path.rglob("*.part")]
     assert os.stat(shared / "deck.toml").st_gid == os.stat(shared).st_gid
+
+
+def test_the_sorting_sheet_is_the_order_asked(capsys: pytest.CaptureFixture[str]) -> None:
+    """The undo token first, then R0, R1#1, R1#2 ... W+4#4, then the other tokens: 123 tags for
+    classic-108 with four seats, 127 for 2018-112."""
+    for edition, seats, count, last_card in (("classic-108", 4, 123, "W+4#4"),
+                                             ("2018-112", 4, 127, "WC#3")):
+        assert main(["enroll", "--sheet", "--edition", edition, "--seats", str(seats)]) == 0
+        lines = capsys.readouterr().out.splitlines()
+        assert lines[0].startswith(f"uno-table enroll: {count} tags of {edition}")
+        rows = [line.split() for line in lines if line[:4].strip().isdigit()]
+        assert [int(r[0]) for r in rows] == list(range(1, count + 1))
+        codes = [r[3] for r in rows]
+        assert codes == wanted(edition, seats)
+        assert codes[:5] == ["token:undo", "R0#1", "R1#1", "R1#2", "R2#1"]
+        cards = [c for c in codes if not c.startswith("token:")]
+        assert cards[-1] == last_card and codes.index(last_card) == len(cards)
+        assert codes[len(cards) + 1:] == [
+            "token:color:red", "token:color:yellow", "token:color:green", "token:color:blue",
+            "token:draw", "token:pass", "token:uno", "token:challenge", "token:don",
+            "token:next-round", "token:seat:1", "token:seat:2", "token:seat:3", "token:seat:4"]
+        assert any("R5#1" in line and "red five (copy 1 of 2)" in line for line in lines)
+    assert main(["enroll", "--sheet", "--seats", "11"]) == 2
+
+
+class Taps:
+    """Taps fed to an enrolment in this process, as its reader would report them."""
+
+    def __init__(self) -> None:
+        from table.readers.base import ReaderStatus
+
+        self.queue: queue.SimpleQueue[object] = queue.SimpleQueue()
+        self.queue.put(ReaderStatus("pad", "live", 0.0))
+        self.said: list[str] = []
+
+    def tap(self, *uids: str) -> None:
+        from table.readers.base import TagLifted, TagRead
+
+        for uid in uids:
+            self.queue.put(TagRead("pad", uid, 0.0))
+            self.queue.put(TagLifted("pad", uid, 0.0))
+
+    def say(self, announcement: Announcement) -> None:
+        self.said.append(announcement.key)
+
+
+def test_a_wrong_card_is_taken_back_with_one_tap_of_undo(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from table.commands.enroll import Enrolment, Stopped
+
+    out = tmp_path / "deck.toml"
+    taps = Taps()
+    enrolment = Enrolment(out, "classic-108", 4, taps.say)
+    undo, red0, green7, red1 = ("04000000000001", "04000000000002", "04000000C0FFEE",
+                                "04000000000003")
+    # R1#1 asked for, a green seven tapped by mistake and enrolled; R1#2 is asked next. One tap
+    # of the undo token takes the green seven back and R1#1 is asked again.
+    taps.tap(undo, red0, green7, undo, red1)
+    taps.queue.put(None)
+    with pytest.raises(Stopped):
+        enrolment.run(taps.queue, "en")  # type: ignore[arg-type]
+    entries = {uid: tag.code for uid, tag in load_deck(out, "classic-108").tags.items()}
+    assert entries == {undo: "token:undo", red0: "R0#1", red1: "R1#1"}
+    shown = capsys.readouterr().out
+    assert f"      taken back: {green7} is no longer R1#1" in shown
+    asked = [line.split("] ")[1].split(": tap")[0] for line in shown.splitlines()
+             if line.startswith("[")]
+    assert asked == ["token:undo", "R0#1", "R1#1", "R1#2", "R1#1", "R1#2"]
+    assert taps.said.count("enroll-undone") == 1
+    assert enrolment.todo[0] == "R1#2"
+
+
+def test_undo_takes_back_the_last_tag_even_after_a_resume(tmp_path: Path) -> None:
+    from table.commands.enroll import Enrolment, save
+
+    out = tmp_path / "deck.toml"
+    save(out, {"04000000000001": "token:undo", "04000000000002": "R0#1",
+               "04000000000003": "R1#1"}, "classic-108")
+    enrolment = Enrolment(out, "classic-108", 4, lambda a: None)
+    assert enrolment.todo[0] == "R1#2"
+    enrolment.undo()
+    assert enrolment.todo[:2] == ["R1#1", "R1#2"]
+    assert set(load_deck(out, "classic-108").tags) == {"04000000000001", "04000000000002"}
+
+
+def test_the_verify_pass_names_each_tag_and_ends_with_those_never_tapped(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from table.commands.enroll import Verify, save
+
+    out = tmp_path / "deck.toml"
+    entries = {f"040000000000{n:02X}": code for n, code in enumerate(
+        ["token:undo", "R0#1", "R1#1", "R1#2", "W+4#4", "token:color:red", "token:next-round"])}
+    uid = {code: u for u, code in entries.items()}
+    save(out, entries, "classic-108")
+    taps = Taps()
+    verify = Verify(load_deck(out, "classic-108"), taps.say)
+    taps.tap(uid["R1#2"], "04DEADBEEF0000", uid["token:color:red"], uid["R1#2"], uid["W+4#4"],
+             uid["token:next-round"], uid["R0#1"])
+    never = verify.run(taps.queue, "en")  # type: ignore[arg-type]
+    assert never == ["token:undo", "R0#1", "R1#1"]  # in the enrolment's order
+    shown = capsys.readouterr().out.splitlines()
+    assert [line.strip() for line in shown if line.startswith("      ")] == [
+        "R1#2: red one (copy 2 of 2)", "04DEADBEEF0000: not in this deck",
+        "token:color:red: the red colour token", "R1#2: red one (copy 2 of 2)",
+        "W+4#4: Wild Draw Four (copy 4 of 4)"]
+    assert taps.said == ["enroll-named", "enroll-unknown", "enroll-named-token", "enroll-named",
+                         "enroll-named"]
+
+
+def test_enroll_verify_on_a_real_reader_exits_1_naming_the_tags_never_tapped(
+        tmp_path: Path) -> None:
+    from table.commands.enroll import save
+
+    pad = PtyReader(tmp_path / "pad")
+    config = write_config(tmp_path)
+    out = tmp_path / "checked.toml"
+    save(out, {"04000000000001": "token:undo", "04000000000002": "R0#1",
+               "04000000000003": "R1#1", "04000000000004": "token:next-round"}, "classic-108")
+    run = Enroll("--verify", "--out", str(out), "--config", str(config))
+    run.next_line("waiting for the reader")
+    run.next_line("tap any card")
+    pad.send_uid("04000000000003")
+    assert run.next_line("      ") == "      R1#1: red one (copy 1 of 2)"
+    pad.send_uid("04000000000004")
+    assert run.next_line("2 tags") == "2 tags never tapped: token:undo R0#1"
+    assert run.proc.wait(20) == 1
+    pad.close()

@@ -88,8 +88,6 @@ COMMANDS: list[tuple[str, str, Argv, frozenset[str]]] = [
     ("run, its deck file", "uno-table",
      lambda f, d: ["run", "--config", str(good_config(d, str(f)))], frozenset()),
     ("doctor --config", "uno-table", lambda f, d: ["doctor", "--config", str(f)], frozenset()),
-    ("doctor, its deck file", "uno-table",
-     lambda f, d: ["doctor", "--config", str(good_config(d, str(f)))], frozenset()),
     ("enroll --config", "uno-table",
      lambda f, d: ["enroll", "--config", str(f), "--out", str(d / "deck.toml")], frozenset()),
     ("enroll --out", "uno-table",
@@ -141,6 +139,25 @@ def test_a_hostile_file_is_one_line_and_exit_2(
 ) -> None:
     path = HOSTILE[hostile](tmp_path)
     assert_one_line(cli(prog, argv(path, tmp_path)), prog, path)
+
+
+@pytest.mark.parametrize("hostile", list(HOSTILE))
+def test_doctor_names_a_hostile_deck_file_in_one_fix_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+    hostile: str
+) -> None:
+    """doctor goes on past a deck file it cannot use (the wiring is checked before the deck is
+    enrolled): the deck's one-line error is its one FIX line, exit 1, nothing on stderr."""
+    from table.commands.cli import main
+
+    monkeypatch.setattr("table.commands.doctor.check_reader", lambda spec, timeout, *more, **extra: [])
+    monkeypatch.setattr("table.commands.doctor.check_voice", lambda config: [])
+    path = HOSTILE[hostile](tmp_path)
+    config = good_config(tmp_path, str(path))
+    assert main(["doctor", "--config", str(config)]) == 1
+    out, err = capsys.readouterr()
+    fixes = [line for line in out.splitlines() if line.startswith("FIX")]
+    assert err == "" and len(fixes) == 1 and str(path) in fixes[0], out + err
 
 
 def test_the_messages_say_what_is_wrong(tmp_path: Path, cli: Cli) -> None:

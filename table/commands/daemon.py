@@ -1,4 +1,5 @@
-"""The daemon's commands: ``run``, ``status``, ``history``, ``enroll``, ``doctor``, ``service``.
+"""The daemon's commands: ``run``, ``status``, ``history``, ``enroll``, ``doctor``, ``check-table``,
+``service``.
 
 Registered on the main parser by :func:`add_commands`. Errors are :class:`TableError` and reach
 the user as one line with exit code 2.
@@ -128,11 +129,24 @@ def _doctor(args: argparse.Namespace) -> int:
     return doctor(args.config, timeout=args.timeout, quiet=args.quiet)
 
 
+def _check_table(args: argparse.Namespace) -> int:
+    from table.commands.check_table import check_table_command
+    from table.errors import TableError
+
+    for name in ("timeout", "settle"):
+        value = getattr(args, name)
+        if not math.isfinite(value) or value <= 0:
+            raise TableError(f"--{name} {value}: use a number of seconds above 0")
+    return check_table_command(args.config, args.timeout, args.settle)
+
+
 def _service(args: argparse.Namespace) -> int:
     from table.commands.service import unit
     from table.runtime.config import load_config
 
-    load_config(args.config)  # a unit for a configuration that cannot run would fail each boot
+    # A unit for a configuration that cannot run would fail each boot (unit() reads it too);
+    # the deck may come later: the installer writes the unit before the enrolment.
+    load_config(args.config, need_deck=False)
     sys.stdout.write(unit(args.config, args.user))
     return 0
 
@@ -160,7 +174,8 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     p.set_defaults(run=_history)
 
     p = sub.add_parser("enroll", help="tag a deck: asks for each card, writes the deck file")
-    p.add_argument("--out", required=True, help="the deck file to write (and to resume from)")
+    p.add_argument("--out", help="the deck file to write (and to resume from); required but "
+                   "with --sheet")
     p.add_argument("--edition", choices=sorted(EDITIONS), default=None,
                    help="the deck edition (default: the file's, else the config's rules.deck)")
     p.add_argument("--reader", help="the reader to tap cards on (default: the play pad)")
@@ -170,6 +185,10 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
                    help="seat tokens to enrol (default: the config's players)")
     p.add_argument("--skip", default="", metavar="CODE,...",
                    help="cards or tokens not to ask for (a lost card: R5#2,token:don)")
+    p.add_argument("--sheet", action="store_true",
+                   help="print the order the tags are asked in, to sort a deck (no reader)")
+    p.add_argument("--verify", action="store_true",
+                   help="tap any tag to hear it named; ends with the tags never tapped")
     p.set_defaults(run=_enroll)
 
     p = sub.add_parser("doctor", help="check the configuration, readers, permissions and audio")
@@ -180,6 +199,16 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
                    help="seconds to watch each reader with no card placed: tags seen then "
                         "are cross-talk (default 0: not watched; 60 is a quiet minute)")
     p.set_defaults(run=_doctor)
+
+    p = sub.add_parser("check-table", help="check the readers' wiring and radio, pad by pad, "
+                       "with any tagged card (no deck needed)")
+    p.add_argument("--config", default=DEFAULT_CONFIG, help="the configuration file")
+    p.add_argument("--timeout", type=float, default=30.0,
+                   help="seconds to wait for each reader and each card (default 30)")
+    p.add_argument("--settle", type=float, default=1.0,
+                   help="seconds a card rests before the other pads count as silent "
+                   "(default 1)")
+    p.set_defaults(run=_check_table)
 
     p = sub.add_parser("service", help="print a systemd unit that runs the daemon at boot")
     p.add_argument("--config", default=DEFAULT_CONFIG, help="the configuration file")

@@ -28,7 +28,7 @@ from table.readers import pi_board
 from table.readers.factory import Reader, ReaderSpec, make_reader
 from table.readers.radio_checks import bus_holders, chip_problems, quiet_problems
 from table.readers.serial_reader import in_use
-from table.runtime.config import Config, load_config
+from table.runtime.config import Config, ConfigError, load_config
 
 SERIAL_KINDS = ("serial-line", "rdm6300", "bridge")
 VERSION_REG = 0x37  # MFRC522 VersionReg
@@ -320,12 +320,23 @@ def check_deck(config: Config) -> Finding:
                    "uno-table enroll --out DECK resumes the enrolment where it stopped")
 
 
+def check_deck_file(config_path: str) -> Finding:
+    """The configuration's deck file, read: missing or bad is a FIX line, not a stop (the
+    wiring is checked before a deck is enrolled)."""
+    try:
+        config = load_config(config_path)
+    except ConfigError as exc:
+        return Finding(False, str(exc), "check the wiring first (uno-table check-table), then "
+                       "uno-table enroll --out DECK writes the deck file")
+    return check_deck(config)
+
+
 def doctor(config_path: str, timeout: float = 3.0, quiet: float = 0.0) -> int:
     """``uno-table doctor``: every check printed with its fix; exit 0 when all are fine."""
-    config = load_config(config_path)  # a bad config: one line, exit 2
+    config = load_config(config_path, need_deck=False)  # a bad config: one line, exit 2
     findings = [Finding(True, f"config: {config.path} ({len(config.players)} players, "
                               f"{len(config.readers)} readers, {config.options.preset} rules)")]
-    findings.append(check_deck(config))
+    findings.append(check_deck_file(config_path))
     findings += check_groups(config)
     if needs_gpio(config):
         findings += check_gpio_library()

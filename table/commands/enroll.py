@@ -1,9 +1,14 @@
 """``uno-table enroll``: tag a deck by tapping each card when asked for it.
 
-The referee asks aloud for each card in turn ("Tap the red zero."), then for the control
-tokens; progress is printed a line a card. A tag already enrolled is refused (and the same card
-asked for again). The deck file is rewritten after every card, so it is the enrolment's whole
-state: stopping (Ctrl-C) and running the same command again carries on where it stopped.
+The referee asks aloud for each tag in turn ("Tap the red zero."): the undo token first, then
+the cards in the edition's order (R0, R1#1, R1#2 ... W+4#4: ``enroll --sheet`` prints it, to
+sort a deck before), then the other tokens; progress is printed a line a tag. Copies of a card
+are interchangeable: any red five may become R5#1, the referee tells the copies apart only by
+their tags. A tag already enrolled is refused (and the same card asked for again); a tap of the
+undo token takes back the tag enrolled last and asks for it again. The deck file is rewritten
+after every tag, so it is the enrolment's whole state: stopping (Ctrl-C) and running the same
+command again carries on where it stopped. ``enroll --verify`` names each card tapped, aloud and
+on screen, and ends (the next-round token, or Ctrl-C) with the tags never tapped.
 """
 
 from __future__ import annotations
@@ -15,16 +20,25 @@ import queue
 import signal
 import stat
 import sys
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from table.cards import edition_copies, edition_counts, parse_copy
 from table.errors import TableError
 from table.files.private import open_private
 from table.readers.base import ReaderStatus, Report, TagRead
-from table.readers.factory import make_reader
+from table.readers.factory import ReaderSpec, make_reader
 from table.referee.announcements import Announcement, card_words
-from table.referee.registry import ACTION_TOKENS, DeckError, build_deck, deck_toml, load_deck
+from table.referee.registry import (
+    ACTION_TOKENS,
+    MAX_SEATS,
+    Deck,
+    DeckError,
+    build_deck,
+    deck_toml,
+    load_deck,
+)
 from table.runtime.config import Config, load_config
 from table.voice.announcer import Announcer
 
@@ -39,7 +53,7 @@ _COLOR_JA = {"red": "あか", "yellow": "きいろ", "green": "みどり", "blue
 
 
 def token_words(name: str, lang: str) -> str:
-    """What the voice says to ask for the control token ``name`` in ``lang``."""
+    """How a token (``color:red``, ``seat:2``, ``undo``) is said in ``lang``."""
     words = TOKEN_WORDS[lang]
     head, _, arg = name.partition(":")
     if head == "color":
@@ -49,12 +63,30 @@ def token_words(name: str, lang: str) -> str:
     return words[head]
 
 
+UNDO: Final = "token:undo"
+FINISH: Final = "token:next-round"  # ends a verify pass
+
+
 def wanted(edition: str, seats: int) -> list[str]:
-    """Every tag to enrol, in the order asked: the cards, then the tokens."""
+    """Every tag to enrol, in the order asked: the undo token (it takes back a wrong tap), the
+    cards, then the other tokens."""
     cards = [c.code for c in edition_copies(edition)]
     tokens = [f"color:{c}" for c in ("red", "yellow", "green", "blue")]
     tokens += list(ACTION_TOKENS) + [f"seat:{n}" for n in range(1, seats + 1)]
-    return cards + [f"token:{t}" for t in tokens]
+    return [UNDO] + cards + [f"token:{t}" for t in tokens if f"token:{t}" != UNDO]
+
+
+def sheet(edition: str, seats: int) -> str:
+    """The sorting sheet: every tag in the order ``enroll`` asks for it, to stack a deck in."""
+    codes = wanted(edition, seats)
+    lines = [f"uno-table enroll: {len(codes)} tags of {edition} with {seats} seat tokens, "
+             "in the order asked.",
+             "Stack the deck face down so the first card asked is on top. Copies of a card are",
+             "interchangeable: any red five may be R5#1 or R5#2. A wrong tap: tap the undo",
+             "token (the first tag) and the card is asked for again.", ""]
+    for n, code in enumerate(codes, 1):
+        lines.append(f"{n:4d}  [ ]  {code:<18} {prompt(code, edition, 'en')[1]}")
+    return "\n".join(lines) + "\n"
 
 
 def prompt(code: str, edition: str, lang: str) -> tuple[Announcement, str]:
@@ -107,7 +139,7 @@ def _like(fd: int, path: Path) -> None:
 
 
 class Enrolment:
-    """A deck being tagged: which card is asked for next, and the file it goes to."""
+    """One deck's enrolment: the tags enrolled so far (the deck file's), and those to ask for."""
 
     def __init__(self, out: Path, edition: str, seats: int, say: Any,
                  skip: frozenset[str] = frozenset()) -> None:
@@ -125,40 +157,122 @@ class Enrolment:
         if unknown:
             raise TableError(f"--skip {unknown[0]}: not a card or token of this enrolment "
                              f"(write codes like R5#2 or token:don)")
-        self.todo = [code for code in every if code not in have and code not in skip]
+        self.order = [code for code in every if code not in skip]
+        self.todo = [code for code in self.order if code not in have]
         self.total = len(self.entries) + len(self.todo)
 
     def run(self, taps: queue.SimpleQueue[Report | None], lang: str) -> None:
-        """Ask for each card in turn. A ``None`` in ``taps`` (Ctrl-C) raises :class:`Stopped`
-        at a clean point: between two cards, the deck file whole."""
+        """Ask for each tag in turn. A ``None`` in ``taps`` (Ctrl-C) raises :class:`Stopped`
+        at a clean point: between two tags, the deck file whole."""
         print("waiting for the reader...", flush=True)
-        while True:  # a tap before the port is open would be lost
-            report = _next(taps)
-            if isinstance(report, ReaderStatus) and report.state == "live":
-                break
-        for code in list(self.todo):
+        _wait_live(taps)  # a tap before the port is open would be lost
+        while self.todo:
+            code = self.todo[0]
             said, shown = prompt(code, self.edition, lang)
             print(f"[{len(self.entries) + 1:3d}/{self.total}] {code}: tap {shown}", flush=True)
             self.say(said)
+            self._one(code, said, shown, taps)
+
+    def _one(self, code: str, said: Announcement, shown: str,
+             taps: queue.SimpleQueue[Report | None]) -> None:
+        """Wait for the tag of ``code``: enrol it, or take back the last one on the undo
+        token."""
+        while True:
+            read = _next_tag(taps)
+            taken = self.entries.get(read.uid)
+            if taken == UNDO and code != UNDO:
+                self.undo()
+                return
+            if taken is not None:
+                print(f"      {read.uid} is already enrolled as {taken}: tap {shown}",
+                      flush=True)
+                self.say(Announcement("enroll-taken", said.params, 2))
+                continue
+            self.entries[read.uid] = code
+            save(self.out, self.entries, self.edition)
+            self.todo.remove(code)
+            print(f"      {read.uid} = {code}", flush=True)
+            return
+
+    def undo(self) -> None:
+        """Take back the tag enrolled last in the enrolment's order (the undo token stays)."""
+        have = {code: uid for uid, code in self.entries.items()}
+        done = [code for code in self.order if code in have and code != UNDO]
+        if not done:
+            print("      nothing to take back", flush=True)
+            return
+        code = done[-1]
+        del self.entries[have[code]]
+        save(self.out, self.entries, self.edition)
+        self.todo = [c for c in self.order if c == code or c in self.todo]
+        print(f"      taken back: {have[code]} is no longer {code}", flush=True)
+        self.say(Announcement("enroll-undone", (), 2))
+
+
+def _wait_live(taps: queue.SimpleQueue[Report | None]) -> None:
+    while True:
+        report = _next(taps)
+        if isinstance(report, ReaderStatus) and report.state == "live":
+            return
+
+
+def _next_tag(taps: queue.SimpleQueue[Report | None]) -> TagRead:
+    """The next tag placed on the reader (a lost reader is said, a lift skipped)."""
+    while True:
+        report = _next(taps)
+        if isinstance(report, ReaderStatus) and report.state == "lost":
+            print(f"      the reader is disconnected: {report.detail}", flush=True)
+        if isinstance(report, TagRead):
+            return report
+
+
+class Verify:
+    """``enroll --verify``: each tag tapped named aloud and on screen; the tags never tapped
+    at the end."""
+
+    def __init__(self, deck: Deck, say: Any) -> None:
+        self.deck, self.say = deck, say
+        self.seen: set[str] = set()
+
+    def run(self, taps: queue.SimpleQueue[Report | None], lang: str) -> list[str]:
+        """Name every tag tapped until the next-round token (or a ``None``: Ctrl-C); the codes
+        of the deck's tags never tapped."""
+        print("waiting for the reader...", flush=True)
+        _wait_live(taps)
+        print(f"tap any card or token; the {token_words('next-round', 'en')} token ends the "
+              "check", flush=True)
+        with contextlib.suppress(Stopped):
             while True:
-                report = _next(taps)
-                if isinstance(report, ReaderStatus):
-                    if report.state == "lost":
-                        print(f"      the reader is disconnected: {report.detail}", flush=True)
+                read = _next_tag(taps)
+                tag = self.deck.lookup(read.uid)
+                if tag is None:
+                    print(f"      {read.uid}: not in this deck", flush=True)
+                    self.say(Announcement("enroll-unknown", (), 2))
                     continue
-                if not isinstance(report, TagRead):
-                    continue  # a card taken off the pad
-                taken = self.entries.get(report.uid)
-                if taken is not None:
-                    print(f"      {report.uid} is already enrolled as {taken}: "
-                          f"tap {shown}", flush=True)
-                    self.say(Announcement("enroll-taken", said.params, 2))
-                    continue
-                self.entries[report.uid] = code
-                save(self.out, self.entries, self.edition)
-                self.todo.remove(code)
-                print(f"      {report.uid} = {code}", flush=True)
-                break
+                if tag.code == FINISH:
+                    break
+                self.seen.add(tag.code)
+                said, shown = _named(tag.code, self.deck.edition, lang)
+                print(f"      {tag.code}: {shown}", flush=True)
+                self.say(said)
+        every = [tag.code for tag in self.deck.tags.values()]
+        return [code for code in sort_codes(every, self.deck.edition)
+                if code not in self.seen and code != FINISH]
+
+
+def _named(code: str, edition: str, lang: str) -> tuple[Announcement, str]:
+    """What to say and print when the tag of ``code`` is tapped in a verify pass."""
+    if code.startswith("token:"):
+        words = token_words(code[6:], lang)
+        return Announcement("enroll-named-token", (("token", words),), 2), f"the {words} token"
+    said, shown = prompt(code, edition, lang)
+    return Announcement("enroll-named", said.params, 2), shown
+
+
+def sort_codes(codes: list[str], edition: str) -> list[str]:
+    """``codes`` in the enrolment's order."""
+    where = {code: n for n, code in enumerate(wanted(edition, MAX_SEATS))}
+    return sorted(codes, key=lambda code: where.get(code, len(where)))
 
 
 class Stopped(Exception):
@@ -179,13 +293,19 @@ def _next(taps: queue.SimpleQueue[Report | None]) -> Report:
 
 
 def enroll_command(args: argparse.Namespace) -> int:
-    """``uno-table enroll``: tag a deck card by card into ``--out``; the exit code."""
+    """``uno-table enroll``: the enrolment, its sorting sheet (``--sheet``) or a verify pass
+    (``--verify``)."""
     from table.commands.checks import given_path
-    from table.runtime.daemon import backend_factory, check_names_said
+    from table.runtime.daemon import check_names_said
 
-    out = Path(given_path("--out", args.out, "the deck file to write (and to resume from)"))
+    if args.sheet:
+        return _print_sheet(args)
+    out = Path(given_path("--out", args.out, "the deck file to write, to resume from or to "
+                          "verify"))
     config: Config = load_config(args.config, need_deck=False)
     check_names_said(config)
+    if args.verify:
+        return _verify(config, out, args)
     edition = args.edition
     if edition is None and _started(out):
         try:
@@ -193,9 +313,7 @@ def enroll_command(args: argparse.Namespace) -> int:
         except DeckError:
             edition = None
     edition = edition or config.options.deck
-    seats = args.seats if args.seats is not None else len(config.players)
-    if not 1 <= seats <= 10:
-        raise TableError(f"--seats {seats}: allowed: 1 to 10 seat tokens")
+    seats = _seats(args.seats if args.seats is not None else len(config.players))
     spec = config.reader(args.reader)
     skip = frozenset(code.strip() for code in args.skip.split(",") if code.strip())
     enrolment = Enrolment(out, edition, seats, None, skip)
@@ -203,8 +321,61 @@ def enroll_command(args: argparse.Namespace) -> int:
         print(f"{out}: all {enrolment.total} tags are enrolled already")
         return 0
     save(out, enrolment.entries, edition)  # a place it cannot be written is said now
+    print(f"enrolling {enrolment.total} tags of {edition} on reader {spec.name} into {out}; "
+          f"{len(enrolment.entries)} done already", flush=True)
+    with _tapping(config, spec) as (taps, announcer):
+        enrolment.say = announcer.announce
+        try:
+            enrolment.run(taps, config.language)
+        except Stopped:
+            done = len(enrolment.entries)
+            print(f"\nstopped: {done} of {enrolment.total} enrolled in {out}; "
+                  "run the same command again to go on", file=sys.stderr, flush=True)
+            return 130
+        announcer.announce(Announcement("enroll-done", (("count", enrolment.total),), 2))
+    print(f"wrote {enrolment.total} tags to {out}: uno-table enroll --verify --out {out} "
+          "to check them")
+    return 0
+
+
+def _seats(seats: int) -> int:
+    if not 1 <= seats <= MAX_SEATS:
+        raise TableError(f"--seats {seats}: allowed: 1 to {MAX_SEATS} seat tokens")
+    return seats
+
+
+def _print_sheet(args: argparse.Namespace) -> int:
+    """``enroll --sheet``: needs no configuration (the edition and seats given or defaulted)."""
+    seats = _seats(args.seats if args.seats is not None else 4)
+    sys.stdout.write(sheet(args.edition or "classic-108", seats))
+    return 0
+
+
+def _verify(config: Config, out: Path, args: argparse.Namespace) -> int:
+    """``enroll --verify``: exit 0 when every tag of the deck file was tapped, else 1."""
+    deck = load_deck(out, args.edition or config.options.deck)
+    spec = config.reader(args.reader)
+    print(f"checking {len(deck.tags)} tags of {deck.edition} in {out} on reader {spec.name}",
+          flush=True)
+    with _tapping(config, spec) as (taps, announcer):
+        verify = Verify(deck, announcer.announce)
+        never = verify.run(taps, config.language)
+        announcer.announce(Announcement("enroll-verified", (("count", len(never)),), 2))
+    if never:
+        print(f"{len(never)} tags never tapped: {' '.join(never)}")
+        return 1
+    print(f"every one of the {len(verify.seen)} tags was tapped")
+    return 0
+
+
+@contextlib.contextmanager
+def _tapping(config: Config, spec: ReaderSpec) -> Iterator[
+        tuple[queue.SimpleQueue[Report | None], Announcer]]:
+    """The reader's taps in a queue (Ctrl-C and SIGTERM put a ``None``) and the voice, both
+    closed after."""
+    from table.runtime.daemon import backend_factory
+
     announcer = Announcer(backend_factory(config, prewarm=False), config.language)
-    enrolment.say = announcer.announce
     taps: queue.SimpleQueue[Report | None] = queue.SimpleQueue()  # put() is signal-safe
     reader = make_reader(spec, taps.put)
 
@@ -213,20 +384,10 @@ def enroll_command(args: argparse.Namespace) -> int:
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
-    print(f"enrolling {enrolment.total} tags of {edition} on reader {spec.name} into {out}; "
-          f"{len(enrolment.entries)} done already", flush=True)
     reader.start()
     try:
-        enrolment.run(taps, config.language)
-    except Stopped:
-        done = len(enrolment.entries)
-        print(f"\nstopped: {done} of {enrolment.total} enrolled in {out}; "
-              "run the same command again to go on", file=sys.stderr, flush=True)
-        return 130
+        yield taps, announcer
+        announcer.idle(timeout=10.0)
     finally:
         reader.stop(timeout=2.0)
-    announcer.announce(Announcement("enroll-done", (("count", enrolment.total),), 2))
-    announcer.idle(timeout=10.0)
-    announcer.close()
-    print(f"wrote {enrolment.total} tags to {out}: uno-table deck check {out} to verify")
-    return 0
+        announcer.close()

@@ -184,7 +184,7 @@ def sandbox(config: Config, homes: tuple[Path, ...] = HOMES) -> list[str]:
 
 def unit(config_file: str, user: str = "uno-table", homes: tuple[Path, ...] = HOMES) -> str:
     """The systemd unit that runs the daemon on ``config_file`` as ``user``, sandboxed."""
-    config = load_config(config_file)  # a bad config: the one-line error, exit 2
+    config = load_config(config_file, need_deck=False)  # a bad config: one line, exit 2
     config_path = config.path.expanduser().resolve()
     have, lack = existing_groups()
     groups = f"SupplementaryGroups={' '.join(have)}" if have else ""

@@ -232,6 +232,13 @@ CATALOGUE: Final[dict[str, dict[str, str]]] = {
     "enroll-taken": {"en": "That tag is already enrolled. Please tap the {card}.",
                      "ja": "そのタグはもう登録されています。{card}をタッチしてください。"},
     "enroll-done": {"en": "Enrolment complete: {count} tags.", "ja": "登録完了。{count}枚です。"},
+    "enroll-undone": {"en": "Taken back.", "ja": "取り消しました。"},
+    "enroll-named": {"en": "{card}.", "ja": "{card}です。"},
+    "enroll-named-token": {"en": "The {token} token.", "ja": "{token}のトークンです。"},
+    "enroll-unknown": {"en": "That tag is not in this deck.",
+                       "ja": "そのタグはこのデッキにありません。"},
+    "enroll-verified": {"en": "Check complete: {count} tags never tapped.",
+                        "ja": "確認終了。タッチされていないタグは{count}枚です。"},
 }
 
 # Reasons of refusal said with the general "rejected" phrase on purpose: they come from the
