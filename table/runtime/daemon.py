@@ -18,6 +18,7 @@ import signal
 import threading
 import time
 import warnings
+from dataclasses import replace
 from collections.abc import Callable
 from typing import Any, TextIO
 
@@ -300,7 +301,9 @@ class Daemon:
 
     def _make_reader(self, spec: ReaderSpec) -> Reader:
         try:
-            return make_reader(spec, self._report)
+            deck = self.config.deck  # the deck's UIDs: any other read is noise
+            return make_reader(replace(spec, known=lambda uid: deck.lookup(uid) is not None),
+                               self._report)
         except TableError as exc:  # the backend's own check of its keys: name the file
             raise TableError(f"{self.config.path}: {exc}") from None
         except Exception as exc:  # a backend's library missing or failing to load
