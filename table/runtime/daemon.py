@@ -18,8 +18,8 @@ import signal
 import threading
 import time
 import warnings
-from dataclasses import replace
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any, TextIO
 
 from table import __version__
