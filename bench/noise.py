@@ -20,6 +20,7 @@ import time
 from collections import Counter
 
 from sim.tabletop.demo import DemoConfig, DemoResult, run_demo
+from table.errors import TableError
 
 PRESETS = ("official", "house", "musician")
 NUMBER = re.compile(r"(\d+) ([A-Za-z][A-Za-z -]+?)(?=[,;(]|$)")
@@ -50,10 +51,15 @@ def main() -> None:
     parser.add_argument("--noise", choices=("realistic", "harsh"), default="harsh")
     args = parser.parse_args()
     differed: list[int] = []
+    broken: dict[int, str] = {}  # seeds whose clean game itself fails (not the radio's doing)
     totals: Counter[str] = Counter()
     clock = Counter[str]()
     for seed in range(1, args.seeds + 1):
-        clean, wall, cpu = play(seed, args.rounds, "off")
+        try:
+            clean, wall, cpu = play(seed, args.rounds, "off")
+        except TableError as exc:
+            broken[seed] = str(exc)
+            continue
         noisy, nwall, ncpu = play(seed, args.rounds, args.noise)
         clock.update({"clean_wall": wall, "clean_cpu": cpu, "noisy_wall": nwall,
                       "noisy_cpu": ncpu})
@@ -65,7 +71,7 @@ def main() -> None:
             totals[words.strip()] += int(n)
     print(json.dumps({
         "noise": args.noise, "games": args.seeds, "rounds_each": args.rounds,
-        "differed": differed,
+        "differed": differed, "clean_game_failed": broken,
         **{k: round(v, 1) for k, v in clock.items()},
         **dict(totals),
     }))
