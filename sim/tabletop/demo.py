@@ -57,6 +57,7 @@ class DemoResult:
     faults: dict[str, int] = field(default_factory=dict)
     results: tuple[int, int] | None = None  # with --mqtt: results delivered, still waiting
     web: WebServer | None = None  # still serving the finished match (stop it when done)
+    noise: str = ""  # with --noise: the radio's summary line (``noise: ...``)
 
 
 def parse_overrides(pairs: list[str] | None) -> dict[str, str]:
@@ -121,6 +122,7 @@ class TableConfig:
     hands: str = "full"  # full: seat pads and a draw shoe; counts: only the play pad
     web: str | None = None  # --web PORT or HOST:PORT: the table on the web too
     journal: str | None = None  # --journal FILE: the match kept there as the daemon keeps it
+    noise: str = "off"  # --noise: off (exact reads), realistic or harsh (chip models, radio)
 
 
 @dataclass
@@ -166,6 +168,8 @@ def run_demo(
         "header", cfg.lang, seats=", ".join(f"{n} ({s.name})" for n, s in zip(names, seats,
                                                                               strict=True)),
         rules=cfg.preset, hands=cfg.hands, voice=voice, seed=cfg.seed)
+    if cfg.noise != "off":
+        screen.header += f" | noise: {cfg.noise}"
     if cfg.faults.any:
         screen.header += f" | faults: {cfg.faults.describe()}"
     screen.write(screen.header)
@@ -174,7 +178,7 @@ def run_demo(
     table = SimTable(
         options, names, cfg.seed, cfg.lang, cfg.faults,
         say=announcer.announce if announcer else None, hands=cfg.hands,
-        journal=journal,
+        journal=journal, noise=cfg.noise,
     )
     if publish is not None:
         publish.attach(table.stream)
@@ -242,6 +246,7 @@ def run_demo(
         },
         results=publish.delivered() if publish else None,
         web=server,
+        noise=table.radio.summary() if table.radio is not None else "",
     )
 
 
@@ -306,6 +311,8 @@ def main_demo(cfg: DemoConfig, transcript: str | None, out: TextIO = sys.stdout)
     if transcript:
         _write(transcript, result.transcript)
         out.write(f"transcript written to {transcript}\n")
+    if result.noise:
+        out.write(result.noise + "\n")
     if result.web is not None:
         hold_web(result.web, out)
     return 0

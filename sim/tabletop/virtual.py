@@ -29,7 +29,7 @@ import random
 import shutil
 import tempfile
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -40,6 +40,7 @@ from sim.terminal.view import move_text
 if TYPE_CHECKING:
     from table.readers.serial_reader import SerialReader
 from sim.tabletop.clock import VirtualClock
+from sim.tabletop.radio_pads import RadioPads, check_noise
 from sim.tabletop.world import World
 from table.cards import Card, CardCopy, edition_counts
 from table.errors import TableError
@@ -109,6 +110,7 @@ class SimTable:
     show: Callable[[str], None] | None = None  # each transcript line as it is made
     hands: str = "full"  # full: seat pads and a draw shoe; counts: only the play pad
     journal: Journal | None = None  # the match kept there, input by input, as the daemon does
+    noise: str = "off"  # realistic, harsh: every pad a chip model on a noisy radio
 
     def __post_init__(self) -> None:
         if self.hands not in HAND_TRACKING:
@@ -143,6 +145,10 @@ class SimTable:
         self.pty: PtyPad | None = None
         self.serial: SerialReader | None = None
         self.unplugs = 0
+        check_noise(self.noise, len(self._roles()))
+        self.radio = None if self.noise == "off" else RadioPads(
+            [(r.name, r.role) for r in self._roles()], self.noise, self.seed,
+            lambda uid: self.deck.lookup(uid) is not None)
         self._announce(map(self.step.announcement, said))
 
     def _take(self, item: Input) -> None:
@@ -184,6 +190,8 @@ class SimTable:
 
     def __enter__(self) -> SimTable:
         self.loop.start()
+        if self.radio is not None:
+            self.radio.__enter__()
         if self.faults.noisy_serial:
             self._start_serial_pad()
         return self
@@ -199,6 +207,8 @@ class SimTable:
         if self.pty is not None:
             self.pty.unplug()  # kept: its noise count is reported afterwards
         self.loop.stop()
+        if self.radio is not None:
+            self.radio.__exit__()
         if self._tmp is not None:
             shutil.rmtree(self._tmp, ignore_errors=True)
             self._tmp = None
@@ -299,7 +309,7 @@ class SimTable:
                 got.append(heard.outcome)
         return got
 
-    def _send(self, item: Press | ReaderStatus) -> Outcome:
+    def _send(self, item: Input) -> Outcome:
         """Give the referee one input and wait for its verdict."""
         self.loop.put(item)
         while True:
@@ -315,6 +325,8 @@ class SimTable:
         """Tap a tag on a pad until the referee answers (a lost read is tapped again)."""
         uid = self.deck.uid_of(tag)
         assert uid is not None
+        if self.radio is not None:
+            return self._radio_tap(reader, uid, isinstance(tag, CardCopy), who)
         for attempt in range(RETRIES):
             if reader == PAD and self.faults.unplug and self.rng.random() < self.faults.unplug:
                 self._unplug_pad()
@@ -331,6 +343,25 @@ class SimTable:
             if attempt == 0 or attempt % 10 == 0:
                 self.say_move("no-read", player=who or self.players[self.state.dealer])
         raise SimError(f"{tag.code} was tapped on {reader} {RETRIES} times with no read")
+
+    def _radio_tap(self, reader: str, uid: str, card: bool, who: str) -> Outcome:
+        """Put a tag on a noisy pad as a person does (a card played stays on the pile) until a
+        reader confirms it; everything the readers report goes to the referee."""
+        assert self.radio is not None
+        rest = reader == PAD and card
+        for attempt in range(RETRIES):
+            now, mine = self.clock.advance(), None
+            for report in self.radio.put(reader, uid, rest, over=who or None):
+                out = self._send(replace(report, t=now))
+                if isinstance(report, TagRead) and (report.reader, report.uid) == (reader, uid):
+                    mine = out
+            if mine is not None:
+                if rest and mine.verdict in ("rejected", "ignored"):
+                    self.radio.lift(uid)  # a refused card goes back into the hand
+                return mine
+            if attempt == 0 or attempt % 10 == 0:
+                self.say_move("no-read", player=who or self.players[self.state.dealer])
+        raise SimError(f"{uid} was put on {reader} {RETRIES} times with no read")
 
     @property
     def pty_noise(self) -> int:

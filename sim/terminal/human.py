@@ -204,7 +204,7 @@ def main_sim(cfg: SimConfig, inp: TextIO = sys.stdin, out: TextIO = sys.stdout) 
              "plays from a phone: open your seat's link below.")
     table = SimTable(
         options, names, cfg.seed, cfg.lang,
-        say=announcer.announce if announcer else None, hands=cfg.hands,
+        say=announcer.announce if announcer else None, hands=cfg.hands, noise=cfg.noise,
     )
     server = remote = None
     person: list[Seat]
@@ -251,6 +251,8 @@ def main_sim(cfg: SimConfig, inp: TextIO = sys.stdin, out: TextIO = sys.stdout) 
             announcer.close(timeout=5)
     board = ", ".join(f"{n} {p}" for n, p in zip(names, table.state.scores, strict=True))
     show(demo_line("played", cfg.lang, rounds=played, board=board))
+    if table.radio is not None:
+        show(table.radio.summary())
     if server is not None:
         hold_web(server, out)
     return 0

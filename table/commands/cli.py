@@ -236,7 +236,7 @@ def _demo(args: argparse.Namespace) -> int:
         players=args.players, preset=args.rules, overrides=parse_overrides(args.set),
         seed=args.seed, fast=args.fast, voice=args.voice, rounds=args.rounds, lang=args.lang,
         bots=parse_bots(args.bots), faults=faults,
-        pace=args.pace, hands=args.hands, web=args.web, journal=args.journal,
+        pace=args.pace, hands=args.hands, web=args.web, journal=args.journal, noise=args.noise,
         names=[n.strip() for n in args.names.split(",")] if args.names else [],
         mqtt=_demo_mqtt(args),
     )
@@ -265,7 +265,7 @@ def _sim(args: argparse.Namespace) -> int:
         players=args.players, preset=args.rules, overrides=parse_overrides(args.set),
         seed=args.seed, fast=args.fast, voice=args.voice, lang=args.lang, name=args.name,
         bots=parse_bots(args.bots), rounds=args.rounds, hands=args.hands, web=args.web,
-        people=args.people,
+        people=args.people, noise=args.noise,
     )
     return main_sim(cfg)
 
@@ -290,6 +290,10 @@ def _table_args(p: argparse.ArgumentParser, players: int) -> None:
                    help="also serve the table on the web (PORT, or HOST:PORT; 0: any free "
                         "port): the table view, an overlay and a page per seat, whose links "
                         "are printed before play")
+    p.add_argument("--noise", choices=("off", "realistic", "harsh"), default="off",
+                   help="off: exact reads (default); realistic, harsh: every pad an MFRC522 "
+                        "chip model with that much radio noise, polled by the real reader "
+                        "backend, cards placed as people place them")
 
 
 def _add_replay(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -43,6 +43,9 @@ class ReaderSpec:
     device: int = 0  # mfrc522: SPI chip select (CE0 = 0, CE1 = 1)
     reset_pin: int | None = None  # mfrc522: BCM number of the RST line
     extra: Mapping[str, Any] = field(default_factory=dict)  # other keys, kind-specific
+    # The UIDs of the table's deck (given by the daemon, never by the file): a polling backend
+    # takes any other UID for noise.
+    known: Callable[[str], bool] | None = field(default=None, compare=False)
 
 
 class Reader(Protocol):

@@ -511,6 +511,7 @@ def build(spec: ReaderSpec, sink: Sink) -> Mfrc522Reader:
         if confirm is None
         else _int_key(spec.name, "confirm", confirm, 1, 20, "a count of polls"),
         fields=fields,
+        known=spec.known,
         speed_hz=_int_key(
             spec.name, "speed_hz", extra.get("speed_hz", 1_000_000), 10_000, 10_000_000, "a speed"
         ),

@@ -19,6 +19,7 @@ import threading
 import time
 import warnings
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any, TextIO
 
 from table import __version__
@@ -300,7 +301,9 @@ class Daemon:
 
     def _make_reader(self, spec: ReaderSpec) -> Reader:
         try:
-            return make_reader(spec, self._report)
+            deck = self.config.deck  # the deck's UIDs: any other read is noise
+            return make_reader(replace(spec, known=lambda uid: deck.lookup(uid) is not None),
+                               self._report)
         except TableError as exc:  # the backend's own check of its keys: name the file
             raise TableError(f"{self.config.path}: {exc}") from None
         except Exception as exc:  # a backend's library missing or failing to load
