@@ -133,7 +133,7 @@ class SimRemote:
         table = self.table
         if isinstance(item, AdminAction):
             if item.name == "undo":
-                table.undo()
+                table.undo(admin=True)
             elif item.name == "voice-test":
                 table.tell(Announcement("voice-test", (), 2))
             return

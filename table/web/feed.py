@@ -33,7 +33,8 @@ log = logging.getLogger(__name__)
 # The kinds of event a page may see. Left out: ``start`` and ``journal`` (file paths of the
 # Pi), ``ready`` and ``stopped`` (for the daemon's supervisor), ``lift`` (noise).
 PUBLIC: Final = frozenset(
-    {"press", "tag", "verdict", "state", "announcement", "new-match", "resumed", "reader"}
+    {"press", "admin", "tag", "verdict", "state", "announcement", "new-match", "resumed",
+     "reader"}
 )
 RING: Final = 1024  # events kept for pages that resume
 CAPTIONS: Final = 6  # latest announcements a new page starts with
