@@ -10,6 +10,7 @@ import re
 import secrets
 import socket
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -21,7 +22,10 @@ from table.inputs import Admin, Press, TagRead
 from table.journal.records import rebuild
 from table.referee.registry import Deck, Token, virtual_deck
 from table.referee.views import standing_json
+from table.runtime.event_stream import EventStream, StreamType
+from table.web.app import WebTable
 from table.web.base import STATIC
+from table.web.feed import Feed
 
 
 @pytest.fixture
@@ -413,3 +417,22 @@ def test_a_browsers_kept_connection_is_answered_without_a_delayed_ack(table: Web
     assert sockets
     assert all(s.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) for s in sockets)
     assert client.get("/api/state")[0] == 200  # the same connection, kept
+
+
+def test_the_web_hears_the_table_one_way_and_stops_when_told(tmp_path: Path) -> None:
+    """The pages' feed and the web table are told through the table's own event stream
+    (``subscribe``), as every part that listens is: a new match reaches the pages and renews
+    the seat links; once the web stops hearing, neither happens."""
+    side = SimpleNamespace(players=("Aki", "Ken"), language="en", journal=None)
+    stream = EventStream(None)
+    web = WebTable(side, Feed())  # type: ignore[arg-type]  # what the web reads of a table
+    stop = web.hear(stream.subscribe)
+    page, _ = web.feed.join(None)
+    link = web.seats.tokens[0]
+    stream.emit(StreamType.NEW_MATCH)
+    assert web.seats.tokens[0] != link and web.feed.take(page)  # the page has the event
+    stop()
+    link = web.seats.tokens[0]
+    stream.emit(StreamType.NEW_MATCH)
+    assert web.seats.tokens[0] == link and web.feed.take(page) == []
+    assert not hasattr(web.feed, "listeners")  # no second way of telling
