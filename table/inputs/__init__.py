@@ -1,7 +1,7 @@
 """The table's inputs: what readers and buttons report and the referee takes, in one home."""
 
 from table.inputs.kinds import (
-    ADMIN_ACTIONS,
+    ADMIN_INPUTS,
     ROLES,
     Admin,
     Input,
@@ -15,5 +15,5 @@ from table.inputs.kinds import (
     Tick,
 )
 
-__all__ = ["ADMIN_ACTIONS", "ROLES", "Admin", "Input", "Kept", "Press", "ReaderRole",
+__all__ = ["ADMIN_INPUTS", "ROLES", "Admin", "Input", "Kept", "Press", "ReaderRole",
            "ReaderStatus", "Report", "TagLifted", "TagRead", "Tick"]

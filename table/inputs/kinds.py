@@ -50,12 +50,12 @@ class Press:
     t: float = 0.0
 
 
-ADMIN_ACTIONS: Final = ("undo", "next-round")  # what an admin page asks of the referee
+ADMIN_INPUTS: Final = ("undo", "next-round")  # what an admin page asks of the referee
 
 
 @dataclass(frozen=True, slots=True)
 class Admin:
-    """An admin page's action for the referee (one of :data:`ADMIN_ACTIONS`): what the undo
+    """An admin page's action for the referee (one of :data:`ADMIN_INPUTS`): what the undo
     and next-round tokens do, asked for from afar, with no token tapped."""
 
     action: str

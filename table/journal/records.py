@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any, Final, NamedTuple
 
 from table.errors import TableError
-from table.inputs import ADMIN_ACTIONS, Admin, Input, Kept, Press, ReaderRole, TagLifted, TagRead
+from table.inputs import ADMIN_INPUTS, Admin, Input, Kept, Press, ReaderRole, TagLifted, TagRead
 from table.referee.announcements import Announcement
 from table.referee.referee import Outcome, Referee
 from table.referee.registry import Deck, build_deck
@@ -276,7 +276,7 @@ def input_from_json(kind: str, text: str) -> Kept:
             return INPUT_KINDS[kind](str(body["r"]), str(body["u"]))
         if kind == "admin":
             action = str(body["a"])
-            if action not in ADMIN_ACTIONS:
+            if action not in ADMIN_INPUTS:
                 raise ValueError(f"no admin action {action!r}")
             return Admin(action)
         return Press(int(body["s"]), str(body["b"]))

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from table.errors import TableError
-from table.inputs import ADMIN_ACTIONS, Admin, Press
+from table.inputs import ADMIN_INPUTS, Admin, Press
 from table.referee.announcements import Announcement
 from table.rules import State
 
@@ -91,7 +91,7 @@ class DaemonRemote:
     def admin(self, action: str) -> None:
         """An admin page's action, done in turn with the table's inputs."""
         daemon = self.daemon
-        if action in ADMIN_ACTIONS:
+        if action in ADMIN_INPUTS:
             daemon.loop.put(Admin(action, time.monotonic()))
         elif action == "new-match":
             daemon.loop.call(daemon.begin_new_match)
