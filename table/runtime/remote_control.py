@@ -4,8 +4,8 @@ A seat page's press goes into the referee's queue as a :class:`Press`, exactly a
 does, and is journaled and replayed the same way (a colour named on a phone is the press
 ``color:red``...). The admin's undo and next round go into the same queue as an :class:`Admin`
 input, journaled and replayed as what they are (no token needs to be in the deck, and no tap is
-made up). A new match and a voice test run in the
-referee's thread, in turn with the inputs. Nothing here waits for the referee.
+made up). A new match and a voice test run in the referee's thread, in turn with the inputs.
+Nothing here waits for the referee.
 """
 
 from __future__ import annotations
