@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from table.readers.base import ReaderStatus, Report, TagRead
+from table.inputs import ReaderStatus, Report, TagRead
 from table.readers.factory import ReaderSpec, make_reader
 from table.runtime.controls import Controls, SeatPins
 

@@ -7,7 +7,7 @@ import queue
 import pytest
 from rig import Rig
 
-from table.referee.referee import Press
+from table.inputs import Press
 
 
 def test_every_button_reports_its_seat_and_action(rig: Rig) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rig import Rig, next_report, reads_in, wait_live
 
-from table.readers.base import TagRead
+from table.inputs import TagRead
 
 
 def test_every_reader_reads_a_resting_card_once_and_notices_its_removal(rig: Rig) -> None:

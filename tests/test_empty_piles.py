@@ -49,7 +49,8 @@ def test_a_draw_from_two_empty_piles_passes_the_turn(preset: str, named: bool) -
 def test_the_referee_passes_the_turn_of_a_seat_that_presses_draw_with_nothing_left() -> None:
     """A seat that keeps pressing Draw when every card is in a hand is never stuck: each press
     passes the turn, as the rules say, and nobody's hand changes."""
-    from table.referee.referee import Press, ReaderRole, Referee
+    from table.inputs import Press, ReaderRole
+    from table.referee.referee import Referee
     from table.referee.registry import virtual_deck
 
     options = make_options("official")

@@ -160,14 +160,14 @@ class Taps:
     """Taps fed to an enrolment in this process, as its reader would report them."""
 
     def __init__(self) -> None:
-        from table.readers.base import ReaderStatus
+        from table.inputs import ReaderStatus
 
         self.queue: queue.SimpleQueue[object] = queue.SimpleQueue()
         self.queue.put(ReaderStatus("pad", "live", 0.0))
         self.said: list[str] = []
 
     def tap(self, *uids: str) -> None:
-        from table.readers.base import TagLifted, TagRead
+        from table.inputs import TagLifted, TagRead
 
         for uid in uids:
             self.queue.put(TagRead("pad", uid, 0.0))

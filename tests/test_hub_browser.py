@@ -41,7 +41,8 @@ def hub_page(tmp_path: Path) -> Iterator[tuple[Hub, StandingsPage, queue.Queue[s
     hub = Hub(MqttSettings("127.0.0.1", free_port()), store, HubPlan(scoring="japanese"))
     served = serve(hub, 0, "127.0.0.1", clock=lambda: HUB_NOW)
     ids: queue.Queue[str] = queue.Queue()
-    served.feed.listeners.append(lambda event: ids.put(str(event["results"])))
+    # Told after the page (which listens first): what it published has reached its feed.
+    hub.listeners.append(lambda standings: ids.put(str(standings["results"])))
     yield hub, served, ids
     served.close()
 

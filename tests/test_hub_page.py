@@ -38,8 +38,9 @@ def page(tmp_path: Path) -> Iterator[tuple[Hub, StandingsPage, queue.Queue[dict[
     hub = Hub(MqttSettings("127.0.0.1", free_port()), HubStore(tmp_path / "hub.sqlite3"),
               HubPlan(scoring="japanese"))
     served = serve(hub, 0, "127.0.0.1")
-    published: queue.Queue[dict[str, Any]] = queue.Queue()  # what the page's feed sent out
-    served.feed.listeners.append(lambda event: published.put(dict(event)))
+    published: queue.Queue[dict[str, Any]] = queue.Queue()  # each change the page published
+    # Told after the page (which listens first): what it published has reached its feed.
+    hub.listeners.append(lambda standings: published.put(dict(standings)))
     yield hub, served, published
     served.close()  # (the hub never started: nothing of it to stop but the page)
 

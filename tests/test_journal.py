@@ -12,8 +12,16 @@ import pytest
 
 from sim.players.scripted import scripted_taps
 from table.commands.cli import main
-from table.inputs import Kept, ReaderRole, TagRead
-from table.journal.records import MatchSetup, give, input_json, rebuild
+from table.inputs import Admin, Kept, ReaderRole, TagRead
+from table.journal.records import (
+    MatchSetup,
+    RowError,
+    give,
+    input_from_json,
+    input_json,
+    rebuild,
+    resume,
+)
 from table.journal.store import Journal, read_journal
 from table.referee.registry import virtual_deck
 from table.rules import make_options
@@ -331,3 +339,27 @@ def test_in_use_tells_whether_an_uno_table_holds_the_journal(tmp_path: Path) -> 
     journal.close()
     assert not in_use(path)
     Journal(path, preallocate=False).close()  # asking took no lock a daemon would meet
+
+
+def test_an_admin_undo_is_journaled_as_itself_and_replayed_on_resume(tmp_path: Path) -> None:
+    """The admin page's undo and next round are rows of their own, read back as what they are
+    and taken again when the match is resumed; a row naming no admin action is not an input."""
+    path = tmp_path / "journal.sqlite3"
+    inputs, verdicts = played(30)
+    ref = table_setup().referee()
+    for item in inputs:
+        give(ref, item)
+    before = ref.history[-1].state
+    admin = [Admin("undo"), Admin("next-round")]
+    words = [give(ref, item).word for item in admin]
+    assert words == ["accepted", "rejected"] and ref.state == before
+    journal = Journal(path)
+    journal.begin(table_setup())
+    for item, word in zip([*inputs, *admin], [*verdicts, *words], strict=True):
+        assert journal.append(item, word)
+    journal.close()
+    record = read_journal(path)[-1]
+    assert record.inputs[-2:] == admin
+    assert resume(record.setup, record.inputs).state == before
+    with pytest.raises(RowError):
+        input_from_json("admin", '{"a":"shuffle","v":"accepted"}')

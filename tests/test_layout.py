@@ -194,3 +194,48 @@ def test_every_room_says_what_it_holds() -> None:
     silent = [room for room in sorted(ALLOWED) if (TABLE / room).is_dir()
               and not ast.get_docstring(ast.parse((TABLE / room / "__init__.py").read_text()))]
     assert silent == []
+
+
+def input_names() -> frozenset[str]:
+    """The names ``table.inputs`` offers (its ``__all__``, read from the source)."""
+    tree = ast.parse((TABLE / "inputs" / "__init__.py").read_text(encoding="utf-8"))
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(
+                isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets):
+            return frozenset(ast.literal_eval(node.value))
+    raise AssertionError("table/inputs/__init__.py has no __all__")
+
+
+def defined(module: str) -> set[str]:
+    """The names a module of the repository defines itself, at its top level."""
+    base = ROOT.joinpath(*module.split("."))
+    path = base / "__init__.py" if base.is_dir() else base.with_suffix(".py")
+    if not path.is_file():
+        return set()
+    found: set[str] = set()
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+            found.add(node.name)
+        elif isinstance(node, ast.Assign | ast.AnnAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            found |= {t.id for t in targets if isinstance(t, ast.Name)}
+    return found
+
+
+def test_the_inputs_are_imported_from_their_one_home() -> None:
+    """Every input type (a tag read, a press, the reader roles...) comes from ``table.inputs``,
+    never through a module that imports it and names it again (the readers, the referee...)."""
+    names = input_names()
+    assert {"TagRead", "Press", "ROLES", "ReaderRole", "Input", "Kept"} <= names
+    wrong = []
+    for folder in ("table", "sim", "tests", "bench", "hw_tests"):
+        for path in sources(ROOT / folder):
+            if path.is_relative_to(TABLE / "inputs"):
+                continue
+            for imp in imports(path):
+                if not imp.module.startswith("table.") or imp.module == "table.inputs":
+                    continue
+                own = defined(imp.module)  # a name of its own that is spelt the same
+                wrong += [f"{where(path, imp)} {n}" for n in imp.names
+                          if n in names and n not in own]
+    assert wrong == []

@@ -7,8 +7,7 @@ import queue
 
 from sim.hardware.mfrc522_model import VirtualTag
 from sim.hardware.rpi_fakes import simulated_pi
-from table.inputs import TagRead
-from table.readers.base import Report
+from table.inputs import Report, TagRead
 from table.readers.factory import ReaderSpec, make_reader
 from table.readers.iso14443 import REQA
 

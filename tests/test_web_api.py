@@ -10,6 +10,7 @@ import re
 import secrets
 import socket
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -17,10 +18,14 @@ from daemon_harness import refusal, refused, start, write_config
 from web_harness import API_KEY, Client, Sse, WebDaemon, codes_outside_top, uid, web_daemon
 
 from sim.hardware.ptys import PtyReader
-from table.inputs import Press
+from table.inputs import Admin, Press, TagRead
 from table.journal.records import rebuild
+from table.referee.registry import Deck, Token, virtual_deck
 from table.referee.views import standing_json
+from table.runtime.event_stream import EventStream, StreamType
+from table.web.app import WebTable
 from table.web.base import STATIC
+from table.web.feed import Feed
 
 
 @pytest.fixture
@@ -217,23 +222,38 @@ def test_the_admin_needs_the_key_a_login_or_the_pi_itself(tmp_path: Path) -> Non
         assert t.client.get("/api/admin/status")[0] == 200
 
 
-def test_undo_and_next_round_from_the_admin_are_taps_of_their_tokens(table: WebDaemon) -> None:
-    started(table)
-    table.tap("R7#1")
-    key = {"X-Api-Key": API_KEY}
-    assert table.client.post("/api/admin/undo", {}, key)[0] == 202
-    assert table.wait("verdict", input="tag")["verdict"] == "accepted"
-    assert table.client.get("/api/state")[1]["state"]["top"] == "R5"
-    assert table.client.post("/api/admin/next-round", {}, key)[0] == 202
-    refused = table.wait("verdict", input="tag")
-    assert (refused["verdict"], refused["reason"]) == ("rejected", "round-not-over")
-    inputs = table.journaled()[-1].inputs
-    assert [getattr(i, "uid", None) for i in inputs[-4:]] == [
-        uid("token:undo"), uid("token:undo"), uid("token:next-round"), uid("token:next-round")]
-    assert table.client.post("/api/admin/fly", {}, key)[0] == 404
-    bad = table.client.request("POST", "/api/admin/undo", b"x",
-                               {**key, "Content-Type": "application/json"})
-    assert bad[0] == 400
+def without_tokens(*names: str) -> Deck:
+    """The virtual deck less the control tokens ``names`` (a deck enrolled without them)."""
+    deck = virtual_deck()
+    gone = {Token(name) for name in names}
+    return Deck(deck.edition, {u: t for u, t in deck.tags.items() if t not in gone})
+
+
+def test_undo_and_next_round_from_the_admin_are_its_own_inputs(tmp_path: Path) -> None:
+    """On a deck with no undo or next-round token, the admin page still undoes, and the
+    journal and the event stream hold what the admin did, not a tap nobody made."""
+    with web_daemon(tmp_path, "local_admin = false",
+                    deck=without_tokens("undo", "next-round")) as table:
+        started(table)
+        table.tap("R7#1")
+        key = {"X-Api-Key": API_KEY}
+        assert table.client.post("/api/admin/undo", {}, key)[0] == 202
+        assert table.wait("admin")["action"] == "undo"
+        assert table.wait("verdict", input="admin", action="undo")["verdict"] == "accepted"
+        assert table.client.get("/api/state")[1]["state"]["top"] == "R5"
+        assert table.client.post("/api/admin/next-round", {}, key)[0] == 202
+        refused = table.wait("verdict", input="admin", action="next-round")
+        assert (refused["verdict"], refused["reason"]) == ("rejected", "round-not-over")
+        record = table.journaled()[-1]
+        assert record.inputs[-2:] == [Admin("undo"), Admin("next-round")]
+        taps = [i for i in record.inputs if isinstance(i, TagRead)]
+        assert taps == [TagRead("pad", uid("R5#1")), TagRead("pad", uid("R7#1"))]  # no made-up tap
+        live = standing_json(table.daemon.referee.state)
+        assert standing_json(rebuild(record.setup, record.inputs).state) == live
+        assert table.client.post("/api/admin/fly", {}, key)[0] == 404
+        bad = table.client.request("POST", "/api/admin/undo", b"x",
+                                   {**key, "Content-Type": "application/json"})
+        assert bad[0] == 400
 
 
 def test_a_new_match_from_the_admin_gives_every_seat_a_new_link(table: WebDaemon) -> None:
@@ -397,3 +417,22 @@ def test_a_browsers_kept_connection_is_answered_without_a_delayed_ack(table: Web
     assert sockets
     assert all(s.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) for s in sockets)
     assert client.get("/api/state")[0] == 200  # the same connection, kept
+
+
+def test_the_web_hears_the_table_one_way_and_stops_when_told(tmp_path: Path) -> None:
+    """The pages' feed and the web table are told through the table's own event stream
+    (``subscribe``), as every part that listens is: a new match reaches the pages and renews
+    the seat links; once the web stops hearing, neither happens."""
+    side = SimpleNamespace(players=("Aki", "Ken"), language="en", journal=None)
+    stream = EventStream(None)
+    web = WebTable(side, Feed())  # type: ignore[arg-type]  # what the web reads of a table
+    stop = web.hear(stream.subscribe)
+    page, _ = web.feed.join(None)
+    link = web.seats.tokens[0]
+    stream.emit(StreamType.NEW_MATCH)
+    assert web.seats.tokens[0] != link and web.feed.take(page)  # the page has the event
+    stop()
+    link = web.seats.tokens[0]
+    stream.emit(StreamType.NEW_MATCH)
+    assert web.seats.tokens[0] == link and web.feed.take(page) == []
+    assert not hasattr(web.feed, "listeners")  # no second way of telling

@@ -19,7 +19,7 @@ from table.cards import parse_card
 from table.commands.daemon import WebAttachment
 from table.errors import TableError
 from table.journal.store import read_journal
-from table.referee.registry import Token, virtual_deck
+from table.referee.registry import Deck, Token, deck_toml, virtual_deck
 from table.runtime.config import load_config
 from table.runtime.daemon import Daemon
 
@@ -168,11 +168,16 @@ class WebDaemon:
     """A daemon in this process on a pty play pad, serving the web view as ``[web]`` says;
     its events (every one, public or not) in a queue."""
 
-    def __init__(self, folder: Path, web: str = "", rules: str = 'preset = "official"') -> None:
+    def __init__(self, folder: Path, web: str = "", rules: str = 'preset = "official"',
+                 deck: Deck | None = None) -> None:
         self.pad = PtyReader(folder / "pad")
         extra = f'\n[web]\nenabled = true\nlisten = "127.0.0.1:0"\napi_key = "{API_KEY}"\n{web}'
         path = folder / "table.toml"
-        path.write_text(sim_config(PLAYERS, rules, extra=extra), encoding="utf-8")
+        config = sim_config(PLAYERS, rules, extra=extra)
+        if deck is not None:  # a deck file of its own instead of the virtual deck
+            (folder / "deck.toml").write_text(deck_toml(deck), encoding="utf-8")
+            config = config.replace('file = "virtual"', 'file = "deck.toml"')
+        path.write_text(config, encoding="utf-8")
         self.config = load_config(path)
         self.attachment = WebAttachment(self.config)
         self.daemon = Daemon(self.config, None)
@@ -237,9 +242,9 @@ class WebDaemon:
 
 
 @contextmanager
-def web_daemon(folder: Path, web: str = "", rules: str = 'preset = "official"'
-               ) -> Iterator[WebDaemon]:
-    table = WebDaemon(folder, web, rules)
+def web_daemon(folder: Path, web: str = "", rules: str = 'preset = "official"',
+               deck: Deck | None = None) -> Iterator[WebDaemon]:
+    table = WebDaemon(folder, web, rules, deck)
     try:
         yield table
     finally:

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from table.errors import TableError
-from table.inputs import TagRead
-from table.readers.base import Report, Sink
+from table.inputs import Report, TagRead
+from table.readers.base import Sink
 
 
 class FaultError(TableError, ValueError):

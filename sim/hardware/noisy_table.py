@@ -24,8 +24,7 @@ from typing import Any
 from sim.hardware.mfrc522_model import Mfrc522Model, VirtualTag
 from sim.hardware.radio_noise import COUNTERFEIT, RadioNoise
 from sim.hardware.rpi_fakes import SimBoard, simulated_pi
-from table.inputs import ReaderStatus, TagLifted, TagRead
-from table.readers.base import Report
+from table.inputs import ReaderStatus, Report, TagLifted, TagRead
 
 TRANSFER_S = 50e-6  # one 2-byte register access on a Pi at 1 MHz, system call included
 RST_PINS = (25, 24, 23, 22, 27, 4, 6, 13, 26, 12)  # BCM: none of SPI0's or SPI1's pins

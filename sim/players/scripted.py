@@ -12,8 +12,8 @@ import random
 from collections.abc import Sequence
 
 from table.cards import COLORS, CardCopy, edition_copies
-from table.readers.base import TagRead
-from table.referee.referee import ReaderRole, Referee
+from table.inputs import ReaderRole, TagRead
+from table.referee.referee import Referee
 from table.referee.registry import Deck, Token, virtual_deck
 from table.rules import Options, Phase, make_options
 from table.rules.matching import matches

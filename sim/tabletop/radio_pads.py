@@ -24,8 +24,7 @@ from sim.hardware.mfrc522_model import VirtualTag
 from sim.hardware.noisy_table import RST_PINS, NoisyTable, Pad
 from sim.hardware.radio_noise import EFFECTS, LEVELS, RadioNoise
 from table.errors import TableError
-from table.inputs import ReaderStatus, TagRead
-from table.readers.base import Report
+from table.inputs import ReaderStatus, Report, TagRead
 from table.readers.guard import ROLE_CONFIRMATION
 
 NOISE_LEVELS = tuple(LEVELS)

@@ -44,7 +44,7 @@ from sim.tabletop.radio_pads import RadioPads, check_noise
 from sim.tabletop.world import World
 from table.cards import Card, CardCopy, edition_counts
 from table.errors import TableError
-from table.inputs import Input, Kept, Press, ReaderRole, ReaderStatus, TagRead
+from table.inputs import Admin, Input, Kept, Press, ReaderRole, ReaderStatus, TagRead
 from table.journal.records import UNDO_DEPTH, MatchSetup
 from table.journal.store import Journal
 from table.readers.factory import SimReader
@@ -258,13 +258,24 @@ class SimTable:
         self._announce(heard.said)
         if out.action is not None and out.verdict in ("accepted", "penalty"):
             self.log.append(out.action)
-        elif isinstance(heard.item, TagRead) and out.verdict == "accepted" and not out.action:
-            if self.deck.lookup(heard.item.uid) == Token("undo") and self.log:
+        elif out.verdict == "accepted" and not out.action:
+            done = self._token_done(heard.item)
+            if done == "undo" and self.log:
                 self.log.pop()
-            elif self.deck.lookup(heard.item.uid) == Token("next-round"):
+            elif done == "next-round":
                 self.log.append(None)
         if out.verdict in ("accepted", "penalty") and out.action is not None:
             self._keep_world()
+
+    def _token_done(self, item: Input) -> str | None:
+        """The control token's work an input did: a tap of the undo or next-round token, or
+        the admin page's undo or next round (which taps no token)."""
+        if isinstance(item, Admin):
+            return item.action
+        if isinstance(item, TagRead):
+            tag = self.deck.lookup(item.uid)
+            return tag.name if isinstance(tag, Token) else None
+        return None
 
     def _keep_world(self) -> None:
         """The table top now, by the referee's latest undo snapshot (the history is trimmed
@@ -570,9 +581,13 @@ class SimTable:
         self.say_move("next-round")
         return self.tap(PAD, Token("next-round"))
 
-    def undo(self) -> Outcome:
-        """Tap the undo token; the table top goes back too."""
-        out = self.tap(PAD, Token("undo"))
+    def undo(self, admin: bool = False) -> Outcome:
+        """Tap the undo token (``admin``: the admin page's undo, no token tapped); the table top
+        goes back too."""
+        if admin:
+            out = self._send(Admin("undo", self.clock.advance()))
+        else:
+            out = self.tap(PAD, Token("undo"))
         if out.verdict == "accepted":
             earlier = self._world_before()
             if earlier is not None:

@@ -133,7 +133,7 @@ class SimRemote:
         table = self.table
         if isinstance(item, AdminAction):
             if item.name == "undo":
-                table.undo()
+                table.undo(admin=True)
             elif item.name == "voice-test":
                 table.tell(Announcement("voice-test", (), 2))
             return
@@ -205,8 +205,8 @@ def start_web(table: SimTable, listen: str, plays_cards: bool) -> tuple[WebServe
     host, port = parse_listen(listen)
     server = WebServer(host, port)
     server.bind()
-    feed = Feed()
-    table.stream.subscribe(feed.publish)
     remote = SimRemote(table, plays_cards)
-    server.serve(WebTable(remote, feed))
+    web = WebTable(remote, Feed())
+    web.hear(table.stream.subscribe)
+    server.serve(web)
     return server, remote

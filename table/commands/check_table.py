@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from table.readers.base import ReaderStatus, Report, TagRead
+from table.inputs import ReaderStatus, Report, TagRead
 from table.readers.factory import Reader, ReaderSpec, make_reader
 
 VERSION_REG = 0x37  # MFRC522 VersionReg

@@ -75,11 +75,10 @@ class WebAttachment:
         from table.web.feed import Feed
 
         config = self.config
-        feed = Feed()
-        daemon.stream.subscribe(feed.publish)
-        web = WebTable(DaemonRemote(daemon), feed, api_key=config.web_api_key,
+        web = WebTable(DaemonRemote(daemon), Feed(), api_key=config.web_api_key,
                        local_admin=config.web_local_admin, language=config.web_language,
                        hosts=config.web_hosts)
+        web.hear(daemon.stream.subscribe)
         if config.language == "ja":  # each name's reading on the admin page, before play
             from table.voice.names import name_readings
 

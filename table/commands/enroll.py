@@ -27,7 +27,7 @@ from typing import Any, Final
 from table.cards import edition_copies, edition_counts, parse_copy
 from table.errors import TableError
 from table.files.private import open_private
-from table.readers.base import ReaderStatus, Report, TagRead
+from table.inputs import ReaderStatus, Report, TagRead
 from table.readers.factory import ReaderSpec, make_reader
 from table.referee.announcements import Announcement, card_words
 from table.referee.registry import (

@@ -1,7 +1,9 @@
 """The table's inputs: what readers and buttons report and the referee takes, in one home."""
 
 from table.inputs.kinds import (
+    ADMIN_INPUTS,
     ROLES,
+    Admin,
     Input,
     Kept,
     Press,
@@ -13,5 +15,5 @@ from table.inputs.kinds import (
     Tick,
 )
 
-__all__ = ["ROLES", "Input", "Kept", "Press", "ReaderRole", "ReaderStatus", "Report", "TagLifted",
-           "TagRead", "Tick"]
+__all__ = ["ADMIN_INPUTS", "ROLES", "Admin", "Input", "Kept", "Press", "ReaderRole",
+           "ReaderStatus", "Report", "TagLifted", "TagRead", "Tick"]

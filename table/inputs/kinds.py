@@ -1,7 +1,8 @@
 """The kinds of input the referee's thread takes, and the roles a reader plays.
 
 Readers report :class:`TagRead`, :class:`TagLifted` and :class:`ReaderStatus`; seat buttons (and
-a seat page) :class:`Press`; the referee's own loop :class:`Tick` when no input comes. The
+a seat page) :class:`Press`; the web's admin page :class:`Admin`; the referee's own loop
+:class:`Tick` when no input comes. The
 journal keeps the :data:`Kept` kinds, the ones that change the match. Times are monotonic
 seconds from the clock of whoever made the input.
 """
@@ -49,6 +50,18 @@ class Press:
     t: float = 0.0
 
 
+ADMIN_INPUTS: Final = ("undo", "next-round")  # what an admin page asks of the referee
+
+
+@dataclass(frozen=True, slots=True)
+class Admin:
+    """An admin page's action for the referee (one of :data:`ADMIN_INPUTS`): what the undo
+    and next-round tokens do, asked for from afar, with no token tapped."""
+
+    action: str
+    t: float = 0.0
+
+
 @dataclass(frozen=True, slots=True)
 class Tick:
     """Time passing with no input: lets the referee remind a player who owes a colour."""
@@ -69,5 +82,6 @@ class ReaderRole:
 
 
 Report = TagRead | TagLifted | ReaderStatus  # what a reader reports
-Kept = TagRead | TagLifted | Press  # the inputs the journal keeps: they change the match
-Input = TagRead | TagLifted | Press | Tick | ReaderStatus  # everything the referee's thread takes
+Kept = TagRead | TagLifted | Press | Admin  # the inputs the journal keeps: they change the match
+# Everything the referee's thread takes.
+Input = TagRead | TagLifted | Press | Admin | Tick | ReaderStatus

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from table.errors import TableError
-from table.journal.records import INPUT_KINDS
+from table.journal.records import INPUT_ROWS
 
 SCHEMA: Final = """
 CREATE TABLE IF NOT EXISTS entries (
@@ -37,7 +37,6 @@ CREATE TABLE IF NOT EXISTS snapshots (
 )
 """
 COLUMNS: Final = "id, t, kind, body, crc"
-INPUT_ROWS: Final = frozenset({*INPUT_KINDS, "press"})  # the kinds of row that hold an input
 
 
 class JournalError(TableError, OSError):
@@ -51,7 +50,7 @@ class Entry:
 
     id: int
     t: float
-    kind: str  # match | tag | press
+    kind: str  # match | tag | lift | press | admin
     body: str
     crc: int
 

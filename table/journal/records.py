@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any, Final, NamedTuple
 
 from table.errors import TableError
-from table.inputs import Input, Kept, Press, ReaderRole, TagLifted, TagRead
+from table.inputs import ADMIN_INPUTS, Admin, Input, Kept, Press, ReaderRole, TagLifted, TagRead
 from table.referee.announcements import Announcement
 from table.referee.referee import Outcome, Referee
 from table.referee.registry import Deck, build_deck
@@ -249,8 +249,9 @@ def resume(setup: MatchSetup, inputs: Sequence[Kept],
     return rebuild(setup, inputs)
 
 
-# The journal's row kinds of the reads (a press is "press").
+# The journal's row kinds of the reads (a press is "press", an admin page's action "admin").
 INPUT_KINDS: dict[str, type[TagRead | TagLifted]] = {"tag": TagRead, "lift": TagLifted}
+INPUT_ROWS: Final = frozenset({*INPUT_KINDS, "press", "admin"})  # the rows that hold an input
 
 
 def input_json(item: Kept, verdict_word: str) -> str:
@@ -258,6 +259,8 @@ def input_json(item: Kept, verdict_word: str) -> str:
     body: dict[str, Any]
     if isinstance(item, TagRead | TagLifted):
         body = {"r": item.reader, "u": item.uid}
+    elif isinstance(item, Admin):
+        body = {"a": item.action}
     else:
         body = {"s": item.seat, "b": item.button}
     body["v"] = verdict_word
@@ -271,6 +274,11 @@ def input_from_json(kind: str, text: str) -> Kept:
         body = json.loads(text)
         if kind in INPUT_KINDS:
             return INPUT_KINDS[kind](str(body["r"]), str(body["u"]))
+        if kind == "admin":
+            action = str(body["a"])
+            if action not in ADMIN_INPUTS:
+                raise ValueError(f"no admin action {action!r}")
+            return Admin(action)
         return Press(int(body["s"]), str(body["b"]))
     except (ValueError, KeyError, TypeError) as exc:
         raise RowError(f"an input that is not {_problem(exc)}") from None
@@ -286,7 +294,9 @@ def _problem(exc: Exception) -> str:
 
 
 def input_kind(item: Kept) -> str:
-    """The journal's row kind of ``item``: ``tag``, ``lift`` or ``press``."""
+    """The journal's row kind of ``item``: ``tag``, ``lift``, ``press`` or ``admin``."""
     if isinstance(item, TagLifted):
         return "lift"
+    if isinstance(item, Admin):
+        return "admin"
     return "tag" if isinstance(item, TagRead) else "press"

@@ -11,7 +11,7 @@ from table.rules import Phase, State, standings
 # The event stream's kinds a table publishes on PREFIX/TABLE/event. ``start`` and ``journal``
 # name files of the Pi and stay home.
 PUBLIC_EVENTS: Final = frozenset({
-    "tag", "lift", "press", "verdict", "announcement", "state", "reader", "new-match",
+    "tag", "lift", "press", "admin", "verdict", "announcement", "state", "reader", "new-match",
     "resumed", "ready", "stopped", "assignment",
 })
 

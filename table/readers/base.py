@@ -12,12 +12,7 @@ import threading
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 
-# The inputs live in table.inputs; named here too for the backends that still import them
-# from the reader interface (each to import table.inputs instead).
-from table.inputs import ReaderStatus as ReaderStatus
-from table.inputs import Report as Report
-from table.inputs import TagLifted as TagLifted
-from table.inputs import TagRead as TagRead
+from table.inputs import ReaderStatus, Report, TagLifted, TagRead
 
 Sink = Callable[[Report], None]
 

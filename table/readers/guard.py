@@ -30,8 +30,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from table.inputs import TagLifted, TagRead
-from table.readers.base import Report
+from table.inputs import Report, TagLifted, TagRead
 from table.readers.iso14443 import CT
 
 PENDING, CONFIRMED, KNOWN, NOISE = "pending", "confirmed", "known", "noise"

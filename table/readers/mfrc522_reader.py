@@ -46,7 +46,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from table.readers.base import ReaderThread, Report, Sink
+from table.inputs import Report
+from table.readers.base import ReaderThread, Sink
 from table.readers.factory import ReaderError, ReaderSpec
 from table.readers.guard import PENDING, ROLE_CONFIRMATION, Confirmation, ReadGuard
 from table.readers.iso14443 import (

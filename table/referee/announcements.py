@@ -246,8 +246,8 @@ CATALOGUE: Final[dict[str, dict[str, str]]] = {
 # a player at the table. Every other reason has its own ``rejected-REASON`` phrase
 # (tests/test_referee_announcements.py reads the code for every reason a refusal can give).
 SAID_GENERALLY: Final = frozenset(
-    {"unknown-action", "unknown-button", "hand-already-known", "pile-not-empty",
-     "reshuffle-mismatch"}
+    {"unknown-action", "unknown-button", "unknown-admin-action", "hand-already-known",
+     "pile-not-empty", "reshuffle-mismatch"}
 )
 
 

@@ -16,11 +16,17 @@ from dataclasses import dataclass, field, replace
 
 from table.cards import COLORS, Card, CardCopy, Color
 from table.errors import TableError
-from table.inputs import ROLES as ROLES
-from table.inputs import Press as Press
-from table.inputs import ReaderRole as ReaderRole
-from table.inputs import ReaderStatus, TagLifted, TagRead
-from table.inputs import Tick as Tick
+from table.inputs import (
+    ROLES,
+    Admin,
+    Input,
+    Press,
+    ReaderRole,
+    ReaderStatus,
+    TagLifted,
+    TagRead,
+    Tick,
+)
 from table.referee.announcements import Announcement, rejection_key
 from table.referee.registry import Deck, Token
 from table.referee.said import from_events
@@ -177,7 +183,7 @@ class Referee:
 
     # --- inputs ---------------------------------------------------------------------------
 
-    def handle(self, item: TagRead | TagLifted | Press | Tick | ReaderStatus) -> Outcome:
+    def handle(self, item: Input) -> Outcome:
         """One input: what it did (the state, places and history change in place)."""
         self.now = max(self.now, item.t)
         if isinstance(item, Tick):
@@ -188,6 +194,8 @@ class Referee:
             out = self._lifted(item)
         elif isinstance(item, Press):
             out = self._press(item)
+        elif isinstance(item, Admin):
+            out = self._admin(item)
         else:
             out = self._tag(item)
         waiting = self.state.awaiting_color is not None
@@ -225,6 +233,15 @@ class Referee:
         if self.on_pad.get(lifted.reader) == lifted.uid:
             del self.on_pad[lifted.reader]
         return Outcome("ignored")
+
+    def _admin(self, a: Admin) -> Outcome:
+        """An admin page's undo or next round: what the token does, with no token on the pad
+        (so a card resting there stays resting, and a seat token chosen stays chosen)."""
+        if a.action == "undo":
+            return self.undo()
+        if a.action == "next-round":
+            return self.next_round()
+        return self._refuse("rejected", "unknown-admin-action")
 
     def _press(self, p: Press) -> Outcome:
         s = self.state

@@ -29,6 +29,7 @@ class StreamType(StrEnum):
     TAG = "tag"
     LIFT = "lift"
     PRESS = "press"
+    ADMIN = "admin"
     VERDICT = "verdict"
     STATE = "state"
     ANNOUNCEMENT = "announcement"

@@ -2,9 +2,10 @@
 
 A seat page's press goes into the referee's queue as a :class:`Press`, exactly as a GPIO button's
 does, and is journaled and replayed the same way (a colour named on a phone is the press
-``color:red``...). The admin's undo and next round are taps of those control tokens on the play
-pad, so the journal holds them as the table's own. A new match and a voice test run in the
-referee's thread, in turn with the inputs. Nothing here waits for the referee.
+``color:red``...). The admin's undo and next round go into the same queue as an :class:`Admin`
+input, journaled and replayed as what they are (no token needs to be in the deck, and no tap is
+made up). A new match and a voice test run in the referee's thread, in turn with the inputs.
+Nothing here waits for the referee.
 """
 
 from __future__ import annotations
@@ -14,9 +15,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from table.errors import TableError
-from table.inputs import Press, TagLifted, TagRead
+from table.inputs import ADMIN_INPUTS, Admin, Press
 from table.referee.announcements import Announcement
-from table.referee.registry import Token
 from table.rules import State
 
 if TYPE_CHECKING:
@@ -53,7 +53,6 @@ class DaemonRemote:
         config = daemon.config
         # The referee knows a hand only with seat pads or a draw shoe (hand tracking "full").
         self._hands_known = any(r.role in ("seat", "draw") for r in config.readers)
-        self._play_pad = next(r.name for r in config.readers if r.role == "play")
 
     @property
     def players(self) -> tuple[str, ...]:
@@ -92,13 +91,8 @@ class DaemonRemote:
     def admin(self, action: str) -> None:
         """An admin page's action, done in turn with the table's inputs."""
         daemon = self.daemon
-        if action in ("undo", "next-round"):
-            uid = daemon.referee.deck.uid_of(Token(action))
-            if uid is None:
-                raise RemoteError(f"this deck has no {action} token: enrol one to use it")
-            now = time.monotonic()
-            daemon.loop.put(TagRead(self._play_pad, uid, now))
-            daemon.loop.put(TagLifted(self._play_pad, uid, now))
+        if action in ADMIN_INPUTS:
+            daemon.loop.put(Admin(action, time.monotonic()))
         elif action == "new-match":
             daemon.loop.call(daemon.begin_new_match)
         elif action == "voice-test":

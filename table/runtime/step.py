@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from table.inputs import Input, Press, ReaderStatus, TagLifted, TagRead
+from table.inputs import Admin, Input, Press, ReaderStatus, TagLifted, TagRead
 from table.journal.records import give
 from table.referee.announcements import Announcement, render
 from table.referee.referee import Outcome, Referee
@@ -79,7 +79,7 @@ class TableStep:
         if isinstance(item, ReaderStatus):
             fields = {"reader": item.reader, "state": item.state, "detail": item.detail}
             return Taken(item, out, self.inputs, None, (Told(StreamType.READER, fields, {}),))
-        if not isinstance(item, TagRead | TagLifted | Press):
+        if not isinstance(item, TagRead | TagLifted | Press | Admin):
             return Taken(item, out, self.inputs, None, ())  # a tick
         self.inputs += 1
         n, word = self.inputs, out.word
@@ -92,6 +92,9 @@ class TableStep:
         if isinstance(item, TagRead):
             told.append(Told(StreamType.TAG, {"reader": item.reader}, {}))
             where: dict[str, Any] = {"input": "tag", "reader": item.reader}
+        elif isinstance(item, Admin):
+            told.append(Told(StreamType.ADMIN, {"action": item.action}, {}))
+            where = {"input": "admin", "action": item.action}
         else:
             seat = self.players[item.seat]
             told.append(Told(StreamType.PRESS, {"seat": seat, "button": item.button}, {}))

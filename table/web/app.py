@@ -113,7 +113,20 @@ class WebTable:
         self._speech: Any = None  # the phrase cache, made at the first request for speech
         self.stats = StatsPage(side.journal, self.language)
         self.name_readings: list[str] = []  # each name as a Japanese voice says it, for /admin
-        feed.listeners.append(self._on_event)
+
+    def hear(self, subscribe: Callable[[Callable[[Any], None]], Callable[[], None]]
+             ) -> Callable[[], None]:
+        """Be told of the table's events through ``subscribe`` (its event stream's
+        :meth:`table.runtime.event_stream.EventStream.subscribe`, the one way every part that
+        listens is told): the feed for the pages, then this table for its new matches.
+        Returns how to stop."""
+        stops = (subscribe(self.feed.publish), subscribe(self._on_event))
+
+        def stop() -> None:
+            for each in stops:
+                each()
+
+        return stop
 
     def _on_event(self, event: Any) -> None:
         if event.get("type") == "new-match":
@@ -437,7 +450,7 @@ async def admin_status(request: Request) -> Response:
         **web.info(),
         "seats": seats,
         "readers": dict(web.side.readers()),
-        "pages": web.feed.subscribers,
+        "pages": web.feed.pages,
         "name_readings": web.name_readings,
         "fanout": web.feed.relayed,
         "standing": web.standing(),

@@ -21,7 +21,7 @@ import logging
 import secrets
 import threading
 from collections import deque
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from itertools import islice
 from typing import Any, Final
@@ -33,18 +33,17 @@ log = logging.getLogger(__name__)
 # The kinds of event a page may see. Left out: ``start`` and ``journal`` (file paths of the
 # Pi), ``ready`` and ``stopped`` (for the daemon's supervisor), ``lift`` (noise).
 PUBLIC: Final = frozenset(
-    {"press", "tag", "verdict", "state", "announcement", "new-match", "resumed", "reader"}
+    {"press", "admin", "tag", "verdict", "state", "announcement", "new-match", "resumed",
+     "reader"}
 )
 RING: Final = 1024  # events kept for pages that resume
 CAPTIONS: Final = 6  # latest announcements a new page starts with
 RETRY_MS: Final = 1000  # how soon a browser reconnects after losing the stream
 GATHER: Final = 0.002  # seconds the pages wait after an event for the rest of its input's
 
-Listener = Callable[[Mapping[str, Any]], None]
-
 
 @dataclass(eq=False)
-class Subscriber:
+class Page:
     """One connected page: where it is in the ring, how to wake it, and the deadline of the
     write to it in flight (brought forward to now when the page is dropped)."""
 
@@ -52,7 +51,7 @@ class Subscriber:
     wake: asyncio.Event = field(default_factory=asyncio.Event)
     dropped: bool = False
     deadline: asyncio.Timeout | None = None
-    page: int | None = None  # its number at the fan-out, once handed over
+    number: int | None = None  # its number at the fan-out, once handed over
 
     def drop(self) -> None:
         """End this page's stream (in the server's loop)."""
@@ -71,16 +70,15 @@ class Feed:
         # Event ids are ``EPOCH-SEQ``: a page that resumes with an id of another run of the
         # server (whose numbers mean other events) starts again from a snapshot.
         self.epoch = secrets.token_hex(3)
-        self.listeners: list[Listener] = []
         self._lock = threading.Lock()
         self._ring: deque[tuple[int, bytes]] = deque(maxlen=ring)
         self._seq = 0
         self._captions: deque[dict[str, Any]] = deque(maxlen=CAPTIONS)
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._subscribers: set[Subscriber] = set()
+        self._pages: set[Page] = set()
         self._wake_pending = False
         self.relay: Relay | None = None
-        self._relayed: dict[int, Subscriber] = {}
+        self._relayed: dict[int, Page] = {}
         self.closed = False
 
     # --- the publishing side (any thread) -----------------------------------------------------
@@ -106,8 +104,6 @@ class Feed:
             assert loop is not None
             with contextlib.suppress(RuntimeError):  # the server's loop has ended: nobody to wake
                 loop.call_soon_threadsafe(self._soon)
-        for listener in self.listeners:
-            listener(event)
 
     def event_id(self, seq: int) -> str:
         """The event id of sequence number ``seq`` (``EPOCH-SEQ``)."""
@@ -140,8 +136,8 @@ class Feed:
                     else None)
         if relay is not None and news:
             relay.forward(newest - len(news) + 1, news)
-        for sub in self._subscribers:
-            if sub.page is not None:
+        for sub in self._pages:
+            if sub.number is not None:
                 continue  # the fan-out writes to it
             if newest - sub.cursor > kept and not sub.dropped:
                 # Still writing what it took long ago, and what followed has left the ring:
@@ -151,14 +147,14 @@ class Feed:
             else:
                 sub.wake.set()
 
-    def subscribe(self, last_id: str | None) -> tuple[Subscriber, bool]:
+    def join(self, last_id: str | None) -> tuple[Page, bool]:
         """A new page, resumed after ``last_id`` when the ring still holds every event since;
         the flag says whether it was (else the page needs a snapshot first)."""
         with self._lock:
             cursor = self._resumable(last_id)
             resumed = cursor is not None
-            sub = Subscriber(self._seq if cursor is None else cursor)
-        self._subscribers.add(sub)
+            sub = Page(self._seq if cursor is None else cursor)
+        self._pages.add(sub)
         return sub, resumed
 
     def _resumable(self, last_id: str | None) -> int | None:
@@ -171,14 +167,14 @@ class Feed:
         oldest = self._ring[0][0] if self._ring else self._seq + 1
         return seq if oldest - 1 <= seq <= self._seq else None
 
-    def unsubscribe(self, sub: Subscriber) -> None:
+    def leave(self, sub: Page) -> None:
         """Forget a page."""
-        self._subscribers.discard(sub)
+        self._pages.discard(sub)
 
     @property
-    def subscribers(self) -> int:
+    def pages(self) -> int:
         """How many pages are connected."""
-        return len(self._subscribers)
+        return len(self._pages)
 
     @property
     def relayed(self) -> int:
@@ -213,20 +209,20 @@ class Feed:
             log.warning("the web's fan-out process cannot start (%s): the daemon writes to "
                         "the pages itself", exc)
 
-    def hand_over(self, sub: Subscriber, fd: int) -> bool:
+    def hand_over(self, sub: Page, fd: int) -> bool:
         """Hand a page that has had its first frame to the fan-out; False when there is none."""
         relay = self.relay
         if relay is None or not relay.alive or sub.dropped:
             return False
-        sub.page = relay.hand(fd, sub.cursor)
-        self._relayed[sub.page] = sub
+        sub.number = relay.hand(fd, sub.cursor)
+        self._relayed[sub.number] = sub
         return True
 
-    def let_go(self, sub: Subscriber) -> None:
+    def let_go(self, sub: Page) -> None:
         """The page ``sub`` has ended: the fan-out closes its end of it."""
-        if (sub.page is not None and self._relayed.pop(sub.page, None) is not None
+        if (sub.number is not None and self._relayed.pop(sub.number, None) is not None
                 and self.relay is not None):
-            self.relay.let_go(sub.page)
+            self.relay.let_go(sub.number)
 
     def stop_fanout(self) -> None:
         """Stop handing the pages to the fan-out."""
@@ -243,7 +239,7 @@ class Feed:
         for sub in list(self._relayed.values()):
             sub.drop()  # their browsers reconnect, and are written to from here
 
-    def take(self, sub: Subscriber) -> list[bytes] | None:
+    def take(self, sub: Page) -> list[bytes] | None:
         """The frames ``sub`` has not had yet; ``None`` when some of them already left the
         ring (the page fell too far behind)."""
         with self._lock:
@@ -257,14 +253,14 @@ class Feed:
         frames.reverse()
         return frames
 
-    def pending(self, sub: Subscriber) -> bool:
+    def pending(self, sub: Page) -> bool:
         """Whether events wait for ``sub``."""
         with self._lock:
             return self._seq > sub.cursor
 
     def drop_all(self) -> None:
         """End every page's stream (from the server's loop); browsers reconnect and resume."""
-        for sub in self._subscribers:
+        for sub in self._pages:
             sub.drop()
 
     def drop_pages(self) -> None:

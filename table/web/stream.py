@@ -24,7 +24,7 @@ from typing import Any, Final
 
 from starlette.types import Message, Receive, Scope, Send
 
-from table.web.feed import RETRY_MS, Feed, Subscriber
+from table.web.feed import RETRY_MS, Feed, Page
 from table.web.relay import connection
 
 log = logging.getLogger(__name__)
@@ -46,18 +46,18 @@ class EventsEndpoint:
         if scope["method"] not in ("GET", "HEAD"):
             await _json(send, 405, "use GET for the event stream")
             return
-        if self.feed.subscribers >= MAX_PAGES or self.feed.closed:
+        if self.feed.pages >= MAX_PAGES or self.feed.closed:
             await _json(send, 503, "too many pages are following the table: try again later")
             return
         last_id = last_event_id(scope)
-        sub, resumed = self.feed.subscribe(last_id)
+        sub, resumed = self.feed.join(last_id)
         try:
             await self._serve(sub, resumed, scope, receive, send)
         finally:
             self.feed.let_go(sub)
-            self.feed.unsubscribe(sub)
+            self.feed.leave(sub)
 
-    async def _serve(self, sub: Subscriber, resumed: bool, scope: Scope, receive: Receive,
+    async def _serve(self, sub: Page, resumed: bool, scope: Scope, receive: Receive,
                      send: Send) -> None:
         await send({"type": "http.response.start", "status": 200, "headers": [
             (b"content-type", b"text/event-stream; charset=utf-8"),
@@ -76,7 +76,7 @@ class EventsEndpoint:
         finally:
             watcher.cancel()
 
-    async def _hand_over(self, sub: Subscriber, scope: Scope,
+    async def _hand_over(self, sub: Page, scope: Scope,
                          watcher: asyncio.Future[None]) -> bool:
         """Let the fan-out process write this page's events from now on, and wait for the
         page to end; False when this page is written from here (no fan-out, or a connection
@@ -109,7 +109,7 @@ class EventsEndpoint:
         text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
         return f"id: {event_id}\ndata: {text}\n\n".encode()
 
-    async def _follow(self, sub: Subscriber, send: Send) -> None:
+    async def _follow(self, sub: Page, send: Send) -> None:
         while not sub.dropped:
             frames = self.feed.take(sub)
             if frames is None:
@@ -131,7 +131,7 @@ class EventsEndpoint:
         await _write(send, b"", sub, more=False)  # the end of a stream the server closes
 
 
-async def _write(send: Send, body: bytes, sub: Subscriber, more: bool = True) -> bool:
+async def _write(send: Send, body: bytes, sub: Page, more: bool = True) -> bool:
     """Write to a page; ``False`` when it did not take it in time, or was dropped meanwhile
     (its write is then abandoned, and so is the page). A write the connection takes at once
     (the usual case) costs no task and no more than one timer."""
@@ -152,7 +152,7 @@ async def _write(send: Send, body: bytes, sub: Subscriber, more: bool = True) ->
     return not sub.dropped
 
 
-async def _until_disconnect(receive: Receive, sub: Subscriber) -> None:
+async def _until_disconnect(receive: Receive, sub: Page) -> None:
     while True:
         message = await receive()
         if message["type"] == "http.disconnect":

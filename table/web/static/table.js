@@ -286,6 +286,7 @@ function verdictLine(event) {
   else if (event.verdict === "penalty") words = t("penalty-word");
   const who = event.input === "press"
     ? t("input-press", { p: event.seat, b: buttonWord(event.button || "") })
+    : event.input === "admin" ? t("admin") + ": " + t(event.action)
     : (event.verdict === "accepted" ? t("played") : "");
   return el("span", { class: event.verdict, "data-n": event.n, "data-verdict": event.verdict },
     who ? who + " " : "", words);
