@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 import subprocess
 import sys
@@ -42,6 +43,20 @@ def test_every_registered_preset_plays(preset: str) -> None:
     result = demo(seed=3, preset=preset, players=4, rounds=2)
     assert len(result.winners) == 2
     assert any("wins the round!" in line for line in result.transcript)
+
+
+PLAYS = re.compile(r"^(\w+) plays [RYGB](S|R|\+2|\d)$")
+
+
+@pytest.mark.parametrize(("seed", "hands"), [(10, "full"), (4, "full"), (2, "counts"),
+                                             (11, "counts")])
+def test_a_card_joining_the_play_before_it_replays_as_one_play(seed: int, hands: str) -> None:
+    """House rules, two players: a same-rank card right after one's own play joins it, and the
+    replay of the accepted actions holds one play of both cards, not the first one twice."""
+    result = demo(seed=seed, preset="house", players=2, rounds=2, hands=hands)
+    plays = [m.groups() for line in result.transcript if (m := PLAYS.match(line))]
+    assert any(a == b for a, b in itertools.pairwise(plays)), "no same-rank play followed one"
+    assert len(result.winners) == 2  # and the replay agreed with the referee's scores
 
 
 def test_the_2018_deck_with_its_wilds_plays() -> None:

@@ -94,6 +94,7 @@ class Heard:
     item: Input
     outcome: Outcome
     said: tuple[Told, ...] = ()  # its announcements, each rendered once by the table's step
+    joined: bool = False  # a card joined the play before it: that play, made again with it
 
 
 @dataclass
@@ -155,14 +156,20 @@ class SimTable:
         """In the referee's thread, as ``uno-table run`` does it: the table's step, the input
         into the journal with its verdict, its events and announcements on the stream, then
         the thread that waits for it is told."""
+        history = self.referee.history
+        top = history[-1] if history else None
         step = self.step(self.referee, item)
+        # A joined card takes the play back and makes it again from the same state: the new
+        # undo snapshot holds the state the play it replaces was made from.
+        joined = top is not None and bool(history) and history[-1] is not top and (
+            history[-1].state is top.state)
         if self.journal is not None and step.word is not None and isinstance(item, Kept):
             self.journal.append(item, step.word)
         said = tuple(map(self.step.announcement, step.said))
         for told in (*step.events, *said):
             self.stream.emit(told.kind, told.extra, **told.fields)
         self.stream.settle()
-        self._outcomes.put(Heard(item, step.outcome, said))
+        self._outcomes.put(Heard(item, step.outcome, said, joined))
 
     def tell(self, ann: Announcement) -> None:
         """Say ``ann`` as the referee's own words are (a voice test): on the stream, in the
@@ -257,7 +264,10 @@ class SimTable:
             self.say_move("ignored", reason=out.reason)
         self._announce(heard.said)
         if out.action is not None and out.verdict in ("accepted", "penalty"):
-            self.log.append(out.action)
+            if heard.joined and self.log:
+                self.log[-1] = out.action  # the play it joined, now with every card
+            else:
+                self.log.append(out.action)
         elif out.verdict == "accepted" and not out.action:
             done = self._token_done(heard.item)
             if done == "undo" and self.log:
