@@ -390,11 +390,22 @@ def test_a_channel_without_a_chip_is_reported_lost(built: None, link: Path) -> N
          "unknown key 'poll' for kind bridge; allowed: heartbeat_timeout, poll_ms"),
         (ReaderSpec("pad", "bridge", port="/dev/ttyUSB0", channel=0, extra={"poll_ms": 5}),
          "poll_ms must be whole milliseconds from 10 to 1000; got 5"),
+        *(
+            (ReaderSpec("pad", "bridge", port="/dev/ttyUSB0", channel=0, extra={key: 1}), told)
+            for key, told in (
+                ("gain", r"gain is built into the firmware: make GAIN=dB \(18, 23, 33"),
+                ("misses", r"misses is built into the firmware: make MISSES=N"),
+                ("fields", r"fields is built into the firmware: make TURN_FIELDS=0x0E"),
+                ("speed_hz", r"speed_hz is fixed by the firmware at 8 MHz"),
+                ("confirm", r"confirm is not a bridge setting"),
+            )
+        ),
     ],
 )
 def test_bad_bridge_config_is_refused_clearly(spec: ReaderSpec, message: str) -> None:
-    with pytest.raises(ReaderError, match=message):
+    with pytest.raises(ReaderError, match=message) as info:
         make_reader(spec, lambda report: None)
+    assert "\n" not in str(info.value) and str(info.value).startswith("reader pad: ")
 
 
 def test_two_readers_on_one_channel_are_refused(tmp_path: Path) -> None:

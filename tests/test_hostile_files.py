@@ -150,7 +150,9 @@ def test_doctor_names_a_hostile_deck_file_in_one_fix_line(
     enrolled): the deck's one-line error is its one FIX line, exit 1, nothing on stderr."""
     from table.commands.cli import main
 
-    monkeypatch.setattr("table.commands.doctor.check_reader", lambda spec, timeout, *more, **extra: [])
+    monkeypatch.setattr(
+        "table.commands.doctor.check_reader", lambda spec, timeout, *more, **extra: []
+    )
     monkeypatch.setattr("table.commands.doctor.check_voice", lambda config: [])
     path = HOSTILE[hostile](tmp_path)
     config = good_config(tmp_path, str(path))

@@ -36,6 +36,15 @@ BAUD = 115200
 HEARTBEAT_TIMEOUT = 1.5  # seconds; the board sends one every 0.25 s
 EXTRA_KEYS = ("heartbeat_timeout", "poll_ms")  # the bridge's own reader keys
 POLL_MS = (10, 1000)  # the poll intervals the firmware accepts
+# Settings the firmware is built with (no message sets them): a key for them in the config is
+# refused with the build that gives them (docs/hardware.md, "Reader settings").
+BUILT_IN = {
+    "gain": "built into the firmware: make GAIN=dB (18, 23, 33, 38, 43, 48)",
+    "misses": "built into the firmware: make MISSES=N (1 to 20 empty polls)",
+    "fields": "built into the firmware: make TURN_FIELDS=0x0E (a bit a channel)",
+    "speed_hz": "fixed by the firmware at 8 MHz, within the MFRC522's 10 MHz",
+    "confirm": "not a bridge setting: the board reports a tag at its first whole read",
+}
 INFO_RETRY = 1.0  # seconds between get_info requests until the board answers
 # A partial frame is given up when the line has been quiet this long: some 60 frame times, well
 # past a USB-serial chip's packet latency (16 ms) or a pause of a busy host, and still before
@@ -348,6 +357,9 @@ def make_bridge_reader(spec: ReaderSpec, sink: Sink) -> Reader:
             f"reader {spec.name}: kind bridge needs a channel from 0 to {MAX_READERS - 1}; "
             f"got {spec.channel!r}"
         )
+    built = sorted(set(spec.extra) & set(BUILT_IN))
+    if built:
+        raise ReaderError(f"reader {spec.name}: {built[0]} is {BUILT_IN[built[0]]}")
     unknown = sorted(set(spec.extra) - set(EXTRA_KEYS))
     if unknown:
         raise ReaderError(f"reader {spec.name}: unknown key {unknown[0]!r} for kind bridge; "
