@@ -9,7 +9,7 @@
 #define BRIDGE_BOARD_H
 
 #define FW_MAJOR 1
-#define FW_MINOR 0
+#define FW_MINOR 1
 
 #define BAUD 115200UL
 #define HEARTBEAT_MS 250

@@ -120,6 +120,11 @@ void rc_bus_init(void)
     _delay_ms(50); /* oscillator start-up */
 }
 
+void rc_gain(uint8_t reader, uint8_t rx_gain)
+{
+    wr(reader, RFCfgReg, (uint8_t)((rx_gain & 0x07) << 4 | 0x08)); /* reset value 0x48 */
+}
+
 uint8_t rc_init(uint8_t reader)
 {
     uint8_t first = rd(reader, VersionReg);
@@ -138,7 +143,7 @@ uint8_t rc_init(uint8_t reader)
     wr(reader, TReloadRegL, RELOAD); /* also the mark of a chip set up (reset value 0) */
     wr(reader, TxASKReg, 0x40); /* 100 % ASK */
     wr(reader, ModeReg, 0x3D);  /* CRC preset 0x6363 (ISO 14443A) */
-    wr(reader, RFCfgReg, (uint8_t)(RX_GAIN << 4 | 0x08)); /* receiver gain (reset: 0x48) */
+    rc_gain(reader, RX_GAIN); /* the build's gain; set_radio may change it afterwards */
     wr(reader, TxControlReg, (uint8_t)(rd(reader, TxControlReg) | 0x03)); /* antenna on */
     return version;
 }
