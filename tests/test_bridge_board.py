@@ -464,6 +464,8 @@ def test_a_channel_without_a_chip_is_reported_lost(built: None, link: Path) -> N
          "poll_ms must be whole milliseconds from 10 to 1000; got 5"),
         (ReaderSpec("pad", "bridge", port="/dev/ttyUSB0", channel=0, extra={"gain": 40}),
          r"gain = 40 is not an MFRC522 receiver gain in dB \(18, 23, 33, 38, 43, 48\)"),
+        (ReaderSpec("pad", "bridge", port="/dev/ttyUSB0", channel=0, extra={"gain": [48]}),
+         r"gain = \[48\] is not an MFRC522 receiver gain"),
         (ReaderSpec("pad", "bridge", port="/dev/ttyUSB0", channel=0, extra={"misses": 21}),
          r"misses = 21 is not a count of empty polls \(1-20\)"),
         *(

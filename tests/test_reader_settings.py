@@ -134,6 +134,8 @@ def test_a_card_away_for_four_seconds_is_new_only_past_its_missed_roll_calls(
     [
         ({"gain": 40}, r"gain = 40 is not an MFRC522 receiver gain in dB \(18, 23, 33, 38, 43"),
         ({"gain": True}, r"gain = True is not an MFRC522 receiver gain"),
+        ({"gain": [33]}, r"gain = \[33\] is not an MFRC522 receiver gain"),
+        ({"gain": 33.0}, r"gain = 33\.0 is not an MFRC522 receiver gain"),
         ({"misses": 0}, r"misses = 0 is not a count of roll calls \(1-10\)"),
         ({"speed_hz": 20_000_000}, r"speed_hz = 20000000 is not an SPI speed in Hz"),
         ({"confirm": 21}, r"confirm = 21 is not a count of polls \(1-20\)"),

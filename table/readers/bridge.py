@@ -403,7 +403,7 @@ def make_bridge_reader(spec: ReaderSpec, sink: Sink) -> Reader:
         raise ReaderError(f"reader {spec.name}: poll_ms must be whole milliseconds from "
                           f"{POLL_MS[0]} to {POLL_MS[1]}; got {poll!r}")
     gain = spec.extra.get("gain", RADIO_DEFAULT[0])
-    if isinstance(gain, bool) or gain not in GAINS:
+    if not isinstance(gain, int) or isinstance(gain, bool) or gain not in GAINS:
         raise ReaderError(f"reader {spec.name}: gain = {gain!r} is not an MFRC522 receiver "
                           f"gain in dB ({', '.join(map(str, GAINS))})")
     misses = spec.extra.get("misses", RADIO_DEFAULT[1])

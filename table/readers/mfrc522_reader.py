@@ -27,6 +27,9 @@ The package's own primitives do the work (``MFRC522_Init``, ``Write_MFRC522``,
 - several readers on one bus: CE0, CE1 and GPIO chip selects, with one lock per bus; a GPIO
   chip select borrows a spidev node with its own chip enable released (``no_cs``) for the
   length of each transfer;
+- the settings a maker tunes, each a key of the reader's entry (docs/hardware.md, "Reader
+  settings"): ``poll``, ``confirm``, ``misses`` (roll calls a resting card may miss), ``gain``
+  (RFCfgReg's RxGain, written at every set-up), ``fields`` and ``speed_hz`` (spidev's speed);
 - the reset pin passed explicitly (BCM numbering; 0.0.7 would pick GPIO15, the UART's RXD);
 - ``Close_MFRC522`` never called: it runs ``GPIO.cleanup()`` for the whole process. Stopping a
   reader closes its SPI node and leaves the GPIO lines to their owners.
@@ -510,7 +513,7 @@ def build(spec: ReaderSpec, sink: Sink) -> Mfrc522Reader:
     if fields not in ("always", "turns"):
         raise ReaderError(f"reader {spec.name}: fields = {fields!r}: use 'always' or 'turns'")
     gain = extra.get("gain", DEFAULT_GAIN)
-    if isinstance(gain, bool) or gain not in GAIN_DB:
+    if not isinstance(gain, int) or isinstance(gain, bool) or gain not in GAIN_DB:
         raise ReaderError(f"reader {spec.name}: gain = {gain!r} is not an MFRC522 receiver "
                           f"gain in dB ({', '.join(map(str, GAIN_DB))})")
     confirm = extra.get("confirm")
