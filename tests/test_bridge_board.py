@@ -14,7 +14,7 @@ import pytest
 from firmware_bridge.codec import Decoder, Frame, encode
 from firmware_bridge.messages import ACK_STATUS, pack, unpack
 from sim.hardware.avr_board import FIRMWARE_ELF, AvrBoard, build_board, build_firmware
-from table.inputs import ReaderStatus, Report, TagRead
+from table.inputs import ReaderStatus, Report, TagLifted, TagRead
 from table.readers.bridge import BridgePort, shared_port
 from table.readers.factory import Reader, ReaderError, ReaderSpec, make_reader
 
@@ -342,13 +342,85 @@ def test_the_configured_poll_interval_is_set_and_set_again_after_a_reset(
         table.stop()
 
 
+RF_CFG = 0x26  # MFRC522 RFCfgReg: the receiver gain in bits 6-4
+
+
+def test_the_configured_gain_reaches_every_chip_and_again_after_a_reset(
+    board: AvrBoard, link: Path
+) -> None:
+    """``gain = 48`` in the config: the board is told (set_radio) and each chip's RFCfgReg
+    holds RxGain 7, again once a reset has put the firmware's default (33 dB, 0x48) back."""
+    table = Table(link, gain=48)
+    try:
+        table.wait_status("live")
+        table.until(lambda: [board.register(r, RF_CFG) for r in range(4)] == [0x78] * 4)
+        port = table.port
+        table.until(lambda: (port.board.uptime_ms or 0) > 500)
+        up = port.board.uptime_ms or 0
+        board.reset()  # the firmware starts again with the build's gain...
+        table.until(lambda: (port.board.uptime_ms or up) < up)
+        beats = port.board.heartbeats
+        table.until(lambda: port.board.heartbeats >= beats + 2)
+        assert [board.register(r, RF_CFG) for r in range(4)] == [0x78] * 4  # ...told again
+    finally:
+        table.stop()
+
+
+def test_the_configured_misses_hold_a_lift_back_on_the_boards_clock(
+    board: AvrBoard, link: Path
+) -> None:
+    """``misses = 20`` at 50 ms polls: a card taken off is still there 600 ms of the board's
+    time later (the build's 3 misses would have lifted it after 150 ms), then lifted."""
+    table = Table(link, misses=20)
+    try:
+        table.wait_status("live")
+        table.until(lambda: board.register(1, RF_CFG) == 0x48)  # told: gain stays 33 dB
+        board.place(1, "04A1B2C3")
+        assert table.reads(1) == [("Aki", "04A1B2C3")]
+        board.remove(1)
+        start = table.board_time()
+        table.until(lambda: table.board_time() >= start + 600)
+        assert not any(isinstance(r, TagLifted) for r in list(table.reports.queue))
+        table.until(lambda: any(isinstance(r, TagLifted) for r in list(table.reports.queue)))
+    finally:
+        table.stop()
+
+
+def test_a_bad_radio_setting_is_refused_by_the_board(board: AvrBoard, table: Table) -> None:
+    port = table.port
+    for fields in ({"reader": 0, "gain_db": 40, "misses": 3},
+                   {"reader": 0, "gain_db": 33, "misses": 0},
+                   {"reader": 4, "gain_db": 33, "misses": 3}):
+        ack = port.request("set_radio", "ack", **fields)
+        assert ack.num("status") == ACK_STATUS["bad_value"], fields
+    assert [board.register(r, RF_CFG) for r in range(4)] == [0x48] * 4
+    ack = port.request("set_radio", "ack", reader=3, gain_db=18, misses=3)
+    assert ack.num("status") == ACK_STATUS["ok"] and board.register(3, RF_CFG) == 0x28
+
+
+def test_a_board_too_old_for_set_radio_is_named_in_the_log(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Firmware 1.0 answers set_radio with unknown_command: the log says to reflash it."""
+    port = BridgePort("unused")
+    port.attach(0, "pad", lambda report: None, transport=False)
+    port.feed(encode(pack("info", seq=1, protocol=1, fw_major=1, fw_minor=0, reset_cause=0,
+                          readers=4, uptime_ms=51, chips=bytes([0x92] * 4))))
+    with caplog.at_level("WARNING", logger="table.readers.bridge"):
+        port.feed(encode(pack("ack", seq=2, command=0x43,
+                              status=ACK_STATUS["unknown_command"])))
+    assert [r.getMessage() for r in caplog.records] == [
+        "bridge unused: the board refused gain and misses (firmware 1.0; 1.1 or later takes "
+        "them): reflash it"]
+
+
 def test_doctor_asks_the_board_for_its_firmware_and_chips(board: AvrBoard, link: Path) -> None:
     from table.commands.doctor import check_reader
 
     found = check_reader(ReaderSpec("Ken", "bridge", role="seat", seat="Ken", port=str(link),
                                     channel=2), timeout=BOUND)
     assert [f.line() for f in found] == [
-        "ok   reader Ken (bridge, seat): live, board firmware 1.0, channel 2 chip version 0x92"
+        "ok   reader Ken (bridge, seat): live, board firmware 1.1, channel 2 chip version 0x92"
     ]
 
 
@@ -387,14 +459,29 @@ def test_a_channel_without_a_chip_is_reported_lost(built: None, link: Path) -> N
         (ReaderSpec("pad", "bridge", port="/dev/ttyUSB0", channel=0,
                     extra={"heartbeat_timeout": "soon"}), "heartbeat_timeout must be"),
         (ReaderSpec("pad", "bridge", port="/dev/ttyUSB0", channel=0, extra={"poll": 20}),
-         "unknown key 'poll' for kind bridge; allowed: heartbeat_timeout, poll_ms"),
+         "unknown key 'poll' for kind bridge; allowed: heartbeat_timeout, poll_ms, gain, misses"),
         (ReaderSpec("pad", "bridge", port="/dev/ttyUSB0", channel=0, extra={"poll_ms": 5}),
          "poll_ms must be whole milliseconds from 10 to 1000; got 5"),
+        (ReaderSpec("pad", "bridge", port="/dev/ttyUSB0", channel=0, extra={"gain": 40}),
+         r"gain = 40 is not an MFRC522 receiver gain in dB \(18, 23, 33, 38, 43, 48\)"),
+        (ReaderSpec("pad", "bridge", port="/dev/ttyUSB0", channel=0, extra={"gain": [48]}),
+         r"gain = \[48\] is not an MFRC522 receiver gain"),
+        (ReaderSpec("pad", "bridge", port="/dev/ttyUSB0", channel=0, extra={"misses": 21}),
+         r"misses = 21 is not a count of empty polls \(1-20\)"),
+        *(
+            (ReaderSpec("pad", "bridge", port="/dev/ttyUSB0", channel=0, extra={key: 1}), told)
+            for key, told in (
+                ("fields", r"fields is built into the firmware: make TURN_FIELDS=0x0E"),
+                ("speed_hz", r"speed_hz is fixed by the firmware at 8 MHz"),
+                ("confirm", r"confirm is not a bridge setting"),
+            )
+        ),
     ],
 )
 def test_bad_bridge_config_is_refused_clearly(spec: ReaderSpec, message: str) -> None:
-    with pytest.raises(ReaderError, match=message):
+    with pytest.raises(ReaderError, match=message) as info:
         make_reader(spec, lambda report: None)
+    assert "\n" not in str(info.value) and str(info.value).startswith("reader pad: ")
 
 
 def test_two_readers_on_one_channel_are_refused(tmp_path: Path) -> None:

@@ -7,14 +7,19 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from sim.hardware.mfrc522_model import Mfrc522Model, VirtualTag
 from sim.hardware.rpi_fakes import SimBoard, simulated_pi
+from sim.hardware.supply import CARD_MA, FIELD_MA, SaggingSupply
+from table.commands import check_table as check_table_module
 from table.commands.check_table import check_table
+from table.inputs import ReaderStatus, Report
 from table.readers.factory import ReaderSpec
 from table.readers.iso14443 import REQA
 
@@ -43,10 +48,11 @@ class SimTable:
     """The chips of :data:`SPECS` and hands that put a tag on a pad when asked (and a twin of
     it on every pad that sees that one)."""
 
-    def __init__(self, board: SimBoard) -> None:
-        self.board = board
+    def __init__(self, board: SimBoard, specs: list[ReaderSpec] = SPECS) -> None:
+        self.board, self.specs = board, specs
+        aki_reset = specs[2].reset_pin
         self.chips = {"pad": board.add_chip(ce=0), "shoe": board.add_chip(ce=1),
-                      "aki": board.add_chip(cs_pin=5)}
+                      "aki": board.add_chip(cs_pin=5, reset_pin=aki_reset or 25)}
         self.sees: dict[str, list[str]] = {}
         self.placed: list[tuple[Mfrc522Model, VirtualTag]] = []
         self.lines: list[str] = []
@@ -69,7 +75,7 @@ class SimTable:
                 chip.wait_frames(10, REQA)
 
     def run(self, timeout: float = 10.0) -> int:
-        return check_table(SPECS, self.ask, self.settle, timeout, self.lines.append)
+        return check_table(self.specs, self.ask, self.settle, timeout, self.lines.append)
 
     def fails(self) -> list[str]:
         return [line for line in self.lines if line.startswith("FAIL")]
@@ -175,3 +181,53 @@ def test_check_table_needs_no_deck_and_a_missing_card_is_a_fail_line(tmp_path: P
     assert "PASS  reader pad (serial-line): live" in done.stdout
     assert ">>> put any tagged card on pad pad, nothing on the others" in done.stdout
     assert "FAIL  pad pad: no card read in 2 s" in done.stdout
+
+
+def test_a_supply_that_sags_with_every_field_on_is_the_power_fail(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The three modules on a rail that carries their three fields but not a card's load on
+    top: with a card on a pad, the module at the rail's far end (Aki's, on a reset line of its
+    own) browns out and drops off the bus while every field is on. The power check names it,
+    with the regulator fix."""
+    supply = SaggingSupply(capacity_ma=3 * FIELD_MA + CARD_MA / 2)
+    board = SimBoard(on_transfer=supply.update)
+    specs = [*SPECS[:2], replace(SPECS[2], reset_pin=6)]
+    sim = SimTable(board, specs)
+    supply.chips, supply.victim = list(sim.chips.values()), sim.chips["aki"]
+    aki_lost = threading.Event()
+
+    class Watched(check_table_module.Table):
+        """The command's table, telling the test when Aki's reader reports it lost."""
+
+        def __init__(self, specs: list[ReaderSpec]) -> None:
+            super().__init__(specs)
+            put = self.reports.put
+
+            def watch(report: Report) -> None:
+                put(report)
+                if isinstance(report, ReaderStatus) and report.reader == "aki" \
+                        and report.state == "lost":
+                    aki_lost.set()
+
+            self.reports.put = watch  # type: ignore[method-assign]
+
+    def settle(pad: str) -> None:
+        """Ten polls of each reader the sag leaves on the bus; with the first card down,
+        until Aki's reader has told of its loss."""
+        for name in ("pad", "shoe"):
+            sim.chips[name].wait_frames(10, REQA)
+        if pad == "pad":
+            assert aki_lost.wait(10.0)
+
+    monkeypatch.setattr(check_table_module, "Table", Watched)
+    sim.settle = settle  # type: ignore[method-assign]
+    with simulated_pi(board):
+        assert sim.run(timeout=3.0) == 1
+    assert "PASS  reader aki (mfrc522): live" in sim.lines  # it comes up: fields alone fit
+    assert "PASS  pad pad: reads 04A1B2C3D4E500" in sim.lines
+    assert sim.after("FAIL  power") == [
+        "FAIL  power: aki lost while every reader's field was on",
+        "      means: the 3.3 V supply sags when all the antennas transmit",
+        "      fix:   feed the readers from a 3.3 V regulator of at least 100 mA per reader "
+        "(not the Pi's or the Nano's 3.3 V pin), with short, thick supply wires"]

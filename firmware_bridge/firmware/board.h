@@ -9,14 +9,41 @@
 #define BRIDGE_BOARD_H
 
 #define FW_MAJOR 1
-#define FW_MINOR 0
+#define FW_MINOR 1
 
 #define BAUD 115200UL
 #define HEARTBEAT_MS 250
 #define POLL_MS_DEFAULT 50
 #define POLL_MS_MIN 10
 #define POLL_MS_MAX 1000
-#define REMOVAL_MISSES 3 /* empty polls in a row before a tag counts as removed */
+/* Empty polls in a row before a tag counts as removed: make MISSES=N (1 to 20). Fewer lift a
+ * card sooner; more ride out a pile that misses a poll now and then. */
+#ifndef REMOVAL_MISSES
+#define REMOVAL_MISSES 3
+#endif
+#if REMOVAL_MISSES < 1 || REMOVAL_MISSES > 20
+#error "MISSES must be 1 to 20 (empty polls before a tag counts as removed)"
+#endif
+/* The readers' receiver gain in dB (RFCfgReg RxGain): make GAIN=N. More reads a tag further
+ * from the antenna, and a neighbouring pad's card too; 33 is the chip's reset value. */
+#ifndef GAIN_DB
+#define GAIN_DB 33
+#endif
+#if GAIN_DB == 18
+#define RX_GAIN 2
+#elif GAIN_DB == 23
+#define RX_GAIN 3
+#elif GAIN_DB == 33
+#define RX_GAIN 4
+#elif GAIN_DB == 38
+#define RX_GAIN 5
+#elif GAIN_DB == 43
+#define RX_GAIN 6
+#elif GAIN_DB == 48
+#define RX_GAIN 7
+#else
+#error "GAIN must be 18, 23, 33, 38, 43 or 48 (dB, the MFRC522's receiver gains)"
+#endif
 #define CHIP_RETRY_POLLS 20 /* polls between two looks for a chip that is not there */
 /* Readers whose field is on only while they are polled, so that close pads never have their
  * fields on at once (cross-talk). A bit a reader; make TURN_FIELDS=0x0E builds the seats' in

@@ -16,6 +16,8 @@ struct reader {
     uint8_t present;   /* a tag is on the reader */
     uint8_t misses;    /* empty polls in a row while present */
     uint8_t placement; /* counts placements, so the host tells a new one from a repeat */
+    uint8_t rx_gain;   /* RFCfgReg RxGain (set_radio; the build's GAIN until then) */
+    uint8_t removal;   /* empty polls before a tag counts as removed (set_radio; MISSES) */
     uint8_t uid_len;
     uint8_t uid[UID_MAX];
 };
@@ -132,6 +134,16 @@ static void ack(uint8_t command, uint8_t status)
     send(MSG_ACK, p, sizeof p);
 }
 
+/* RFCfgReg's RxGain for a gain in dB, or 0 for a gain the chip does not have. */
+static uint8_t rx_gain_of(uint8_t db)
+{
+    static const uint8_t gains[] = {18, 23, 33, 38, 43, 48};
+    for (uint8_t i = 0; i < sizeof gains; i++)
+        if (gains[i] == db)
+            return (uint8_t)(i + 2);
+    return 0;
+}
+
 static void handle(const struct frame *f)
 {
     switch (f->id) {
@@ -155,6 +167,25 @@ static void handle(const struct frame *f)
     case MSG_GET_INFO:
         send_info(MSG_INFO);
         break;
+    case MSG_SET_RADIO: {
+        if (f->len != MSG_SET_RADIO_FIXED_LEN) {
+            ack(f->id, ACK_STATUS_BAD_LENGTH);
+            break;
+        }
+        uint8_t r = f->payload[MSG_SET_RADIO_READER];
+        uint8_t gain = rx_gain_of(f->payload[MSG_SET_RADIO_GAIN_DB]);
+        uint8_t misses = f->payload[MSG_SET_RADIO_MISSES];
+        if (r >= MAX_READERS || !gain || misses < 1 || misses > 20) {
+            ack(f->id, ACK_STATUS_BAD_VALUE);
+            break;
+        }
+        readers[r].rx_gain = gain;
+        readers[r].removal = misses;
+        if (readers[r].chip)
+            rc_gain(r, gain);
+        ack(f->id, ACK_STATUS_OK);
+        break;
+    }
     default:
         ack(f->id, ACK_STATUS_UNKNOWN_COMMAND);
     }
@@ -179,7 +210,7 @@ static void poll_reader(uint8_t r)
     } else if (rd->present) {
         if (rc_still_there(r, rd->uid, rd->uid_len)) {
             rd->misses = 0;
-        } else if (++rd->misses >= REMOVAL_MISSES) {
+        } else if (++rd->misses >= rd->removal) {
             rd->present = 0;
             rd->misses = 0;
             send_tag(MSG_REMOVED, r);
@@ -198,6 +229,8 @@ static uint8_t check_chip(uint8_t r, uint8_t look)
         return 0;
     uint8_t was = rd->chip;
     rd->chip = rc_init(r);
+    if (rd->chip)
+        rc_gain(r, rd->rx_gain);
     if (rd->chip && (TURN_FIELDS & (1 << r)))
         rc_field(r, 0);
     if (!was != !rd->chip)
@@ -231,6 +264,8 @@ int main(void)
     sei();
     rc_bus_init();
     for (uint8_t r = 0; r < MAX_READERS; r++) {
+        readers[r].rx_gain = RX_GAIN;
+        readers[r].removal = REMOVAL_MISSES;
         readers[r].chip = rc_init(r);
         if (readers[r].chip && (TURN_FIELDS & (1 << r)))
             rc_field(r, 0);

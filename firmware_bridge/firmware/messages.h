@@ -78,6 +78,13 @@
 #define MSG_GET_INFO 0x42
 #define MSG_GET_INFO_FIXED_LEN 0
 
+/* host -> board: Set one reader's receiver gain in dB (18 23 33 38 43 48) and removal count (1 to 20 empty polls); answered by ack. */
+#define MSG_SET_RADIO 0x43
+#define MSG_SET_RADIO_READER 0 /* u8 */
+#define MSG_SET_RADIO_GAIN_DB 1 /* u8 */
+#define MSG_SET_RADIO_MISSES 2 /* u8 */
+#define MSG_SET_RADIO_FIXED_LEN 3
+
 #define ACK_STATUS_OK 0x00
 #define ACK_STATUS_BAD_VALUE 0x01
 #define ACK_STATUS_BAD_LENGTH 0x02

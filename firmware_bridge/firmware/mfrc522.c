@@ -1,5 +1,7 @@
 #include "mfrc522.h"
 
+#include "board.h"
+
 #include <avr/io.h>
 #include <util/delay.h>
 
@@ -17,6 +19,7 @@
 #define TxASKReg 0x15
 #define CRCResultRegH 0x21
 #define CRCResultRegL 0x22
+#define RFCfgReg 0x26
 #define TModeReg 0x2A
 #define TPrescalerReg 0x2B
 #define TReloadRegH 0x2C
@@ -117,6 +120,11 @@ void rc_bus_init(void)
     _delay_ms(50); /* oscillator start-up */
 }
 
+void rc_gain(uint8_t reader, uint8_t rx_gain)
+{
+    wr(reader, RFCfgReg, (uint8_t)((rx_gain & 0x07) << 4 | 0x08)); /* reset value 0x48 */
+}
+
 uint8_t rc_init(uint8_t reader)
 {
     uint8_t first = rd(reader, VersionReg);
@@ -135,6 +143,7 @@ uint8_t rc_init(uint8_t reader)
     wr(reader, TReloadRegL, RELOAD); /* also the mark of a chip set up (reset value 0) */
     wr(reader, TxASKReg, 0x40); /* 100 % ASK */
     wr(reader, ModeReg, 0x3D);  /* CRC preset 0x6363 (ISO 14443A) */
+    rc_gain(reader, RX_GAIN); /* the build's gain; set_radio may change it afterwards */
     wr(reader, TxControlReg, (uint8_t)(rd(reader, TxControlReg) | 0x03)); /* antenna on */
     return version;
 }

@@ -21,6 +21,8 @@ uint8_t rc_still_there(uint8_t reader, const uint8_t *uid, uint8_t len);
 /* Whether the chip answers and still has the settings rc_init gave it (a brown-out or a
  * reset since has set them back). */
 uint8_t rc_set_up(uint8_t reader);
+/* Sets the chip's receiver gain (RFCfgReg RxGain, 0 to 7: 18 to 48 dB). */
+void rc_gain(uint8_t reader, uint8_t rx_gain);
 /* Switches the chip's antenna on or off. */
 void rc_field(uint8_t reader, uint8_t on);
 

@@ -135,6 +135,7 @@ static void chip_reset(struct chip *c)
     c->reg[ComIrqReg] = 0x14;
     c->reg[ControlReg] = 0x10;
     c->reg[0x11] = 0x3F; /* ModeReg */
+    c->reg[0x26] = 0x48; /* RFCfgReg: receiver gain 33 dB */
     c->reg[TxControlReg] = 0x80;
     c->reg[VersionReg] = 0x92;
     c->fifo_n = 0;
@@ -548,6 +549,15 @@ static void command(char *line)
             return;
         }
         chip_reset(&chips[reader]); /* its supply dipped: reset values, antenna off */
+    } else if (strcmp(word, "reg") == 0) {
+        unsigned addr = 0;
+        if (n < 3 || reader < 0 || reader >= READERS || sscanf(arg, "%x", &addr) != 1 ||
+            addr > 0x3F) {
+            printf("error reg: give a reader 0..%d and a register 00..3F in hex\n", READERS - 1);
+            return;
+        }
+        printf("ok reg %u\n", chips[reader].reg[addr]);
+        return;
     } else if (strcmp(word, "overlaps") == 0) {
         printf("ok overlaps");
         for (int i = 0; i < READERS; i++)
@@ -577,8 +587,8 @@ static void command(char *line)
         unlink_link();
         exit(0);
     } else {
-        printf("error unknown command %s; use place, remove, brownout, overlaps, reset, noise, "
-               "freeze, thaw, quit\n", word);
+        printf("error unknown command %s; use place, remove, brownout, reg, overlaps, reset, "
+               "noise, freeze, thaw, quit\n", word);
         return;
     }
     printf("ok %s\n", word);

@@ -2,7 +2,8 @@
 
 ``python -m sim.hardware.avr_board --link PATH`` builds what is out of date, then runs the board
 with its serial port reachable at PATH (a symlink to a pty) and its commands on stdin (``place
-READER UIDHEX``, ``remove READER [UIDHEX]``, ``brownout READER``, ``overlaps``, ``reset``,
+READER UIDHEX``, ``remove READER [UIDHEX]``, ``brownout READER``, ``reg READER HEXADDR``,
+``overlaps``, ``reset``,
 ``noise N``, ``freeze``, ``thaw``, ``quit``).
 Tests and benchmarks use :class:`AvrBoard`, which sends the same commands and waits for each
 to be acknowledged.
@@ -54,16 +55,20 @@ def _run(cmd: list[str], what: str) -> str:
     return proc.stdout
 
 
-def build_firmware(turn_fields: int = 0) -> Path:
+def build_firmware(turn_fields: int = 0, gain: int = 33, misses: int = 3) -> Path:
     """Build the firmware ELF (make decides what is out of date); returns its path. With
     ``turn_fields`` (a bit a reader), a build whose readers of those bits switch their fields
-    on only while they are polled, in a build folder of its own."""
-    if not turn_fields:
-        _run(["make", "--no-print-directory", "-s", "-C", str(FIRMWARE_DIR)], "firmware build")
+    on only while they are polled; with ``gain`` (dB) or ``misses``, a build with that
+    receiver gain or removal count; each such build in a build folder of its own."""
+    make = ["make", "--no-print-directory", "-s", "-C", str(FIRMWARE_DIR)]
+    if (turn_fields, gain, misses) == (0, 33, 3):
+        _run(make, "firmware build")
         return FIRMWARE_ELF
     build = f"build-turn{turn_fields:02X}"
-    _run(["make", "--no-print-directory", "-s", "-C", str(FIRMWARE_DIR), f"BUILD={build}",
-          f"TURN_FIELDS=0x{turn_fields:02X}"], "firmware build")
+    if (gain, misses) != (33, 3):
+        build += f"-gain{gain}-misses{misses}"
+    _run([*make, f"BUILD={build}", f"TURN_FIELDS=0x{turn_fields:02X}", f"GAIN={gain}",
+          f"MISSES={misses}"], "firmware build")
     return FIRMWARE_DIR / build / "bridge.elf"
 
 
@@ -80,18 +85,20 @@ def build_board() -> Path:
     return BOARD_BINARY
 
 
-def board_command(link: Path | str, readers: int = 4, turn_fields: int = 0) -> list[str]:
-    return [str(build_board()), str(build_firmware(turn_fields)), "--link", str(link),
-            "--readers", str(readers)]
+def board_command(link: Path | str, readers: int = 4, turn_fields: int = 0, gain: int = 33,
+                  misses: int = 3) -> list[str]:
+    return [str(build_board()), str(build_firmware(turn_fields, gain, misses)), "--link",
+            str(link), "--readers", str(readers)]
 
 
 class AvrBoard:
     """A running simulated board; its serial port is ``link``."""
 
-    def __init__(self, link: Path | str, readers: int = 4, turn_fields: int = 0) -> None:
+    def __init__(self, link: Path | str, readers: int = 4, turn_fields: int = 0,
+                 gain: int = 33, misses: int = 3) -> None:
         self.link = Path(link)
         self._proc = subprocess.Popen(
-            board_command(link, readers, turn_fields),
+            board_command(link, readers, turn_fields, gain, misses),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,
@@ -139,6 +146,10 @@ class AvrBoard:
     def brownout(self, reader: int) -> None:
         """The reader's supply dips: its chip resets (settings lost, antenna off)."""
         self.command(f"brownout {reader}")
+
+    def register(self, reader: int, address: int) -> int:
+        """The value of one register of the reader's chip."""
+        return int(self.command(f"reg {reader} {address:02X}").split()[2])
 
     def overlaps(self) -> list[list[int]]:
         """``[i][j]``: frames chip i has sent while chip j's field was on."""

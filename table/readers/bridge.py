@@ -25,7 +25,15 @@ from typing import Any
 from firmware_bridge.board_state import BoardState, BoardUp, Event, Read, Removed, Reply
 from firmware_bridge.codec import Decoder, encode
 from firmware_bridge.errors import BridgeError
-from firmware_bridge.messages import MAX_READERS, PROTOCOL_VERSION, Message, pack, unpack
+from firmware_bridge.messages import (
+    ACK_STATUS,
+    MAX_READERS,
+    PROTOCOL_VERSION,
+    TYPES,
+    Message,
+    pack,
+    unpack,
+)
 from table.inputs import ReaderStatus, TagLifted, TagRead
 from table.readers.base import Sink
 from table.readers.factory import Reader, ReaderError, ReaderSpec
@@ -34,8 +42,18 @@ log = logging.getLogger(__name__)
 
 BAUD = 115200
 HEARTBEAT_TIMEOUT = 1.5  # seconds; the board sends one every 0.25 s
-EXTRA_KEYS = ("heartbeat_timeout", "poll_ms")  # the bridge's own reader keys
+EXTRA_KEYS = ("heartbeat_timeout", "poll_ms", "gain", "misses")  # the bridge's own reader keys
 POLL_MS = (10, 1000)  # the poll intervals the firmware accepts
+GAINS = (18, 23, 33, 38, 43, 48)  # the MFRC522's receiver gains in dB (set_radio)
+MISSES = (1, 20)  # empty polls before a tag counts as removed (set_radio)
+RADIO_DEFAULT = (33, 3)  # the firmware's default build: GAIN=33 MISSES=3
+# Settings the firmware is built with (no message sets them): a key for them in the config is
+# refused with the build that gives them (docs/hardware.md, "Reader settings").
+BUILT_IN = {
+    "fields": "built into the firmware: make TURN_FIELDS=0x0E (a bit a channel)",
+    "speed_hz": "fixed by the firmware at 8 MHz, within the MFRC522's 10 MHz",
+    "confirm": "not a bridge setting: the board reports a tag at its first whole read",
+}
 INFO_RETRY = 1.0  # seconds between get_info requests until the board answers
 # A partial frame is given up when the line has been quiet this long: some 60 frame times, well
 # past a USB-serial chip's packet latency (16 ms) or a pause of a busy host, and still before
@@ -61,6 +79,7 @@ class BridgePort:
         self.board = BoardState()
         self.decoder = Decoder()
         self.poll_ms: int | None = None  # the poll interval to set on the board, if any
+        self.radio: dict[int, tuple[int, int]] = {}  # channel: (gain dB, misses) to set on it
         self.firmware = ""  # the board's firmware version, once it has said it
         self._channels: dict[int, tuple[str, Sink]] = {}
         self._states: dict[int, str] = {}  # as last reported to each channel's reader
@@ -142,11 +161,18 @@ class BridgePort:
             kind = TagRead if isinstance(event, Read) else TagLifted
             sink(kind(name, event.uid, self.clock()))
         elif isinstance(event, Reply):
-            self.replies.put(event.message)
+            msg = event.message
+            if msg.name == "ack" and msg.num("command") == TYPES["set_radio"].msg_id \
+                    and msg.num("status") != ACK_STATUS["ok"]:
+                log.warning("bridge %s: the board refused gain and misses (firmware %s; 1.1 "
+                            "or later takes them): reflash it", self.port, self.firmware)
+            self.replies.put(msg)
         elif isinstance(event, BoardUp):
             self.firmware = event.fw_version
             if self.poll_ms is not None:  # after every start or reset of the board
                 self.send("set_poll", interval_ms=self.poll_ms)
+            for channel in sorted(self.radio):
+                self.send_radio(channel)
             if event.protocol != PROTOCOL_VERSION:
                 log.warning("bridge %s: the board speaks protocol %d, this host %d",
                             self.port, event.protocol, PROTOCOL_VERSION)
@@ -198,6 +224,11 @@ class BridgePort:
                 raise TimeoutError(f"bridge {self.port}: no {answer} to {name}") from None
             if msg.name == answer:
                 return msg
+
+    def send_radio(self, channel: int) -> None:
+        """Give the board ``channel``'s gain and removal count (``set_radio``)."""
+        gain, misses = self.radio[channel]
+        self.send("set_radio", reader=channel, gain_db=gain, misses=misses)
 
     def set_poll_interval(self, ms: int) -> bool:
         """Ask the board to poll its readers every ``ms`` milliseconds (10 to 1000)."""
@@ -309,10 +340,12 @@ class BridgeReader:
     """One reader (one channel) of a bridge board."""
 
     def __init__(self, name: str, port: str, channel: int, sink: Sink,
-                 heartbeat_timeout: float = HEARTBEAT_TIMEOUT, poll_ms: int | None = None) -> None:
+                 heartbeat_timeout: float = HEARTBEAT_TIMEOUT, poll_ms: int | None = None,
+                 radio: tuple[int, int] | None = None) -> None:
         self.name, self.port, self.channel, self.sink = name, port, channel, sink
         self.heartbeat_timeout = heartbeat_timeout
         self.poll_ms = poll_ms
+        self.radio = radio  # (gain dB, misses) for this channel, or the firmware's own
         self._bridge: BridgePort | None = None
 
     def start(self) -> None:
@@ -320,6 +353,10 @@ class BridgeReader:
         self._bridge = shared_port(self.port, heartbeat_timeout=self.heartbeat_timeout)
         if self.poll_ms is not None:
             self._bridge.poll_ms = self.poll_ms
+        if self.radio is not None:
+            self._bridge.radio[self.channel] = self.radio
+            if self._bridge.board.identified:  # a board already up hears it now
+                self._bridge.send_radio(self.channel)
         self._bridge.attach(self.channel, self.name, self.sink)
 
     def probe(self) -> str:
@@ -348,6 +385,9 @@ def make_bridge_reader(spec: ReaderSpec, sink: Sink) -> Reader:
             f"reader {spec.name}: kind bridge needs a channel from 0 to {MAX_READERS - 1}; "
             f"got {spec.channel!r}"
         )
+    built = sorted(set(spec.extra) & set(BUILT_IN))
+    if built:
+        raise ReaderError(f"reader {spec.name}: {built[0]} is {BUILT_IN[built[0]]}")
     unknown = sorted(set(spec.extra) - set(EXTRA_KEYS))
     if unknown:
         raise ReaderError(f"reader {spec.name}: unknown key {unknown[0]!r} for kind bridge; "
@@ -362,4 +402,14 @@ def make_bridge_reader(spec: ReaderSpec, sink: Sink) -> Reader:
                              or not POLL_MS[0] <= poll <= POLL_MS[1]):
         raise ReaderError(f"reader {spec.name}: poll_ms must be whole milliseconds from "
                           f"{POLL_MS[0]} to {POLL_MS[1]}; got {poll!r}")
-    return BridgeReader(spec.name, spec.port, spec.channel, sink, float(timeout), poll)
+    gain = spec.extra.get("gain", RADIO_DEFAULT[0])
+    if not isinstance(gain, int) or isinstance(gain, bool) or gain not in GAINS:
+        raise ReaderError(f"reader {spec.name}: gain = {gain!r} is not an MFRC522 receiver "
+                          f"gain in dB ({', '.join(map(str, GAINS))})")
+    misses = spec.extra.get("misses", RADIO_DEFAULT[1])
+    if isinstance(misses, bool) or not isinstance(misses, int) \
+            or not MISSES[0] <= misses <= MISSES[1]:
+        raise ReaderError(f"reader {spec.name}: misses = {misses!r} is not a count of empty "
+                          f"polls ({MISSES[0]}-{MISSES[1]})")
+    radio = None if not {"gain", "misses"} & set(spec.extra) else (int(gain), misses)
+    return BridgeReader(spec.name, spec.port, spec.channel, sink, float(timeout), poll, radio)

@@ -27,6 +27,9 @@ The package's own primitives do the work (``MFRC522_Init``, ``Write_MFRC522``,
 - several readers on one bus: CE0, CE1 and GPIO chip selects, with one lock per bus; a GPIO
   chip select borrows a spidev node with its own chip enable released (``no_cs``) for the
   length of each transfer;
+- the settings a maker tunes, each a key of the reader's entry (docs/hardware.md, "Reader
+  settings"): ``poll``, ``confirm``, ``misses`` (roll calls a resting card may miss), ``gain``
+  (RFCfgReg's RxGain, written at every set-up), ``fields`` and ``speed_hz`` (spidev's speed);
 - the reset pin passed explicitly (BCM numbering; 0.0.7 would pick GPIO15, the UART's RXD);
 - ``Close_MFRC522`` never called: it runs ``GPIO.cleanup()`` for the whole process. Stopping a
   reader closes its SPI node and leaves the GPIO lines to their owners.
@@ -67,7 +70,7 @@ log = logging.getLogger(__name__)
 
 # Registers and flags used beyond the package's own calls.
 COMMAND, COMM_IEN, COMM_IRQ, ERROR, FIFO_DATA, FIFO_LEVEL = 0x01, 0x02, 0x04, 0x06, 0x09, 0x0A
-BIT_FRAMING, TX_CONTROL, T_RELOAD_L, VERSION = 0x0D, 0x14, 0x2D, 0x37
+BIT_FRAMING, TX_CONTROL, RF_CFG, T_RELOAD_L, VERSION = 0x0D, 0x14, 0x26, 0x2D, 0x37
 TRANSCEIVE, IDLE = 0x0C, 0x00
 RX_OR_IDLE, TIMER_IRQ, ERRORS, COLL_ERR = 0x30, 0x01, 0x1B, 0x08
 COLL = 0x0E
@@ -76,8 +79,13 @@ ANTENNA_ON = 0x03  # TxControlReg: both antenna drivers on (0 after a reset)
 TIMER_RELOAD = 2  # 1.5 ms with the package's prescaler: plenty for any answer (under 1 ms)
 MAX_IRQ_READS = 60  # a safety bound in case the timer never fires (a wiring fault)
 DEFAULT_RESET_PIN = 25  # BCM; physical pin 22
-EXTRA_KEYS = ("cs_pin", "poll", "confirm", "fields", "speed_hz")
+EXTRA_KEYS = ("cs_pin", "poll", "confirm", "misses", "gain", "fields", "speed_hz")
 CHECK_EVERY = 2.0  # seconds between two roll calls of the cards resting on a pad
+# RFCfgReg's RxGain (bits 6-4) for each receiver gain in dB; 33 dB is the chip's reset value.
+GAIN_DB: dict[int, int] = {18: 2, 23: 3, 33: 4, 38: 5, 43: 6, 48: 7}
+DEFAULT_GAIN = 33
+DEFAULT_MISSES = 2  # roll calls a resting card may miss before it has left
+DEFAULT_SPEED_HZ = 1_000_000
 HUNG_BEFORE_LOST = 3  # lock-ups in a row reset silently before the reader is reported lost
 
 _bus_locks: dict[int, threading.RLock] = {}
@@ -299,21 +307,25 @@ class Mfrc522Reader(ReaderThread):
         poll: float = 0.015,
         role: str = "play",
         confirm: int | None = None,
+        misses: int = DEFAULT_MISSES,
+        gain: int = DEFAULT_GAIN,
         fields: str = "always",
         known: Callable[[str], bool] | None = None,
         table: dict[str, tuple[str, float]] | None = None,
-        speed_hz: int = 1_000_000,
+        speed_hz: int = DEFAULT_SPEED_HZ,
         backoff: tuple[float, ...] = (0.2, 0.5, 1.0, 2.0),
         clock: Callable[[], float] = time.monotonic,
         pause: Pause = time.sleep,
     ) -> None:
-        self.chip = _open_chip(name, bus, device, cs_pin, reset_pin, speed_hz)
+        self.chip = _open_chip(name, bus, device, cs_pin, reset_pin, speed_hz, GAIN_DB[gain])
         self.port: BusPort = self.chip.spi
         super().__init__(name, sink, clock)
         self.poll, self.backoff, self.pause = poll, backoff, pause
         rule = ROLE_CONFIRMATION.get(role, Confirmation())
         if confirm is not None:  # so many polls in a row, and no dwell
             rule = replace(rule, need=confirm, dwell=0.0)
+        # a card missing from ``misses`` roll calls in a row has left (half a call's slack)
+        rule = replace(rule, forget=CHECK_EVERY * (misses + 0.5))
         self.guard = ReadGuard(name, rule, known, table)
         self.fields_in_turn = fields == "turns"
         self.check_every = CHECK_EVERY
@@ -421,9 +433,11 @@ class Mfrc522Reader(ReaderThread):
 
 
 def _open_chip(
-    name: str, bus: int, device: int, cs_pin: int | None, reset_pin: int, speed_hz: int
+    name: str, bus: int, device: int, cs_pin: int | None, reset_pin: int, speed_hz: int,
+    rx_gain: int = GAIN_DB[DEFAULT_GAIN],
 ) -> Any:
-    """The package's MFRC522 on ``bus``/``device`` (or a GPIO chip select), reset pin high."""
+    """The package's MFRC522 on ``bus``/``device`` (or a GPIO chip select), reset pin high;
+    each set-up gives it the receiver gain ``rx_gain`` (RFCfgReg's RxGain bits)."""
     _int_key(name, "bus", bus, 0, 6, "an SPI bus")
     _int_key(name, "device", device, 0, 2, "an SPI chip enable")
     for key, bcm in (("reset_pin", reset_pin), ("cs_pin", cs_pin)):
@@ -466,6 +480,7 @@ def _open_chip(
                 self.spi = BusPort(self.spi, lock, GPIO, cs)
             super().MFRC522_Init()
             self.Write_MFRC522(T_RELOAD_L, TIMER_RELOAD)  # a shorter wait for no answer
+            self.Write_MFRC522(RF_CFG, rx_gain << 4 | 0x08)  # reset value 0x48: 33 dB
 
     node = f"/dev/spidev{bus}.{device}"
     try:
@@ -498,6 +513,10 @@ def build(spec: ReaderSpec, sink: Sink) -> Mfrc522Reader:
     fields = extra.get("fields", "always")
     if fields not in ("always", "turns"):
         raise ReaderError(f"reader {spec.name}: fields = {fields!r}: use 'always' or 'turns'")
+    gain = extra.get("gain", DEFAULT_GAIN)
+    if not isinstance(gain, int) or isinstance(gain, bool) or gain not in GAIN_DB:
+        raise ReaderError(f"reader {spec.name}: gain = {gain!r} is not an MFRC522 receiver "
+                          f"gain in dB ({', '.join(map(str, GAIN_DB))})")
     confirm = extra.get("confirm")
     return Mfrc522Reader(
         spec.name,
@@ -511,9 +530,11 @@ def build(spec: ReaderSpec, sink: Sink) -> Mfrc522Reader:
         confirm=None
         if confirm is None
         else _int_key(spec.name, "confirm", confirm, 1, 20, "a count of polls"),
+        misses=_int_key(spec.name, "misses", extra.get("misses", DEFAULT_MISSES), 1, 10,
+                        "a count of roll calls"),
+        gain=int(gain),
         fields=fields,
         known=spec.known,
-        speed_hz=_int_key(
-            spec.name, "speed_hz", extra.get("speed_hz", 1_000_000), 10_000, 10_000_000, "a speed"
-        ),
+        speed_hz=_int_key(spec.name, "speed_hz", extra.get("speed_hz", DEFAULT_SPEED_HZ),
+                          10_000, 10_000_000, "an SPI speed in Hz"),
     )
