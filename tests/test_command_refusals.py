@@ -84,6 +84,15 @@ def test_doctor_refuses_a_timeout_past_the_clock(capsys: pytest.CaptureFixture[s
     assert line == "uno-table: --timeout 1e+12: at most 600 seconds a reader"
 
 
+@pytest.mark.parametrize("option", ["--timeout", "--settle"])
+def test_check_table_refuses_a_wait_past_the_clock(capsys: pytest.CaptureFixture[str],
+                                                   option: str) -> None:
+    """``check-table`` takes its waits through the same check as doctor: 1e12 seconds is one
+    line, not an OverflowError traceback at the first reader."""
+    line = refused(capsys, ["check-table", "--config", "none.toml", option, "1e12"])
+    assert line == f"uno-table: {option} 1e+12: at most 600 seconds a reader"
+
+
 @pytest.mark.parametrize(("argv", "says"), [
     (["hub", "--mqtt", "host:1", "--web", "²", "--store", "none.sqlite3"],
      "--web: '²' is not a port"),

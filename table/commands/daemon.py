@@ -115,14 +115,22 @@ def _enroll(args: argparse.Namespace) -> int:
     return enroll_command(args)
 
 
+def seconds(option: str, value: float) -> None:
+    """Refuse a wait that is no number of seconds above 0, or one past :data:`MAX_TIMEOUT` (a
+    deadline past the clock's end is an OverflowError at the first reader)."""
+    from table.errors import TableError
+
+    if not math.isfinite(value) or value <= 0:
+        raise TableError(f"{option} {value}: use a number of seconds above 0")
+    if value > MAX_TIMEOUT:
+        raise TableError(f"{option} {value:g}: at most {MAX_TIMEOUT} seconds a reader")
+
+
 def _doctor(args: argparse.Namespace) -> int:
     from table.commands.doctor import doctor
     from table.errors import TableError
 
-    if not math.isfinite(args.timeout) or args.timeout <= 0:
-        raise TableError(f"--timeout {args.timeout}: use a number of seconds above 0")
-    if args.timeout > MAX_TIMEOUT:  # a deadline past the clock's end: an OverflowError
-        raise TableError(f"--timeout {args.timeout:g}: at most {MAX_TIMEOUT} seconds a reader")
+    seconds("--timeout", args.timeout)
     if not math.isfinite(args.quiet) or not 0 <= args.quiet <= 600:
         raise TableError(f"--quiet {args.quiet}: use a number of seconds from 0 to 600")
     return doctor(args.config, timeout=args.timeout, quiet=args.quiet)
@@ -130,12 +138,9 @@ def _doctor(args: argparse.Namespace) -> int:
 
 def _check_table(args: argparse.Namespace) -> int:
     from table.commands.check_table import check_table_command
-    from table.errors import TableError
 
     for name in ("timeout", "settle"):
-        value = getattr(args, name)
-        if not math.isfinite(value) or value <= 0:
-            raise TableError(f"--{name} {value}: use a number of seconds above 0")
+        seconds(f"--{name}", getattr(args, name))
     return check_table_command(args.config, args.timeout, args.settle)
 
 
