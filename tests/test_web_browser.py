@@ -123,6 +123,26 @@ def test_colour_challenge_and_undo_from_the_pages_each_verdict_on_the_spectator_
         assert (state["pending_draw"], state["turn"], state["color"]) == (4, "Aki", "blue")
 
 
+def test_a_press_made_too_fast_is_kept_and_sent_again_by_the_phone(
+        tmp_path: Path, browser: Any, pages: list[Any]) -> None:
+    """Two presses of Aki's closer together than her seat may press: the second is answered
+    "too fast", and her phone sends it again by itself when the table says (not lost)."""
+    with web_daemon(tmp_path) as t:
+        aki = open_page(browser, pages, seat_url(t, 0))
+        live(aki)
+        t.tap("R5#1")  # the round begins; Ken's turn
+        t.web.seats.rate, t.web.seats.burst = 1.0, 1.0  # one press a second, and no more
+        tap(aki, 'button[data-button="pass"]')
+        assert t.wait("verdict", input="press")["verdict"] == "rejected"  # not her turn
+        tap(aki, 'button[data-button="draw"]')  # within the same second
+        seen_text(aki, "#mine", "Slow down a little")
+        event = t.wait("verdict", input="press")  # the phone's own second try
+        assert (event["seat"], event["verdict"]) == ("Aki", "rejected")
+        assert event["reason"] == "not-your-turn"
+        seen_text(aki, f'#mine [data-verdict="rejected"][data-n="{event["n"]}"]',
+                  "Sorry, it is not your turn.")
+
+
 def sim_table(seed: int, players: int = 3) -> SimTable:
     names = ["Aki", "Ken", "Mio", "Rin"][:players]
     return SimTable(make_options("official"), names, seed, hands="full")
@@ -181,7 +201,13 @@ def test_two_seats_played_from_phones_and_one_by_the_tables_pads(
             shown = view.evaluate("unoTable.verdicts.length")
             wilds += _move(page)
             moves += 1
-            view.wait_for_function("(n) => unoTable.verdicts.length > n", arg=shown, polling=20)
+            try:
+                view.wait_for_function("(n) => unoTable.verdicts.length > n", arg=shown,
+                                       polling=20)
+            except Exception as exc:
+                said = page.text_content("#mine")
+                raise AssertionError(f"move {moves} of seat {seat} got no verdict on the "
+                                     f"spectator page; the phone says {said!r}") from exc
         assert not failed, failed
         assert table.state.phase in (Phase.ROUND_OVER, Phase.MATCH_OVER)
         assert moves >= 5, moves

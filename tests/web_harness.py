@@ -9,6 +9,7 @@ import queue
 import re
 import socket
 import threading
+import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
@@ -201,11 +202,14 @@ class WebDaemon:
         return str(self.web.seats.tokens[seat])
 
     def wait(self, kind: str, **fields: Any) -> Event:
+        """The next event of ``kind`` with ``fields``, within 20 s in all (other events keep
+        coming meanwhile: the readers' states, the clock's ticks)."""
+        until = time.monotonic() + 20
         while True:
             try:
-                event = self.events.get(timeout=20)
+                event = self.events.get(timeout=max(0.0, until - time.monotonic()))
             except queue.Empty:
-                raise AssertionError(f"no {kind} event within 20 s") from None
+                raise AssertionError(f"no {kind} event {fields} within 20 s") from None
             if event["type"] == kind and all(event.get(k) == v for k, v in fields.items()):
                 return event
 

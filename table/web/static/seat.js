@@ -135,6 +135,7 @@ async function press(button, extra) {
   if (button === "play") playing = true;
   asked = button;
   $("mine").textContent = t("press-sent", { b: button === "play" ? cardName(extra.card) : buttonWord(button) });
+  const pressed = shown;
   for (let attempt = 0; attempt < 3; attempt++) {
     let answer;
     try {
@@ -144,7 +145,14 @@ async function press(button, extra) {
       continue; // the network failed: the same id again, so it counts once
     }
     if (answer.status === 403) { gone = true; renderGone(); }
-    else if (answer.status === 429) $("mine").textContent = t("too-fast");
+    else if (answer.status === 429) {
+      // Too many presses of this seat too close together: the press is kept and sent again
+      // when the table says, unless the table has moved meanwhile (then it is the person's
+      // to make again, or not).
+      $("mine").textContent = t("too-fast");
+      await new Promise((r) => setTimeout(r, Math.min(answer.retryAfter, 5) * 1000));
+      if (shown === pressed && !gone) continue;
+    }
     else if (answer.status >= 400) $("mine").textContent = t("refused", { m: answer.body.error || answer.status });
     return;
   }

@@ -31,7 +31,7 @@ const WORDS = {
     "s-round-over": "Round over: {p} wins", "s-match-over": "Match over", "s-dealing": "Dealing",
     "your-hand": "Your hand", "unknown-cards": "+{n} cards the table has not seen",
     gone: "This seat link is no longer valid (a new match?). Scan the new code.",
-    "press-sent": "{b}…", "too-fast": "Slow down a little", "refused": "{m}",
+    "press-sent": "{b}…", "too-fast": "Slow down a little: sending it again in a moment", "refused": "{m}",
     admin: "Admin", undo: "Undo", "next-round": "Next round", "new-match": "New match",
     "voice-test": "Voice test", readers: "Readers", seats: "Seats (scan with a phone)",
     "new-match-sure": "Abandon this match and start a new one?", pages: "{n} pages following",
@@ -73,7 +73,7 @@ const WORDS = {
     "s-round-over": "ラウンド終了: {p}の勝ち", "s-match-over": "試合終了", "s-dealing": "配っています",
     "your-hand": "手札", "unknown-cards": "+{n}枚 (テーブルがまだ見ていないカード)",
     gone: "このリンクはもう使えません(新しい試合?)。新しいコードを読み取ってください。",
-    "press-sent": "{b}…", "too-fast": "少し待ってください", "refused": "{m}",
+    "press-sent": "{b}…", "too-fast": "少し待ってください（すぐにもう一度送ります）", "refused": "{m}",
     admin: "管理", undo: "取り消し", "next-round": "次のラウンド", "new-match": "新しい試合",
     "voice-test": "音声テスト", readers: "リーダー", seats: "席 (スマホで読み取り)",
     "new-match-sure": "この試合をやめて、新しく始めますか?", pages: "{n}ページが見ています",
@@ -209,7 +209,7 @@ async function postJSON(url, data) {
     headers: { "Content-Type": "application/json" }, body: JSON.stringify(data || {}),
   });
   const body = await response.json().catch(() => ({}));
-  return { status: response.status, body };
+  return { status: response.status, body, retryAfter: Number(response.headers.get("retry-after")) || 1 };
 }
 
 // A press id made here: a retry or a second tap of the same button sends the same one.
