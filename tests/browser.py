@@ -64,7 +64,7 @@ def open_page(browser: Any, opened: list[Any], url: str, width: int = 390,
     page = browser.new_page()
     opened.append(page)
     page.set_viewport_size({"width": width, "height": height})
-    page.goto(url)
+    page.goto(url, timeout=120_000)  # /stats loads once its build is done: slow when busy
     return page
 
 

@@ -26,6 +26,7 @@ from table.runtime.event_stream import EventStream, StreamType
 from table.web.app import WebTable
 from table.web.base import STATIC
 from table.web.feed import Feed
+from table.web.seats import Seats
 
 
 @pytest.fixture
@@ -134,6 +135,20 @@ def test_presses_are_rate_limited_per_seat(table: WebDaemon) -> None:
     answers = [table.press(0, "uno", f"a-{i}")[0] for i in range(int(table.web.seats.burst) + 2)]
     assert answers[-2:] == [429, 429] and set(answers[:-2]) == {202}
     assert table.press(1, "uno", "k-1")[0] == 202  # another seat is not held back
+
+
+def test_a_press_refused_as_too_fast_is_told_when_its_seat_may_press_again() -> None:
+    """Retry-After says the whole seconds until the seat's next press is taken (the phone
+    sends its press again then)."""
+    now = [100.0]
+    seats = Seats(["Aki", "Ken"], rate=0.25, burst=1.0, clock=lambda: now[0])
+    assert seats.admit(0, "a-1") == "new"
+    assert (seats.admit(0, "a-2"), seats.retry_after(0)) == ("too-fast", 4)
+    now[0] += 2.5
+    assert (seats.admit(0, "a-2"), seats.retry_after(0)) == ("too-fast", 2)
+    now[0] += 1.5
+    assert seats.admit(0, "a-2") == "new"
+    assert seats.retry_after(1) == 1  # a seat with a press in hand: at least a second
 
 
 BAD: list[tuple[str, str, bytes, dict[str, str], int]] = [

@@ -131,11 +131,14 @@ def test_a_press_made_too_fast_is_kept_and_sent_again_by_the_phone(
         aki = open_page(browser, pages, seat_url(t, 0))
         live(aki)
         t.tap("R5#1")  # the round begins; Ken's turn
-        t.web.seats.rate, t.web.seats.burst = 1.0, 1.0  # one press a second, and no more
+        seats = t.web.seats
+        now = [seats.clock()]  # the rate limit's clock stands still until moved here
+        seats.clock, seats.rate, seats.burst = (lambda: now[0]), 1.0, 1.0  # one a second
         tap(aki, 'button[data-button="pass"]')
         assert t.wait("verdict", input="press")["verdict"] == "rejected"  # not her turn
         tap(aki, 'button[data-button="draw"]')  # within the same second
         seen_text(aki, "#mine", "Slow down a little")
+        now[0] += 1.0  # the second passes: the phone's next try is taken
         event = t.wait("verdict", input="press")  # the phone's own second try
         assert (event["seat"], event["verdict"]) == ("Aki", "rejected")
         assert event["reason"] == "not-your-turn"

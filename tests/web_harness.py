@@ -51,7 +51,9 @@ class Client:
         self.kept = self._connect() if keep else None
 
     def _connect(self) -> http.client.HTTPConnection:
-        return http.client.HTTPConnection("127.0.0.1", self.port, timeout=30,
+        # A guard against a hang, not a wait: /stats answers when its build (a child process at
+        # a low priority, so slow on a busy machine) is done.
+        return http.client.HTTPConnection("127.0.0.1", self.port, timeout=120,
                                           source_address=self.source)
 
     def request(self, method: str, path: str, body: bytes | None = None,

@@ -410,7 +410,7 @@ async def press(request: Request) -> Response:
         return JSONResponse({"ok": True, "id": press_id, "repeat": True}, 202, PRIVATE)
     if admission == "too-fast":
         raise BadRequest(429, "too many presses from this seat: wait a moment",
-                         {"retry-after": "1"})
+                         {"retry-after": str(web.seats.retry_after(seat_press.seat))})
     try:
         web.side.press(seat_press)
     except TableError:

@@ -10,6 +10,7 @@ link from last week's party plays nothing tonight.
 from __future__ import annotations
 
 import hmac
+import math
 import re
 import secrets
 import threading
@@ -81,6 +82,14 @@ class Seats:
             if len(seen) > REMEMBERED:
                 seen.popitem(last=False)
             return "new"
+
+    def retry_after(self, seat: int) -> int:
+        """Whole seconds until ``seat`` may press again (at least 1: what ``Retry-After``
+        says to a press refused as too fast)."""
+        with self._lock:
+            tokens, since = self._buckets[seat]
+            tokens = min(self.burst, tokens + (self.clock() - since) * self.rate)
+        return max(1, math.ceil((1.0 - tokens) / self.rate))
 
     def forget(self, seat: int, press_id: str) -> None:
         """A press the table refused to take: its retry is a new press."""

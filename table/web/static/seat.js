@@ -136,11 +136,14 @@ async function press(button, extra) {
   asked = button;
   $("mine").textContent = t("press-sent", { b: button === "play" ? cardName(extra.card) : buttonWord(button) });
   const pressed = shown;
-  for (let attempt = 0; attempt < 3; attempt++) {
+  let failures = 0;
+  let waits = 0;
+  while (failures < 3 && waits < 10) {
     let answer;
     try {
       answer = await postJSON("/api/press", { token, button, id, ...(extra || {}) });
     } catch (e) {
+      failures++;
       await new Promise((r) => setTimeout(r, 500));
       continue; // the network failed: the same id again, so it counts once
     }
@@ -150,6 +153,7 @@ async function press(button, extra) {
       // when the table says, unless the table has moved meanwhile (then it is the person's
       // to make again, or not).
       $("mine").textContent = t("too-fast");
+      waits++;
       await new Promise((r) => setTimeout(r, Math.min(answer.retryAfter, 5) * 1000));
       if (shown === pressed && !gone) continue;
     }
