@@ -68,15 +68,28 @@ def shuffle(rng: random.Random, cards: list[Card]) -> None:
     """Shuffle ``cards`` in place exactly as ``rng.shuffle(cards)`` does (the same order from
     the same generator, which a test holds), about twice as fast: ``random.shuffle`` calls two
     functions written in Python for each card (``_randbelow`` and its ``getrandbits`` loop),
-    here inlined. Self-play shuffles a deck every round."""
+    here inlined, with each place's bit count looked up. Self-play shuffles a deck every
+    round."""
     bits = rng.getrandbits
-    for i in range(len(cards) - 1, 0, -1):
-        n = i + 1
-        k = n.bit_length()
+    for i, k in _shuffle_steps(len(cards)):
         j = bits(k)
-        while j >= n:  # rejection: j uniform below n
+        while j > i:  # rejection: j uniform up to i
             j = bits(k)
         cards[i], cards[j] = cards[j], cards[i]
+
+
+def _shuffle_steps(size: int) -> list[tuple[int, int]]:
+    """The places a shuffle of ``size`` cards swaps, last first, each with the bits
+    ``random`` draws for it (those of the number of places up to it), made once per size."""
+    steps = _SHUFFLE_STEPS.get(size)
+    if steps is None:
+        steps = [(i, (i + 1).bit_length()) for i in range(size - 1, 0, -1)]
+        if len(_SHUFFLE_STEPS) < 256:
+            _SHUFFLE_STEPS[size] = steps
+    return steps
+
+
+_SHUFFLE_STEPS: dict[int, list[tuple[int, int]]] = {}
 
 
 class RandomTable:
