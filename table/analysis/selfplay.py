@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from table.analysis.policies import DEFAULT_POLICY, make_policy
@@ -129,12 +129,12 @@ class RandomTable:
         deck = self.shuffled_deck()
         return choose_dealer(len(self.names), lambda _seat: deck.pop(), self.options)
 
-    def supply_chance(self, s: State) -> list[Event]:
+    def supply_chance(self, s: State) -> Sequence[Event]:
         """What chance decides at a real table before the next action: the order of a
         reshuffled pile (when the draw pile is empty), and which cards the unknown cards in the
         hands are (what seat pads report), picked from the cards whose place is unknown."""
         if s.pile and not s.hidden:
-            return []  # the common case: no reshuffle is due and every hand is known
+            return ()  # the common case: no reshuffle is due and every hand is known
         events: list[Event] = []
         if not s.pile and not s.pile_unknown and len(s.discard) > 1 and s.phase is Phase.PLAY:
             order = s.discard[:-1]

@@ -369,7 +369,10 @@ def _effect(
     そのまま」. Choice: Skips never skip their own player."""
     opts = s.options
     rank = card.rank
-    nxt = s.next_seat(p)
+    # s.next_seat(p), its common case inlined: the seat after is still in the match.
+    nxt = (p + s.direction) % len(s.players)
+    if s.eliminated[nxt]:
+        nxt = s.next_seat(p)
     if rank == SKIP or (
         rank == REVERSE and opts.two_player_reverse_is_skip and s.eliminated.count(False) == 2
     ):
@@ -516,37 +519,38 @@ def list_plays(s: State, p: int, out: list[Action]) -> None:
     else:
         known = hand.known
     if known:
-        color, rank = s.color, s.live_rank
         try:  # subscripts, not get(): a method call costs more than the try
-            matching, contains = _MATCHING[p][color][rank]
+            matching, contains = _MATCHING[p][s.color][s.live_rank]
         except KeyError:
-            matching, contains = _matching(p, color, rank)
+            matching, contains = _matching(p, s.color, s.live_rank)
         # The matching cards picked out in C, then each distinct one, in hand order (a dict
         # only when there are two or more: most hands match once or not at all).
         matched = [*filter(contains, known)]
-        cards: Collection[Card] = matched
-        if len(matched) > 2:
-            cards = dict.fromkeys(matched)
-        elif len(matched) == 2 and matched[0] is matched[1]:
-            del matched[1]
-        if len(hand.known) + hand.unknown > 2:
-            # More than one card is kept, so check_kept can refuse only a Wild Draw Four (its
-            # restriction); the other matching cards need no check.
-            if _WILD_DRAW_FOUR in cards and restricted(s.options):
-                try:
-                    check_kept(s, p, (_WILD_DRAW_FOUR,), True)
-                except IllegalPlay:
-                    cards = [card for card in cards if card is not _WILD_DRAW_FOUR]
-            for card in cards:
-                out += matching[card]
-        else:
-            for card in cards:
-                try:
-                    check_kept(s, p, (card,), True)
-                except IllegalPlay:
-                    continue
-                out += matching[card]
-    if not s.has_drawn and "groups" in s.rules.hooked:
+        count = len(matched)
+        if count:
+            cards: Collection[Card] = matched
+            if count > 2:
+                cards = dict.fromkeys(matched)
+            elif count == 2 and matched[0] is matched[1]:
+                del matched[1]
+            if len(hand.known) + hand.unknown > 2:
+                # More than one card is kept, so check_kept can refuse only a Wild Draw Four
+                # (its restriction); the other matching cards need no check.
+                if _WILD_DRAW_FOUR in cards and restricted(s.options):
+                    try:
+                        check_kept(s, p, (_WILD_DRAW_FOUR,), True)
+                    except IllegalPlay:
+                        cards = [card for card in cards if card is not _WILD_DRAW_FOUR]
+                for card in cards:
+                    out += matching[card]
+            else:
+                for card in cards:
+                    try:
+                        check_kept(s, p, (card,), True)
+                    except IllegalPlay:
+                        continue
+                    out += matching[card]
+    if "groups" in s.rules.hooked and not s.has_drawn:
         for group in s.rules.groups(s, p):
             _add_checked(s, p, group, out)
 
