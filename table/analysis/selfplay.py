@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from table.analysis.policies import DEFAULT_POLICY, make_policy
@@ -68,15 +68,28 @@ def shuffle(rng: random.Random, cards: list[Card]) -> None:
     """Shuffle ``cards`` in place exactly as ``rng.shuffle(cards)`` does (the same order from
     the same generator, which a test holds), about twice as fast: ``random.shuffle`` calls two
     functions written in Python for each card (``_randbelow`` and its ``getrandbits`` loop),
-    here inlined. Self-play shuffles a deck every round."""
+    here inlined, with each place's bit count looked up. Self-play shuffles a deck every
+    round."""
     bits = rng.getrandbits
-    for i in range(len(cards) - 1, 0, -1):
-        n = i + 1
-        k = n.bit_length()
+    for i, k in _shuffle_steps(len(cards)):
         j = bits(k)
-        while j >= n:  # rejection: j uniform below n
+        while j > i:  # rejection: j uniform up to i
             j = bits(k)
         cards[i], cards[j] = cards[j], cards[i]
+
+
+def _shuffle_steps(size: int) -> list[tuple[int, int]]:
+    """The places a shuffle of ``size`` cards swaps, last first, each with the bits
+    ``random`` draws for it (those of the number of places up to it), made once per size."""
+    steps = _SHUFFLE_STEPS.get(size)
+    if steps is None:
+        steps = [(i, (i + 1).bit_length()) for i in range(size - 1, 0, -1)]
+        if len(_SHUFFLE_STEPS) < 256:
+            _SHUFFLE_STEPS[size] = steps
+    return steps
+
+
+_SHUFFLE_STEPS: dict[int, list[tuple[int, int]]] = {}
 
 
 class RandomTable:
@@ -116,12 +129,12 @@ class RandomTable:
         deck = self.shuffled_deck()
         return choose_dealer(len(self.names), lambda _seat: deck.pop(), self.options)
 
-    def supply_chance(self, s: State) -> list[Event]:
+    def supply_chance(self, s: State) -> Sequence[Event]:
         """What chance decides at a real table before the next action: the order of a
         reshuffled pile (when the draw pile is empty), and which cards the unknown cards in the
         hands are (what seat pads report), picked from the cards whose place is unknown."""
         if s.pile and not s.hidden:
-            return []  # the common case: no reshuffle is due and every hand is known
+            return ()  # the common case: no reshuffle is due and every hand is known
         events: list[Event] = []
         if not s.pile and not s.pile_unknown and len(s.discard) > 1 and s.phase is Phase.PLAY:
             order = s.discard[:-1]

@@ -34,7 +34,7 @@ PLAY = Phase.PLAY  # a module global is read faster than an enum member
 
 def check_seat(s: State, seat: int) -> None:
     """Raise unless ``p`` is a seat of this table."""
-    if not 0 <= seat < s.n or s.eliminated[seat]:
+    if not 0 <= seat < len(s.players) or s.eliminated[seat]:  # s.n without the property's call
         raise IllegalPlay("no-such-player", f"there is no player at seat {seat}")
 
 

@@ -205,12 +205,10 @@ def carry_out(
     jump: bool | None = None,
 ) -> None:
     """Carry out the play ``a``, checked by :func:`on_play`, which found its single card at
-    ``index`` among the known cards (-1: it is one of the unknown cards; ``_GROUP``: several
-    cards, taken one by one; ``known`` says whether the card played was known: a card drawn
-    blind may be played while an equal known card stays in hand), or listed by
+    ``index`` among the known cards (-1: one of the unknown cards; ``_GROUP``: several cards;
+    ``known``: the card played was known, as a card drawn blind is not), or listed by
     :func:`list_plays` (or a variant's out-of-turn list) for this very state, and not checked
-    again (no ``index``: its cards are known and held). This is the play handler of
-    :func:`~table.rules.engine.apply_legal`."""
+    again (no ``index``): the play handler of :func:`~table.rules.engine.apply_legal`."""
     p = a.player
     cards = a.cards
     card = cards[0]
@@ -220,8 +218,7 @@ def carry_out(
         jump = p != s.turn
     rank = card.rank
     stacked = s.pending
-    # The rest of the hand and what the card covers matter only to a Wild Draw Four (its
-    # restriction and challenge): read them before the play changes them.
+    # What only a Wild Draw Four needs (its restriction, its challenge), read before the play.
     wd4 = _NOT_WD4 if rank != WILD_DRAW_FOUR else _wd4_before(s, a, known, events)
     if jump:
         events.append(Event(EventKind.JUMP_IN, player=p, target=s.turn))
@@ -238,7 +235,10 @@ def carry_out(
             s.hidden -= 1
         s.discard.append(card)
         last = card
-        events.append(_played(p, color, card))
+        try:  # the "played" event, made once (_played); subscripts cost less than a call
+            events.append(_PLAYED[p][color][card])
+        except KeyError:
+            events.append(_played(p, color, card))
     else:
         last = _take_group(s, a, events)
     if s.has_drawn:
@@ -253,9 +253,7 @@ def carry_out(
     size = len(hand.known) + hand.unknown
     shuffled = rank == SHUFFLE_HANDS
     if shuffled and (size or s.options.shuffle_hands_last_card == "redeal"):
-        shuffle_hands(s, p, events)
-        hand = s.hands[p]  # the redeal gave every seat a new hand
-        size = len(hand.known) + hand.unknown
+        size = _shuffled(s, p, events)
     if size > 1:
         if s.called[p]:
             s.called[p] = False  # a call made for a play of several cards that did not come
@@ -267,14 +265,24 @@ def carry_out(
         return
     if number is None:
         _effect(s, p, last, len(cards), events, stacked, wd4)
-        turn = s.turn
-    else:  # a number card has no effect: the next seat is on turn
-        # s.next_seat(p), its common case inlined: the seat after is still in the match.
-        turn = (p + s.direction) % len(s.players)
-        if s.eliminated[turn]:
-            turn = s.next_seat(p)
-        s.turn = turn
-    _announce_after(s, a, last, turn, events)
+        _announce_after(s, a, last, s.turn, events)
+        return
+    # A number card has no effect: the next seat is on turn (s.next_seat(p), inlined).
+    turn = (p + s.direction) % len(s.players)
+    if s.eliminated[turn]:
+        turn = s.next_seat(p)
+    s.turn = turn
+    if s.pending or s.uno_window == p or "after_play" in s.rules.hooked:
+        _announce_after(s, a, last, turn, events)
+    else:  # _announce_after's common case: nothing to say but the turn
+        events.append(TURN[turn])
+
+
+def _shuffled(s: State, p: int, events: list[Event]) -> int:
+    """A Shuffle Hands redeals every hand: the cards ``p`` holds now."""
+    shuffle_hands(s, p, events)
+    hand = s.hands[p]
+    return len(hand.known) + hand.unknown
 
 
 def _played(p: int, color: Color | None, card: Card) -> Event:
@@ -361,7 +369,10 @@ def _effect(
     そのまま」. Choice: Skips never skip their own player."""
     opts = s.options
     rank = card.rank
-    nxt = s.next_seat(p)
+    # s.next_seat(p), its common case inlined: the seat after is still in the match.
+    nxt = (p + s.direction) % len(s.players)
+    if s.eliminated[nxt]:
+        nxt = s.next_seat(p)
     if rank == SKIP or (
         rank == REVERSE and opts.two_player_reverse_is_skip and s.eliminated.count(False) == 2
     ):
@@ -508,37 +519,38 @@ def list_plays(s: State, p: int, out: list[Action]) -> None:
     else:
         known = hand.known
     if known:
-        color, rank = s.color, s.live_rank
         try:  # subscripts, not get(): a method call costs more than the try
-            matching, contains = _MATCHING[p][color][rank]
+            matching, contains = _MATCHING[p][s.color][s.live_rank]
         except KeyError:
-            matching, contains = _matching(p, color, rank)
+            matching, contains = _matching(p, s.color, s.live_rank)
         # The matching cards picked out in C, then each distinct one, in hand order (a dict
         # only when there are two or more: most hands match once or not at all).
         matched = [*filter(contains, known)]
-        cards: Collection[Card] = matched
-        if len(matched) > 2:
-            cards = dict.fromkeys(matched)
-        elif len(matched) == 2 and matched[0] is matched[1]:
-            del matched[1]
-        if len(hand.known) + hand.unknown > 2:
-            # More than one card is kept, so check_kept can refuse only a Wild Draw Four (its
-            # restriction); the other matching cards need no check.
-            if _WILD_DRAW_FOUR in cards and restricted(s.options):
-                try:
-                    check_kept(s, p, (_WILD_DRAW_FOUR,), True)
-                except IllegalPlay:
-                    cards = [card for card in cards if card is not _WILD_DRAW_FOUR]
-            for card in cards:
-                out += matching[card]
-        else:
-            for card in cards:
-                try:
-                    check_kept(s, p, (card,), True)
-                except IllegalPlay:
-                    continue
-                out += matching[card]
-    if not s.has_drawn and "groups" in s.rules.hooked:
+        count = len(matched)
+        if count:
+            cards: Collection[Card] = matched
+            if count > 2:
+                cards = dict.fromkeys(matched)
+            elif count == 2 and matched[0] is matched[1]:
+                del matched[1]
+            if len(hand.known) + hand.unknown > 2:
+                # More than one card is kept, so check_kept can refuse only a Wild Draw Four
+                # (its restriction); the other matching cards need no check.
+                if _WILD_DRAW_FOUR in cards and restricted(s.options):
+                    try:
+                        check_kept(s, p, (_WILD_DRAW_FOUR,), True)
+                    except IllegalPlay:
+                        cards = [card for card in cards if card is not _WILD_DRAW_FOUR]
+                for card in cards:
+                    out += matching[card]
+            else:
+                for card in cards:
+                    try:
+                        check_kept(s, p, (card,), True)
+                    except IllegalPlay:
+                        continue
+                    out += matching[card]
+    if "groups" in s.rules.hooked and not s.has_drawn:
         for group in s.rules.groups(s, p):
             _add_checked(s, p, group, out)
 
