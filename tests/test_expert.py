@@ -223,8 +223,10 @@ def test_the_expert_learns_the_colour_an_opponent_drew_for() -> None:
     assert bot.voids.lacks == {RED} and bot.voids.free == 1
     worlds = [determinise(view.table, random.Random(k), bot.voids.constraint(view))
               for k in range(30)]
-    assert all(sum(c.color is RED for c in w.hands[1].known) <= 1
-               for w in worlds)
+    assert all(sum(c.color is RED for c in w.hands[1].known) <= 1 for w in worlds)
+    for w in worlds:
+        w.check_conservation()  # every card in one place, the hand its size
+        assert len(w.hands[1]) == 5 and w.hands[0].known == s.hands[0].known
 
 
 @settings(max_examples=15, deadline=None)
@@ -261,3 +263,27 @@ def test_what_the_expert_remembers_holds_no_hidden_card(
     one, two = copy.deepcopy(bots[0]), copy.deepcopy(bots[0])
     assert one.act(seat_view(s, 0)) == two.act(seat_view(other, 0))
     assert one.voids == two.voids
+
+
+def _facing_a_wild_draw_four(ken: str) -> State:
+    """Aki played a red 7; Ken answers with a Wild Draw Four (he holds no red: it is legal)."""
+    s = _dealt("R7 R2 B4 G6 Y9", "W+4 " + ken, "R5", pile="G9 B2 Y1 B7 G2 Y3 B8")
+    apply_in_place(s, Play(0, (parse_card("R7"),), None))
+    apply_in_place(s, Play(1, (parse_card("W+4"),), Color.BLUE))
+    return s
+
+
+def test_the_expert_challenges_a_wild_draw_four_only_when_a_bluff_is_likely() -> None:
+    """Ken, with four cards left, most likely held some red (the heuristic bot challenges):
+    but a player holding red seldom plays a Wild Draw Four, so the expert takes the four
+    cards. Holding twenty cards, he almost surely held red: the expert challenges."""
+    from sim.players.bots import HeuristicBot
+    from table.rules import Challenge, Draw
+
+    s = _facing_a_wild_draw_four("B1 G3 Y5 Y8")
+    view = seat_view(s, 0)
+    assert isinstance(HeuristicBot(random.Random(1)).act(view), Challenge)
+    assert isinstance(ExpertBot(random.Random(1), FEW).act(view), Draw)
+    many = "B1 G3 Y5 Y8 B3 G4 Y6 B6 G7 Y7 B9 G8 Y2 B5 G1 Y4 G5 B0 G0 Y0"
+    s = _facing_a_wild_draw_four(many)
+    assert isinstance(ExpertBot(random.Random(1), FEW).act(seat_view(s, 0)), Challenge)
