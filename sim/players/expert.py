@@ -169,8 +169,10 @@ class ExpertBot:
         options = candidates(view.legal)
         if len(options) == 1:
             return options[0]
-        if len(view.players) == 2 and any(isinstance(a, Challenge) for a in options):
-            return self.challenge(view, options)  # at four, the prior's own rule did better
+        if any(isinstance(a, Challenge) for a in options):
+            if len(view.players) == 2:
+                return self.challenge(view, options)
+            return self.prior.act(view)  # at four, the heuristic's own rule measured better
         prior = self._into_void(view, self.prior.act(view), options)
         if min(view.counts) > ENDGAME and not isinstance(options[0], ChooseColor):
             return prior  # early in the round the heuristic is better than noisy playouts
