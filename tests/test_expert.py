@@ -16,7 +16,7 @@ from sim.players.bots import MixBot, make_bot, seat_view
 from sim.players.expert import ExpertBot
 from table.analysis.search import determinise, information_set
 from table.analysis.selfplay import RandomTable
-from table.cards import Card, parse_cards
+from table.cards import Card, Color, parse_card, parse_cards
 from table.rules import (
     PRESETS,
     CallUno,
@@ -30,6 +30,7 @@ from table.rules import (
     new_game,
 )
 
+RED = Color.RED
 FEW = 12  # playouts a decision in these tests: the search's paths, not its strength
 
 
@@ -188,3 +189,101 @@ def test_sim_levels_seat_random_heuristic_and_the_expert() -> None:
     )
     assert out.returncode == 2
     assert out.stderr.strip().splitlines()[-1].endswith("'expert': use easy, normal or hard")
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 10_000), st.integers(1, 60))
+def test_the_playouts_model_every_seat_as_the_heuristic_bot_plays(seed: int, steps: int) -> None:
+    """The expert's playout policy makes the heuristic bot's move (one that never forgets UNO
+    and never bluffs) from the state of a dealt world, in every official position."""
+    from sim.players.bots import HeuristicBot
+    from table.analysis.policies import Heuristic
+
+    s = _position("official", seed, steps)
+    if s is None or s.current_player is None or s.challenge is not None:
+        return
+    seat = s.current_player
+    bot = HeuristicBot(random.Random(seed), forget=0.0, bluff=0.0)
+    model = Heuristic(random.Random(seed))
+    assert model.act(s, legal_actions(s)) == bot.act(seat_view(s, seat))
+
+
+def test_the_expert_learns_the_colour_an_opponent_drew_for() -> None:
+    """Ken draws rather than answer a red 7: the expert remembers that Ken holds no red card
+    (but for the card he drew), from the table alone, and its worlds deal him none."""
+    s = _dealt("R7 R2 W B4 G6", "B1 G3 Y5 Y8", "R5", pile="G9 B2 Y1 B7 G2")
+    bot = ExpertBot(random.Random(1), FEW)
+    first = seat_view(s, 0)
+    bot.voids.observe(first)
+    bot.voids.acted(first, Play(0, (parse_card("R7"),), None))
+    apply_in_place(s, Play(0, (parse_card("R7"),), None))
+    apply_in_place(s, legal_actions(s)[-1])  # Ken draws G2, which does not play
+    view = seat_view(s, 0)
+    bot.voids.observe(view)
+    assert bot.voids.lacks == {RED} and bot.voids.free == 1
+    worlds = [determinise(view.table, random.Random(k), bot.voids.constraint(view))
+              for k in range(30)]
+    assert all(sum(c.color is RED for c in w.hands[1].known) <= 1 for w in worlds)
+    for w in worlds:
+        w.check_conservation()  # every card in one place, the hand its size
+        assert len(w.hands[1]) == 5 and w.hands[0].known == s.hands[0].known
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.integers(0, 10_000), st.integers(1, 25), st.integers(0, 2**32))
+def test_what_the_expert_remembers_holds_no_hidden_card(
+        seed: int, turns: int, shuffle_seed: int) -> None:
+    """The expert plays ``turns`` turns of a 2-player round against the heuristic bot, so it
+    has memories; then the cards it cannot see are dealt again: it decides the same."""
+    import copy
+
+    from sim.players.bots import HeuristicBot
+
+    options = make_options("official")
+    table = RandomTable(options, 2, seed)
+    s, _ = new_game(options, table.names, table.dealer(), table.deal())
+    bots = [ExpertBot(random.Random(seed), FEW), HeuristicBot(random.Random(seed))]
+    for _ in range(400):
+        table.supply_chance(s)
+        if s.phase is not Phase.PLAY or s.current_player is None:
+            return
+        seat = s.current_player
+        if seat == 0 and s.challenge is None:
+            turns -= 1
+            if turns == 0:
+                break
+        apply_in_place(s, bots[seat].act(seat_view(s, seat)))
+        if s.uno_window is not None and s.phase is Phase.PLAY:
+            late = bots[s.uno_window].react(seat_view(s, s.uno_window))
+            if late is not None:
+                apply_in_place(s, late)
+    else:
+        return
+    other = _permute_hidden(s, 0, random.Random(shuffle_seed))
+    one, two = copy.deepcopy(bots[0]), copy.deepcopy(bots[0])
+    assert one.act(seat_view(s, 0)) == two.act(seat_view(other, 0))
+    assert one.voids == two.voids
+
+
+def _facing_a_wild_draw_four(ken: str) -> State:
+    """Aki played a red 7; Ken answers with a Wild Draw Four (he holds no red: it is legal)."""
+    s = _dealt("R7 R2 B4 G6 Y9", "W+4 " + ken, "R5", pile="G9 B2 Y1 B7 G2 Y3 B8")
+    apply_in_place(s, Play(0, (parse_card("R7"),), None))
+    apply_in_place(s, Play(1, (parse_card("W+4"),), Color.BLUE))
+    return s
+
+
+def test_the_expert_challenges_a_wild_draw_four_only_when_a_bluff_is_likely() -> None:
+    """Ken, with four cards left, most likely held some red (the heuristic bot challenges):
+    but a player holding red seldom plays a Wild Draw Four, so the expert takes the four
+    cards. Holding twenty cards, he almost surely held red: the expert challenges."""
+    from sim.players.bots import HeuristicBot
+    from table.rules import Challenge, Draw
+
+    s = _facing_a_wild_draw_four("B1 G3 Y5 Y8")
+    view = seat_view(s, 0)
+    assert isinstance(HeuristicBot(random.Random(1)).act(view), Challenge)
+    assert isinstance(ExpertBot(random.Random(1), FEW).act(view), Draw)
+    many = "B1 G3 Y5 Y8 B3 G4 Y6 B6 G7 Y7 B9 G8 Y2 B5 G1 Y4 G5 B0 G0 Y0"
+    s = _facing_a_wild_draw_four(many)
+    assert isinstance(ExpertBot(random.Random(1), FEW).act(seat_view(s, 0)), Challenge)

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from math import comb
 from typing import Final, Protocol
 
+from table.analysis.policies import heuristic_color, heuristic_rank
 from table.analysis.search import information_set
 from table.analysis.selfplay import lively_choice
 from table.cards import (
@@ -209,13 +210,7 @@ class HeuristicBot:
 
     def best_color(self, hand: tuple[Card, ...]) -> Color:
         """The colour it holds most points of (a random one for no colour)."""
-        weight: Counter[Color] = Counter()
-        for c in hand:
-            if c.color is not None:
-                weight[c.color] += 10 + c.points
-        if not weight:
-            return self.rng.choice(COLORS)
-        return max(COLORS, key=lambda col: (weight[col], -COLORS.index(col)))
+        return heuristic_color(hand, self.rng)
 
     def best_play(self, view: SeatView, plays: list[Play]) -> Action | None:
         """The play it prefers among ``plays``, or ``None`` to draw instead."""
@@ -226,18 +221,8 @@ class HeuristicBot:
         wild_ok = danger or len(view.hand) <= 3 or all(c.is_wild for c in view.hand)
 
         def rank(card: Card) -> float:
-            if card.is_wild:
-                if card.rank == WILD_DRAW_FOUR and self._bluffing(view, card):
-                    return -1000.0
-                return -100.0 + (50.0 if danger and card.rank == WILD_DRAW_FOUR else 0.0)
-            value = held[card.color] * 3.0 if card.color else 0.0  # keep our long colour
-            if danger:
-                value += card.points * 2.0 + (40.0 if card.is_draw else 0.0)
-            elif card.is_action:
-                value += 8.0 if len(view.players) == 2 else 2.0  # an extra turn with two
-            else:
-                value += card.points * 0.5
-            return value
+            return heuristic_rank(card, held, danger, len(view.players),
+                                  lambda c: self._bluffing(view, c))
 
         cards = {p.cards[0] for p in plays}
         best = max(sorted(cards, key=lambda c: c.code), key=rank)

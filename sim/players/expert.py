@@ -1,31 +1,151 @@
-"""The ``expert`` bot: determinised information-set Monte Carlo tree search from a seat's view.
+"""The ``expert`` bot: determinised information-set Monte Carlo search from a seat's view.
 
 It reads :attr:`SeatView.table`, the table as its seat knows it (every card it cannot see is an
 unknown card there), and searches it with :class:`table.analysis.search.Search`: each playout
 deals the unseen cards at random, plays one of its actions and the rest of the round through the
-rules engine, and the action that wins most playouts is played. The heuristic bot's choice is
-the search's prior, so the expert leaves it only when the playouts show something clearly
-better; and it searches only in the end game (a hand of ``ENDGAME`` cards or fewer) and for a
-wild's colour, where playouts to the end of the round are short and exact enough to trust
-(earlier, playouts by a quick policy misjudge the heuristic's long-term choices: measured, see
-docs/performance.md).
+rules engine, every seat played as the heuristic bot plays (its ``Heuristic`` policy), and the
+action that wins most playouts is played. The heuristic bot's choice is the search's prior, so
+the expert leaves it only when the playouts show something clearly better; and it searches only
+in the end game (a hand of ``ENDGAME`` cards or fewer) and for a wild's colour, where playouts
+are short enough for the budget to tell moves apart (earlier, the noise of a whole round's
+outcome hides the differences: measured, see docs/performance.md).
+
+With two players it also remembers what the table showed (:class:`Voids`): an opponent who
+drew on its turn instead of answering the expert's card held no card of the colour in force
+(nor, a heuristic player, the drawn card), so its hand is dealt without that colour in the
+search's worlds, a wild names that colour when the expert holds some of it, and a card that
+turns the colour to it is played first; and it challenges a Wild Draw Four only when a bluff is
+likelier than one in three (:meth:`ExpertBot.challenge`; at more players, as the heuristic bot
+does, which measured better there).
 """
 
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
+from dataclasses import dataclass, field
 
 from sim.players.bots import HeuristicBot, SeatView
+from table.analysis.policies import Heuristic, heuristic_pick
 from table.analysis.search import DEFAULT_ITERATIONS, Search, candidates, reaction
-from table.rules import Action, ChooseColor
+from table.cards import DRAW_TWO, REVERSE, SKIP, WILD_DRAW_FOUR, Card, Color
+from table.rules import Action, Challenge, ChooseColor, Draw, Options, Play, State
+from table.rules.matching import fits
 
 ENDGAME = 3  # the expert searches once a hand holds this many cards or fewer ...
-ENDGAME_DEPTH = 60  # ... with playouts this long: to the end of the round, nearly always
+ENDGAME_DEPTH = 300  # ... with playouts this long: to the end of the round
+ROLLOUT = Heuristic  # the policy of every seat in the playouts
+BLUFF_RATE = 0.1  # how often a player holding the colour is taken to bluff a Wild Draw Four
+_TURN_KEEPERS = frozenset({SKIP, REVERSE, DRAW_TWO, WILD_DRAW_FOUR})  # with two: no reply
+
+
+@dataclass
+class Voids:
+    """What a 2-player expert knows of its opponent's hand from the table alone: the colours it
+    holds no card of (``lacks``), but for ``free`` cards it has drawn since (anything)."""
+
+    lacks: set[Color] = field(default_factory=set)
+    free: int = 0
+    # How the opponent answered this seat's cards since it last drew: each answer, and the
+    # cards it played after it (its hand then was its hand now with those).
+    answers: list[tuple[Answer, tuple[Card, ...]]] = field(default_factory=list)
+    _last: tuple[SeatView, Action] | None = None
+
+    def observe(self, view: SeatView) -> None:
+        """Learn from what changed on the table since this seat's last action: the discard
+        pile and the hand counts, nothing else."""
+        last, self._last = self._last, None
+        if len(view.players) != 2 or last is None:
+            return
+        prev, done = last
+        me, opp = view.seat, 1 - view.seat
+        if tuple(view.discard[:len(prev.discard)]) != prev.discard:
+            self.lacks, self.free, self.answers = set(), 0, []  # a new round or a reshuffle
+            return
+        new = view.discard[len(prev.discard):]
+        grew = view.counts[opp] - prev.counts[opp]
+        card = done.cards[0] if isinstance(done, Play) and len(done.cards) == 1 else None
+        mine = card is not None and new[:1] == (card,)
+        theirs = new[1:] if mine else new
+        drew = grew + len(theirs)  # the cards the opponent drew, at least
+        answered = view.counts[me] == prev.counts[me] - 1  # the opponent's turn came
+        self.answers = [] if drew else [(a, later + theirs) for a, later in self.answers]
+        color = None if card is None else done.color or card.color  # type: ignore[union-attr]
+        if card is None or not mine or not answered or card.rank in _TURN_KEEPERS:
+            self._forget(view, theirs, drew)
+            return
+        if not drew and color is not None:
+            self._answers(view, (color, card.rank), theirs)
+        drew_kept = len(new) == 1 and grew == 1  # drew, and kept the card
+        drew_played = len(new) == 2 and grew == 0  # drew, and played the drawn card
+        if color is not None and (drew_kept or drew_played):
+            kept = self.lacks if self.free == 0 else set()
+            self.lacks, self.free = kept | {color}, int(drew_kept)
+            return
+        self._forget(view, theirs, drew)
+
+    def _answers(self, view: SeatView, facing: tuple[Color, str] | None,
+                 theirs: tuple[Card, ...]) -> None:
+        """Record each card the opponent played on this seat's card (and on its own Skips,
+        Reverses and Draw Twos after it), with what it faced."""
+        for i, x in enumerate(theirs):
+            if facing is None:
+                break
+            named = view.color if i == len(theirs) - 1 else None  # a wild's colour, if seen
+            answer = Answer(facing[0], facing[1], x, named, view.counts[view.seat])
+            self.answers.append((answer, theirs[i + 1:]))
+            facing = None if x.color is None else (x.color, x.rank)
+
+    def _forget(self, view: SeatView, theirs: tuple[Card, ...], drew: int) -> None:
+        """Count the cards drawn since the colours lacked were learnt, and forget them once
+        they say nothing."""
+        self.free += max(0, drew)
+        self.free -= sum(1 for c in theirs if c.color in self.lacks)  # those were drawn ones
+        if self.free < 0 or self.free >= view.counts[1 - view.seat]:
+            self.lacks, self.free = set(), 0  # wrong (a player who drew by choice) or empty
+
+    def acted(self, view: SeatView, action: Action) -> None:
+        """Remember this seat's action and what it saw when it took it."""
+        self._last = (view, action)
+
+    def constraint(self, view: SeatView) -> dict[int, tuple[frozenset[Color], int]]:
+        """For :func:`table.analysis.search.determinise`: seat -> (colours lacked, free)."""
+        if not self.lacks or len(view.players) != 2:
+            return {}
+        return {1 - view.seat: (frozenset(self.lacks), self.free)}
+
+
+@dataclass(frozen=True)
+class Answer:
+    """The card an opponent played on this seat's card: what it faced (the colour in force,
+    the live rank, this seat's hand count) and what it played (``card``, naming ``named``)."""
+
+    color: Color
+    rank: str
+    card: Card
+    named: Color | None
+    count: int
+
+    def fits(self, hand: list[Card], options: Options) -> bool:
+        """Whether a heuristic player holding ``hand`` (and ``card``, since played) would have
+        answered so: a world the expert deals for its opponent must fit its last answer."""
+        held = [*hand, self.card]
+        cards = [c for c in held if fits(c, self.color, self.rank)]
+        on = (self.color, self.rank, options)
+        pick = heuristic_pick(0, held, cards, self.count <= 2, 2, on, True, _NO_DICE)
+        if pick is None or pick.cards[0] != self.card:
+            return False
+        rest = list(hand)
+        return not self.card.is_wild or self.named is None or pick.color is self.named or all(
+            c.color is None for c in rest)
+
+
+_NO_DICE = random.Random(0)  # a colour named for a hand without colour: never compared
 
 
 class ExpertBot:
-    """Searches every decision with more than one sensible answer; ``iterations`` playouts a
-    decision (``seconds``, when given, caps the time as well)."""
+    """Searches the decisions that playouts can settle; ``iterations`` playouts a decision
+    (``seconds``, when given, caps the time as well)."""
 
     name = "expert"
 
@@ -33,19 +153,89 @@ class ExpertBot:
                  seconds: float | None = None) -> None:
         self.search = Search(rng, iterations, seconds)
         self.search.depth = ENDGAME_DEPTH
+        self.search.policy = ROLLOUT
         # The prior: a heuristic player that never forgets UNO and never bluffs.
         self.prior = HeuristicBot(random.Random(rng.getrandbits(64)), forget=0.0, bluff=0.0)
+        self.voids = Voids()
 
     def act(self, view: SeatView) -> Action:
         """The action among ``view.legal`` that wins most playouts from this seat's view."""
+        self.voids.observe(view)
+        action = self._decide(view)
+        self.voids.acted(view, action)
+        return action
+
+    def _decide(self, view: SeatView) -> Action:
         options = candidates(view.legal)
         if len(options) == 1:
             return options[0]
-        prior = self.prior.act(view)
+        if any(isinstance(a, Challenge) for a in options):
+            if len(view.players) == 2:
+                return self.challenge(view, options)
+            return self.prior.act(view)  # at four, the heuristic's own rule measured better
+        prior = self._into_void(view, self.prior.act(view), options)
         if min(view.counts) > ENDGAME and not isinstance(options[0], ChooseColor):
-            return prior  # early in the round the heuristic is better than short playouts
+            return prior  # early in the round the heuristic is better than noisy playouts
+        self.search.lacks = self.voids.constraint(view)
+        self.search.accept = self._fits(view)
         return self.search.choose(view.table, view.seat, options, prior)
+
+    def _fits(self, view: SeatView) -> Callable[[State], bool] | None:
+        """A test of the search's worlds: the opponent's hand fits its answers since it last
+        drew (with the official rules, which the heuristic model plays)."""
+        answers = self.voids.answers
+        if not answers or view.options.preset != "official":
+            return None
+        opp, options = 1 - view.seat, view.options
+        return lambda world: all(a.fits([*world.hands[opp].known, *later], options)
+                                 for a, later in answers)
+
+    def challenge(self, view: SeatView, options: list[Action]) -> Action:
+        """Challenge a Wild Draw Four only when the bluff is likelier than one in three (the
+        challenger then gains more than it risks: 4 cards against 2): the chance that the
+        offender held a card of the colour, from the unseen cards, weighed by how seldom a
+        player holding one plays the Wild Draw Four anyway (``BLUFF_RATE``)."""
+        accept = next(a for a in options if not isinstance(a, Challenge))
+        held = self.prior.bluff_odds(view)
+        guilty = held * BLUFF_RATE / (held * BLUFF_RATE + (1.0 - held) or 1.0)
+        return next(a for a in options if isinstance(a, Challenge)) if guilty > 1 / 3 else accept
+
+    def _into_void(self, view: SeatView, prior: Action, options: list[Action]) -> Action:
+        """The prior, turned to a colour the opponent lacks when this seat can: a coloured
+        card of that colour first, a wild naming it when this seat holds some of it."""
+        lacks = self.voids.lacks
+        if not lacks or len(view.players) != 2:
+            return prior
+        held = {c: sum(1 for x in view.hand if x.color is c) for c in lacks}
+        if isinstance(prior, Play | Draw) and _leaves(prior, view) not in lacks:
+            into = [a for a in options if isinstance(a, Play) and a.cards[0].color in lacks]
+            if into:
+                return max(into, key=lambda a: _weight(a, held))
+        if not (isinstance(prior, ChooseColor) or (
+                isinstance(prior, Play) and prior.color is not None)):
+            return prior
+        best = max(sorted(lacks, key=lambda c: c.value), key=lambda c: held[c])
+        if not held[best]:
+            return prior
+        cards = prior.cards if isinstance(prior, Play) else ()
+        same = (a for a in options if isinstance(a, Play | ChooseColor) and a.color is best
+                and type(a) is type(prior) and (not isinstance(a, Play) or a.cards == cards))
+        return next(same, prior)
 
     def react(self, view: SeatView) -> Action | None:
         """A winning Don, every catch, its own late UNO call."""
         return reaction(view.reactions, view.seat)
+
+
+def _leaves(action: Action, view: SeatView) -> Color | None:
+    """The colour in force after ``action`` (a draw leaves the table's)."""
+    if isinstance(action, Play):
+        return action.color or action.cards[0].color
+    return view.color
+
+
+def _weight(play: Play, held: dict[Color, int]) -> tuple[int, bool, int]:
+    """How much a play into a lacked colour is worth: the colour held most, then an action
+    card, then the higher points."""
+    card = play.cards[0]
+    return held.get(card.color, 0) if card.color else 0, card.is_action, card.points

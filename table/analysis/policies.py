@@ -18,7 +18,11 @@ table plays the same games.
   a uniformly random legal action, which makes it the policy for comparing the two engines.
 - ``random``: a uniformly random legal action on turn; out of turn, one of the actions open
   (uniformly) half the time.
-- ``greedy``: a quick decent player, the expert's playouts (see :class:`Greedy`).
+- ``greedy``: a quick decent player, the ``expert`` policy's playouts (see :class:`Greedy`).
+
+:class:`Heuristic` (not offered by name) is the simulator's heuristic bot read from a state,
+its own ranking shared with ``sim.players.bots.HeuristicBot``: the expert bot's model of every
+seat in its playouts.
 - ``expert``: the simulator's expert search (:mod:`table.analysis.search`) at 40 playouts a
   decision, each seat searching what it may know; out of turn, a Don, a catch or a late call.
 """
@@ -26,10 +30,11 @@ table plays the same games.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
 from typing import Final, Protocol
 
-from table.cards import COLORS, WILD_DRAW_FOUR, Card
+from table.cards import COLORS, WILD_DRAW_FOUR, Card, Color
 from table.errors import TableError
 from table.rules import (
     Action,
@@ -39,10 +44,12 @@ from table.rules import (
     ChooseColor,
     Don,
     Draw,
+    Options,
     Pass,
     Play,
     State,
 )
+from table.rules.matching import wd4_guilty
 
 _WILD_DRAW_FOUR = Card(None, WILD_DRAW_FOUR)
 _SHARE: Final = 1 / len(COLORS)  # the chance of each colour named for a wild
@@ -276,8 +283,133 @@ class Greedy:
 _ACTIONS: Final = frozenset({"S", "R", "+2"})
 
 
+def heuristic_rank(card: Card, held: Mapping[Color, int], danger: bool, players: int,
+                   bluffing: Callable[[Card], bool]) -> float:
+    """How much the heuristic player wants to play ``card``: a matching coloured card before
+    any wild, its long colour kept (``held``: cards held a colour), high points and Draw Twos
+    shed when an opponent is close to going out (``danger``), an action card for an extra
+    turn with two ``players``; a Wild Draw Four that would be a bluff (``bluffing``) last."""
+    if card.is_wild:
+        if card.rank == WILD_DRAW_FOUR and bluffing(card):
+            return -1000.0
+        return -100.0 + (50.0 if danger and card.rank == WILD_DRAW_FOUR else 0.0)
+    value = held[card.color] * 3.0 if card.color else 0.0  # keep our long colour
+    if danger:
+        value += card.points * 2.0 + (40.0 if card.is_draw else 0.0)
+    elif card.is_action:
+        value += 8.0 if players == 2 else 2.0  # an extra turn with two
+    else:
+        value += card.points * 0.5
+    return value
+
+
+def heuristic_color(hand: Sequence[Card], rng: random.Random) -> Color:
+    """The colour the heuristic player names: the one it holds most points of (a random one
+    for a hand without colour)."""
+    weight: Counter[Color] = Counter()
+    for c in hand:
+        if c.color is not None:
+            weight[c.color] += 10 + c.points
+    if not weight:
+        return rng.choice(COLORS)
+    return max(COLORS, key=lambda col: (weight[col], -COLORS.index(col)))
+
+
+def heuristic_pick(seat: int, hand: Sequence[Card], cards: Sequence[Card], danger: bool,
+                   players: int, on: tuple[Color | None, str | None, Options], can_draw: bool,
+                   rng: random.Random) -> Play | None:
+    """The heuristic player's play among the playable ``cards`` of ``hand`` ``on`` a table
+    (its colour in force, live rank and options), or ``None`` to draw instead (``can_draw``):
+    the best by :func:`heuristic_rank`, a wild kept while the table is calm, never a bluff."""
+    color, live_rank, options = on
+    held = {c: 0 for c in COLORS}
+    for card in hand:
+        if card.color is not None:
+            held[card.color] += 1
+
+    def bluffing(card: Card) -> bool:
+        if not options.challengeable:
+            return False
+        rest = list(hand)
+        rest.remove(card)
+        return wd4_guilty(rest, color, live_rank, options.wild_draw_four)
+
+    def rank(card: Card) -> float:
+        return heuristic_rank(card, held, danger, players, bluffing)
+
+    ordered = sorted(set(cards), key=lambda c: c.code)
+    best = max(ordered, key=rank)
+    if best.is_wild:
+        if rank(best) <= -1000.0:
+            others = [c for c in ordered if c.rank != WILD_DRAW_FOUR]
+            if not others:
+                return None
+            best = max(others, key=rank)
+        wild_ok = danger or len(hand) <= 3 or all(c.is_wild for c in hand)
+        if best.is_wild and not wild_ok and can_draw:
+            return None  # keep the wild for later: draw instead
+        if best.is_wild:
+            rest = list(hand)
+            rest.remove(best)
+            return Play(seat, (best,), heuristic_color(rest, rng))
+    return Play(seat, (best,), None)
+
+
+class Heuristic:
+    """The simulator's heuristic bot as a quick self-play policy, the expert's model of every
+    seat in its playouts: the same ranking (:func:`heuristic_rank`) and colour
+    (:func:`heuristic_color`), read from the state of a world the search dealt. It always calls
+    UNO, never bluffs and never challenges; a house rule's own choices it makes as
+    :class:`Greedy` does."""
+
+    name = "heuristic"
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+
+    def act(self, s: State, acts: Sequence[Action]) -> Action:
+        """The heuristic player's move (see the class)."""
+        seat = s.current_player or 0
+        hand = s.hands[seat].known
+        first = acts[0]
+        if type(first) is ChooseColor:
+            named = heuristic_color(hand, self.rng)
+            return next((a for a in acts if a.color is named), first)  # type: ignore[union-attr]
+        plays: list[Play] = []
+        fallback: Action | None = None
+        can_draw = False
+        call: Action | None = None
+        for a in acts:
+            kind = type(a)
+            if kind is Play:
+                plays.append(a)  # type: ignore[arg-type]
+            elif kind is CallUno:
+                call = a
+            elif kind is Draw or kind is Pass:
+                fallback = fallback or a
+                can_draw = can_draw or kind is Draw
+            elif kind is not Challenge:
+                return Greedy(self.rng).act(s, acts)  # a house rule's choice
+        if not plays:
+            return fallback if fallback is not None else first
+        if call is not None:
+            return call  # UNO first, when a card plays
+        counts = [len(h) for h in s.hands]
+        danger = min((c for i, c in enumerate(counts) if i != seat and c > 0), default=99) <= 2
+        cards = [p.cards[0] for p in plays]
+        on = (s.color, s.live_rank, s.options)
+        play = heuristic_pick(seat, hand, cards, danger, len(counts), on, can_draw, self.rng)
+        if play is None:
+            return fallback  # type: ignore[return-value]
+        return play if play in acts else Greedy(self.rng).act(s, acts)
+
+    def react(self, s: State, acts: Sequence[Action]) -> Action | None:
+        """A Don, a catch, or its own late UNO call."""
+        return Greedy.react(self, s, acts)  # type: ignore[arg-type]
+
+
 def _expert(rng: random.Random) -> Policy:
-    """The expert's search (table.analysis.search), which plays out with ``play-first``."""
+    """The expert's search (table.analysis.search), which plays out with ``greedy``."""
     from table.analysis.search import ExpertPolicy  # it plays out through self-play
 
     return ExpertPolicy(rng)

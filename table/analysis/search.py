@@ -9,12 +9,14 @@ so the information set's node is the root, and each iteration of :meth:`Search.c
 
 1. *determinises*: deals the unknown pool (the edition minus every card the seat has seen) at
    random into the unknown places (:func:`determinise`), a world the seat cannot tell from the
-   real one;
+   real one; what the seat saw the others do narrows the deal (``lacks``: colours a seat holds
+   none of; ``accept``: a test a world must pass, such as an opponent's last answers);
 2. plays *every* candidate in that world, each followed by a *playout* through the one rules
-   engine: ``DEPTH`` actions of the quick ``greedy`` policy at every seat
-   (:class:`table.analysis.policies.Greedy`), with the same dice for each candidate (common
-   random numbers: the candidates are compared on the same deals, which cuts the noise of
-   comparing them);
+   engine: ``depth`` actions of a policy at every seat (``policy``: the quick
+   :class:`table.analysis.policies.Greedy` by default; the expert bot plays its playouts to
+   the round's end with :class:`table.analysis.policies.Heuristic`), with the same dice for each
+   candidate (common random numbers: the candidates are compared on the same deals, which
+   cuts the noise of comparing them);
 3. *values* the position reached: 1 for a won round, 0 for a lost one, otherwise the seat's
    share of the table's inverse hand sizes (:func:`playout`).
 
@@ -31,17 +33,20 @@ from __future__ import annotations
 import dataclasses
 import random
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from math import sqrt
 from typing import Final
 
+from table.analysis.policies import Greedy, Policy
 from table.analysis.selfplay import RandomTable, shuffle
+from table.cards import Color
 from table.rules import Action, CallUno, Catch, Don, Phase, State, apply_legal
 
 DEFAULT_ITERATIONS: Final = 120  # playouts per decision at full budget (the ``hard`` level)
 POLICY_ITERATIONS: Final = 40  # playouts per decision of the ``expert`` self-play policy
 CONFIDENCE: Final = 2.0  # standard errors by which an action must beat the prior's playouts
-ROLLOUT_POLICY: Final = "greedy"
+ROLLOUT_POLICY: Final[Callable[[random.Random], Policy]] = Greedy
+TRIES: Final = 30  # deals tried for a world that fits what the seat saw
 DEPTH: Final = 8  # actions a playout looks ahead before the position is valued
 
 
@@ -67,12 +72,26 @@ def information_set(s: State, seat: int) -> State:
     return t
 
 
-def determinise(info: State, rng: random.Random) -> State:
+def determinise(info: State, rng: random.Random,
+                lacks: Mapping[int, tuple[frozenset[Color], int]] | None = None) -> State:
     """One world consistent with ``info``: the unknown pool dealt at random into the hands'
-    unknown places, the rest as the draw pile; a challenged hand is its owner's."""
+    unknown places, the rest as the draw pile; a challenged hand is its owner's. ``lacks``:
+    seats known to hold no coloured card of some colours, but for a number of cards drawn since
+    (what a seat saw it draw for: see ``sim.players.expert``); dealt first, accordingly, when
+    the pool allows."""
     s = info.copy()
     pool = [card for card, n in info.unknown_pool().items() for _ in range(n)]
     shuffle(rng, pool)
+    for seat, (colors, free) in (lacks or {}).items():
+        hand = s.hands[seat]
+        fits = [i for i, c in enumerate(pool) if c.color not in colors]
+        need = hand.unknown - free
+        if 0 < need <= len(fits) and hand.unknown == len(hand):
+            picked = fits[-need:]
+            hand.known += [pool[i] for i in picked]
+            for i in reversed(picked):
+                del pool[i]
+            hand.unknown = free
     for hand in s.hands:
         if hand.unknown:
             hand.known += pool[-hand.unknown:]
@@ -108,20 +127,33 @@ class Search:
         self.iterations = iterations
         self.seconds = seconds
         self.depth = DEPTH
-        self._tables: dict[tuple[object, int], RandomTable] = {}
+        self.policy = ROLLOUT_POLICY  # what every seat plays in the playouts
+        self._tables: dict[tuple[object, int, object], RandomTable] = {}
         self._chance = random.Random(0)  # reseeded for each world: the same dice per action
         self.playouts = 0
         self.last: list[tuple[Action, float]] = []  # each option's total, last decision
+        self.lacks: Mapping[int, tuple[frozenset[Color], int]] = {}  # see determinise
+        # A test a world must pass (what the seat saw the others do), tried ``TRIES`` deals.
+        self.accept: Callable[[State], bool] | None = None
 
     def _table(self, s: State) -> RandomTable:
-        key = (s.options, len(s.players))
+        key = (s.options, len(s.players), self.policy)
         table = self._tables.get(key)
         if table is None:
-            table = RandomTable(s.options, len(s.players), 0, ROLLOUT_POLICY)
+            table = RandomTable(s.options, len(s.players), 0, "greedy")
             table.rng = self._chance
-            table.policy.rng = self._chance  # type: ignore[attr-defined]
+            table.policy = self.policy(self._chance)
             self._tables[key] = table
         return table
+
+    def _world(self, info: State) -> State:
+        """A determinised world that passes :attr:`accept` (the last one tried, else)."""
+        world = determinise(info, self.rng, self.lacks)
+        for _ in range(TRIES if self.accept is not None else 0):
+            if self.accept(world):  # type: ignore[misc]
+                break
+            world = determinise(info, self.rng, self.lacks)
+        return world
 
     def choose(self, info: State, seat: int, acts: Sequence[Action],
                prior: Action | None = None) -> Action:
@@ -135,7 +167,7 @@ class Search:
         deadline = None if self.seconds is None else time.perf_counter() + self.seconds
         worlds = max(2, self.iterations // len(options))
         for _ in range(worlds):
-            world = determinise(info, self.rng)
+            world = self._world(info)
             dice = self.rng.getrandbits(64)
             for k, action in enumerate(options):
                 self._chance.seed(dice)  # common random numbers: the same deals and choices
