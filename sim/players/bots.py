@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from math import comb
 from typing import Final, Protocol
 
-from table.analysis.policies import heuristic_color, heuristic_rank
+from table.analysis.policies import heuristic_color, heuristic_pick
 from table.analysis.search import information_set
 from table.analysis.selfplay import lively_choice
 from table.cards import (
@@ -213,40 +213,15 @@ class HeuristicBot:
         return heuristic_color(hand, self.rng)
 
     def best_play(self, view: SeatView, plays: list[Play]) -> Action | None:
-        """The play it prefers among ``plays``, or ``None`` to draw instead."""
+        """The play it prefers among ``plays``, or ``None`` to draw instead (the one ranking,
+        :func:`table.analysis.policies.heuristic_pick`; a bluff one time in ``bluff``)."""
         if not plays:
             return None
-        danger = view.closest_opponent() <= 2
-        held = Counter(c.color for c in view.hand if c.color is not None)
-        wild_ok = danger or len(view.hand) <= 3 or all(c.is_wild for c in view.hand)
-
-        def rank(card: Card) -> float:
-            return heuristic_rank(card, held, danger, len(view.players),
-                                  lambda c: self._bluffing(view, c))
-
-        cards = {p.cards[0] for p in plays}
-        best = max(sorted(cards, key=lambda c: c.code), key=rank)
-        if best.is_wild:
-            if rank(best) <= -1000.0 and not (danger and self.rng.random() < self.bluff):
-                others = [c for c in cards if not c.is_wild or c.rank != WILD_DRAW_FOUR]
-                if not others:
-                    return None
-                best = max(sorted(others, key=lambda c: c.code), key=rank)
-            if best.is_wild and not wild_ok and any(isinstance(a, Draw) for a in view.legal):
-                return None  # keep the wild for later: draw instead
-            if best.is_wild:
-                rest = list(view.hand)
-                rest.remove(best)
-                return Play(view.seat, (best,), self.best_color(tuple(rest)))
-        return Play(view.seat, (best,), None)
-
-    def _bluffing(self, view: SeatView, card: Card) -> bool:
-        """Whether playing this Wild Draw Four now would be a bluff a challenge exposes."""
-        if not view.options.challengeable:
-            return False
-        rest = list(view.hand)
-        rest.remove(card)
-        return wd4_guilty(rest, view.color, view.live_rank, view.options.wild_draw_four)
+        return heuristic_pick(
+            view.seat, view.hand, [p.cards[0] for p in plays], view.closest_opponent() <= 2,
+            len(view.players), (view.color, view.live_rank, view.options),
+            any(isinstance(a, Draw) for a in view.legal), self.rng,
+            bluff=lambda: self.rng.random() < self.bluff)
 
     def bluff_odds(self, view: SeatView) -> float:
         """The chance that the Wild Draw Four to challenge was played illegally: that the

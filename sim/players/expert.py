@@ -135,9 +135,8 @@ class Answer:
         pick = heuristic_pick(0, held, cards, self.count <= 2, 2, on, True, _NO_DICE)
         if pick is None or pick.cards[0] != self.card:
             return False
-        rest = list(hand)
         return not self.card.is_wild or self.named is None or pick.color is self.named or all(
-            c.color is None for c in rest)
+            c.color is None for c in hand)
 
 
 _NO_DICE = random.Random(0)  # a colour named for a hand without colour: never compared

@@ -317,10 +317,13 @@ def heuristic_color(hand: Sequence[Card], rng: random.Random) -> Color:
 
 def heuristic_pick(seat: int, hand: Sequence[Card], cards: Sequence[Card], danger: bool,
                    players: int, on: tuple[Color | None, str | None, Options], can_draw: bool,
-                   rng: random.Random) -> Play | None:
+                   rng: random.Random, *, bluff: Callable[[], bool] = lambda: False
+                   ) -> Play | None:
     """The heuristic player's play among the playable ``cards`` of ``hand`` ``on`` a table
     (its colour in force, live rank and options), or ``None`` to draw instead (``can_draw``):
-    the best by :func:`heuristic_rank`, a wild kept while the table is calm, never a bluff."""
+    the best by :func:`heuristic_rank`, a wild kept while the table is calm; a Wild Draw Four
+    that would be a bluff only when an opponent is close to going out and ``bluff()`` says so
+    (asked then only: by default, never)."""
     color, live_rank, options = on
     held = {c: 0 for c in COLORS}
     for card in hand:
@@ -340,7 +343,7 @@ def heuristic_pick(seat: int, hand: Sequence[Card], cards: Sequence[Card], dange
     ordered = sorted(set(cards), key=lambda c: c.code)
     best = max(ordered, key=rank)
     if best.is_wild:
-        if rank(best) <= -1000.0:
+        if rank(best) <= -1000.0 and not (danger and bluff()):
             others = [c for c in ordered if c.rank != WILD_DRAW_FOUR]
             if not others:
                 return None

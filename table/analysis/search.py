@@ -149,10 +149,12 @@ class Search:
     def _world(self, info: State) -> State:
         """A determinised world that passes :attr:`accept` (the last one tried, else)."""
         world = determinise(info, self.rng, self.lacks)
-        for _ in range(TRIES if self.accept is not None else 0):
-            if self.accept(world):  # type: ignore[misc]
-                break
-            world = determinise(info, self.rng, self.lacks)
+        accept = self.accept
+        if accept is not None:
+            for _ in range(TRIES):
+                if accept(world):
+                    break
+                world = determinise(info, self.rng, self.lacks)
         return world
 
     def choose(self, info: State, seat: int, acts: Sequence[Action],
