@@ -6,8 +6,10 @@ a gap; a killed daemon leaves no fan-out behind."""
 from __future__ import annotations
 
 import os
+import re
 import signal
 import socket
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -17,6 +19,7 @@ from daemon_harness import start, write_config
 from web_harness import Client, Sse, WebDaemon, uid, web_daemon
 
 from sim.hardware.ptys import PtyReader
+from table.web.fanout import NUMBERS, RING, Fanout, framed, frames_message
 
 BOUND = 60.0  # seconds a process may take to end on a busy machine
 
@@ -161,3 +164,43 @@ def test_a_stop_signal_to_the_whole_group_stops_the_table_cleanly(tmp_path: Path
         assert time.monotonic() < deadline, "the fan-out outlived its daemon"
         time.sleep(0.05)
     pad.close()
+
+
+def test_a_page_that_keeps_up_survives_a_backlog_the_fan_out_reads_at_once() -> None:
+    """The fan-out kept from the processor while the table went on (it runs at a lower
+    priority than the referee) finds more events waiting than its ring keeps. A page whose
+    connection takes all it is given still gets every one, in order, and is not let go."""
+    daemon, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    browser, page_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    daemon.settimeout(BOUND)
+    fan = Fanout(theirs)
+    daemon.sendall(frames_message(1, []))
+    socket.send_fds(daemon, [framed(NUMBERS.pack(b"P", 1, 0))], [page_end.fileno()])
+    page_end.close()
+    fan.heard()
+    assert fan.pages, "the page was not taken"
+    total = RING * 3
+    frames = [b"id: %d\n\n" % n for n in range(1, total + 1)]
+
+    def bursts() -> None:  # the daemon's, all read before the fan-out's next round of writes
+        for first in range(0, total, 100):
+            daemon.sendall(frames_message(first + 1, frames[first:first + 100]))
+
+    sender = threading.Thread(target=bursts, daemon=True)
+    sender.start()
+    while fan.newest < total:
+        fan.heard()
+    sender.join()
+    fan.write_round(time.monotonic())
+
+    daemon.setblocking(False)
+    with pytest.raises(BlockingIOError):
+        daemon.recv(64)  # the daemon was told of no page dropped
+    assert 1 in fan.pages
+    browser.settimeout(BOUND)
+    got = b""
+    while not got.endswith(b"id: %d\n\n\r\n" % total):
+        got += browser.recv(1 << 16)
+    assert re.findall(rb"id: (\d+)", got) == [b"%d" % n for n in range(1, total + 1)]
+    for sock in (daemon, theirs, browser, *(p.sock for p in fan.pages.values())):
+        sock.close()

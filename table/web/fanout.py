@@ -114,6 +114,7 @@ class Fanout:
         self.fds: deque[int] = deque()  # sockets that came with it, in order
         self.due: float | None = None  # when the pages are next written to
         self.round = float("-inf")  # when they last were
+        self.rounded = 0  # the newest event then
         self.selector = selectors.DefaultSelector()
         self.selector.register(control, selectors.EVENT_READ, None)
 
@@ -132,10 +133,14 @@ class Fanout:
             if self.due is not None and now >= self.due:
                 # One round of writes for whatever came since the last: under a burst of
                 # inputs each page is written to at most once every SPACING seconds.
-                self.due, self.round = None, now
-                for page in list(self.pages.values()):
-                    self.fill(page)
+                self.write_round(now)
             self.tick(now)
+
+    def write_round(self, now: float) -> None:
+        """Give every page what came since the last round."""
+        self.due, self.round, self.rounded = None, now, self.newest
+        for page in list(self.pages.values()):
+            self.fill(page)
 
     def heard(self) -> bool:
         """What the daemon sent; False when it has gone."""
@@ -163,7 +168,12 @@ class Fanout:
             for offset, frame in enumerate(frames):
                 self.ring.append((first + offset, frame))
             self.newest = first + len(frames) - 1
-            if self.due is None:
+            if self.newest - self.rounded >= RING // 4:
+                # A backlog read at once (this process was kept from the processor while the
+                # table went on): the pages get it before the ring lets it go, so a page that
+                # keeps up is never dropped for this process's own delay.
+                self.write_round(time.monotonic())
+            elif self.due is None:
                 self.due = max(time.monotonic(), self.round + SPACING)
         elif kind == b"P":
             _, page_id, cursor = NUMBERS.unpack(message)
