@@ -131,11 +131,13 @@ def test_a_press_made_too_fast_is_kept_and_sent_again_by_the_phone(
         aki = open_page(browser, pages, seat_url(t, 0))
         live(aki)
         t.tap("R5#1")  # the round begins; Ken's turn
+        seen_text(aki, "#situation", "Ken's turn")  # the phone shows the table as it is now
         seats = t.web.seats
         now = [seats.clock()]  # the rate limit's clock stands still until moved here
         seats.clock, seats.rate, seats.burst = (lambda: now[0]), 1.0, 1.0  # one a second
         tap(aki, 'button[data-button="pass"]')
         assert t.wait("verdict", input="press")["verdict"] == "rejected"  # not her turn
+        seen_text(aki, "#mine", "Sorry, it is not your turn.")  # (the page has heard it too)
         tap(aki, 'button[data-button="draw"]')  # within the same second
         seen_text(aki, "#mine", "Slow down a little")
         now[0] += 1.0  # the second passes: the phone's next try is taken
