@@ -308,3 +308,16 @@ def test_the_expert_plays_a_chain_of_skips_that_takes_it_out() -> None:
             played.append(action.cards[0].code)
         apply_in_place(s, action)
     assert played[0] == "RS" and s.winner == 0 and len(s.hands[1]) == 7
+
+
+def test_a_chain_that_goes_out_takes_no_wild_draw_four_a_challenge_would_catch() -> None:
+    """Red Skip, then a Wild Draw Four naming blue, then the blue 1: out, and the Wild Draw
+    Four was legal (no red left beside it). With a red 1 instead, that Wild Draw Four would be
+    a bluff: there is no chain, and at four players none either (a Skip hands the turn on)."""
+    from table.analysis.prior import Seen, chain_out
+
+    two = Seen(RED, "5", make_options("official"), 2, False)
+    assert chain_out(parse_cards(["RS", "W+4", "B1"]), two) == (parse_card("RS"), None)
+    assert chain_out(parse_cards(["RS", "W+4", "R1"]), two) is None
+    four = Seen(RED, "5", make_options("official"), 4, False)
+    assert chain_out(parse_cards(["RS", "W+4", "B1"]), four) is None
