@@ -195,8 +195,8 @@ class ExpertBot:
         self.search = Search(rng, iterations, seconds)
         self.search.depth = ENDGAME_DEPTH
         self.search.policy = ROLLOUT
-        # The prior: the heuristic player's ranking with what the seat knows of the table and
-        # the turn (table.analysis.prior); it never forgets UNO and never bluffs.
+        # The prior: the heuristic player's ranking that counts the turn with two players
+        # (table.analysis.prior); it never forgets UNO and never bluffs.
         self.prior = PriorBot(random.Random(rng.getrandbits(64)), weights)
         self.voids = Voids()
 
