@@ -8,8 +8,10 @@
    first bot named:
    ``expert-heuristic`` (2 players, target: lower bound above 60%), ``expert-mix`` (2 players,
    target above 60%), ``expert-3heuristic`` (one expert among three heuristic bots, 4 players,
-   target above 35%; fair share 25%), ``mix-random`` and ``heuristic-random`` (2 players, to
-   place our numbers beside chausner/UnoAI's: MixBot 66.4% against a random player).
+   target above 35%; fair share 25%), ``prior-heuristic`` and ``prior-mix`` (the expert's
+   first choice alone, without search: what its search adds), ``mix-random`` and
+   ``heuristic-random`` (2 players, to place our numbers beside chausner/UnoAI's: MixBot 66.4%
+   against a random player).
    The expert's budget is ``--budget`` playouts a decision (default: its full budget). A budget
    in playouts, not in time, makes the result the same on a loaded machine as on an idle one.
 2. ``timing``: the expert's time per decision at its default budget in CPU time, p50 and p95,
@@ -29,11 +31,12 @@ import time
 from typing import Any
 
 from sim.players.arena import ArenaStats, bot_selfplay, wilson
-from sim.players.bots import SeatView, make_bot, seat_rng
-from sim.players.expert import ExpertBot
+from sim.players.bots import BOTS, SeatView, make_bot, seat_rng
+from sim.players.expert import ExpertBot, PriorBot
 from table.analysis.search import DEFAULT_ITERATIONS
 
 TARGETS = {"expert-heuristic": 0.60, "expert-mix": 0.60, "expert-3heuristic": 0.35}
+BOTS.setdefault("prior", PriorBot)  # the expert's prior alone, seated by name in this bench
 
 
 def head_to_head(first: str, other: str, players: int, rounds: int, seed: int) -> dict[str, Any]:
@@ -144,6 +147,8 @@ def main() -> None:
         "expert-heuristic": (expert, "heuristic", 2),
         "expert-mix": (expert, "mix", 2),
         "expert-3heuristic": (expert, "heuristic", 4),
+        "prior-heuristic": ("prior", "heuristic", 2),
+        "prior-mix": ("prior", "mix", 2),
         "mix-random": ("mix", "random", 2),
         "heuristic-random": ("heuristic", "random", 2),
     }

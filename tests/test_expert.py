@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from sim.players.arena import bot_selfplay
 from sim.players.bots import MixBot, make_bot, seat_view
-from sim.players.expert import ExpertBot
+from sim.players.expert import ExpertBot, PriorBot
 from table.analysis.search import determinise, information_set
 from table.analysis.selfplay import RandomTable
 from table.cards import Card, Color, parse_card, parse_cards
@@ -87,6 +87,7 @@ def test_the_expert_decides_the_same_whatever_the_hidden_cards_are(
     first = ExpertBot(random.Random(seed), FEW).act(va)
     second = ExpertBot(random.Random(seed), FEW).act(vb)
     assert first == second
+    assert PriorBot(random.Random(seed)).act(va) == PriorBot(random.Random(seed)).act(vb)
 
 
 @settings(max_examples=20, deadline=None)
@@ -287,3 +288,36 @@ def test_the_expert_challenges_a_wild_draw_four_only_when_a_bluff_is_likely() ->
     many = "B1 G3 Y5 Y8 B3 G4 Y6 B6 G7 Y7 B9 G8 Y2 B5 G1 Y4 G5 B0 G0 Y0"
     s = _facing_a_wild_draw_four(many)
     assert isinstance(ExpertBot(random.Random(1), FEW).act(seat_view(s, 0)), Challenge)
+
+
+def test_the_expert_plays_a_chain_of_skips_that_takes_it_out() -> None:
+    """Two players, a red 5 on the pile: the heuristic bot plays the blue 5 of its long colour
+    and hands Ken the turn; the expert sees that the red Skip, then the blue Skip, Reverse and
+    Draw Two (each a turn again with two players) and the blue 5 empty its hand, and goes out
+    without Ken playing a card."""
+    from sim.players.bots import HeuristicBot
+
+    s = _dealt("B5 RS BS BR B+2", "G4 G5 G6 G7 G8", "R5", pile="G9 Y1 Y2 Y3")
+    first = HeuristicBot(random.Random(1)).act(seat_view(s, 0))
+    assert isinstance(first, Play) and first.cards[0] == parse_card("B5")
+    bot = ExpertBot(random.Random(1), FEW)
+    played = []
+    while s.phase is Phase.PLAY and s.current_player == 0:
+        action = bot.act(seat_view(s, 0))
+        if isinstance(action, Play):
+            played.append(action.cards[0].code)
+        apply_in_place(s, action)
+    assert played[0] == "RS" and s.winner == 0 and len(s.hands[1]) == 7
+
+
+def test_a_chain_that_goes_out_takes_no_wild_draw_four_a_challenge_would_catch() -> None:
+    """Red Skip, then a Wild Draw Four naming blue, then the blue 1: out, and the Wild Draw
+    Four was legal (no red left beside it). With a red 1 instead, that Wild Draw Four would be
+    a bluff: there is no chain, and at four players none either (a Skip hands the turn on)."""
+    from table.analysis.prior import Seen, chain_out
+
+    two = Seen(RED, "5", make_options("official"), 2, False)
+    assert chain_out(parse_cards(["RS", "W+4", "B1"]), two) == (parse_card("RS"), None)
+    assert chain_out(parse_cards(["RS", "W+4", "R1"]), two) is None
+    four = Seen(RED, "5", make_options("official"), 4, False)
+    assert chain_out(parse_cards(["RS", "W+4", "B1"]), four) is None

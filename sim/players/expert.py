@@ -4,8 +4,10 @@ It reads :attr:`SeatView.table`, the table as its seat knows it (every card it c
 unknown card there), and searches it with :class:`table.analysis.search.Search`: each playout
 deals the unseen cards at random, plays one of its actions and the rest of the round through the
 rules engine, every seat played as the heuristic bot plays (its ``Heuristic`` policy), and the
-action that wins most playouts is played. The heuristic bot's choice is the search's prior, so
-the expert leaves it only when the playouts show something clearly better; and it searches only
+action that wins most playouts is played. Its first choice, the search's prior, is
+:class:`PriorBot`'s (the heuristic bot's ranking that also counts the turn with two players and
+plays a chain of Skips and Draw Twos that takes it out: :mod:`table.analysis.prior`), so the
+expert leaves it only when the playouts show something clearly better; and it searches only
 in the end game (a hand of ``ENDGAME`` cards or fewer) and for a wild's colour, where playouts
 are short enough for the budget to tell moves apart (earlier, the noise of a whole round's
 outcome hides the differences: measured, see docs/performance.md).
@@ -27,9 +29,10 @@ from dataclasses import dataclass, field
 
 from sim.players.bots import HeuristicBot, SeatView
 from table.analysis.policies import Heuristic, heuristic_pick
+from table.analysis.prior import PriorWeights, Seen, prior_pick
 from table.analysis.search import DEFAULT_ITERATIONS, Search, candidates, reaction
 from table.cards import DRAW_TWO, REVERSE, SKIP, WILD_DRAW_FOUR, Card, Color
-from table.rules import Action, Challenge, ChooseColor, Draw, Options, Play, State
+from table.rules import Action, CallUno, Challenge, ChooseColor, Draw, Options, Pass, Play, State
 from table.rules.matching import fits
 
 ENDGAME = 3  # the expert searches once a hand holds this many cards or fewer ...
@@ -142,6 +145,45 @@ class Answer:
 _NO_DICE = random.Random(0)  # a colour named for a hand without colour: never compared
 
 
+class PriorBot:
+    """The expert's first choice, without search (:func:`table.analysis.prior.prior_pick`): the
+    heuristic bot's ranking that counts the turn with two players; it never forgets UNO and
+    never bluffs."""
+
+    name = "prior"
+
+    def __init__(self, rng: random.Random, weights: PriorWeights | None = None) -> None:
+        self.weights = weights or PriorWeights()
+        self.heuristic = HeuristicBot(rng, forget=0.0, bluff=0.0)
+
+    def act(self, view: SeatView) -> Action:
+        """The prior's move from ``view``: a heuristic player's that counts the turn."""
+        acts = view.legal
+        plays = [a for a in acts if isinstance(a, Play) and len(a.cards) == 1]
+        uno = next((a for a in acts if isinstance(a, CallUno)), None)
+        if uno is not None and plays:
+            return uno
+        if not plays or any(not isinstance(a, Play | Draw | Pass | CallUno) for a in acts):
+            return self.heuristic.act(view)  # a colour, a challenge, a house rule's choice
+        seen = self.seen(view)
+        can_draw = any(isinstance(a, Draw) for a in acts)
+        pick = prior_pick(view.hand, [p.cards[0] for p in plays], seen, can_draw, self.weights)
+        if pick is None:
+            return next((a for a in acts if isinstance(a, Draw | Pass)), acts[0])
+        card, named = pick
+        return next((p for p in plays if p.cards[0] is card and p.color is named),
+                    self.heuristic.act(view))
+
+    def seen(self, view: SeatView) -> Seen:
+        """What this seat knows around its choice (see :class:`table.analysis.prior.Seen`)."""
+        return Seen(view.color, view.live_rank, view.options, len(view.players),
+                    view.closest_opponent() <= 2)
+
+    def react(self, view: SeatView) -> Action | None:
+        """A winning Don, every catch, its own late UNO call."""
+        return reaction(view.reactions, view.seat)
+
+
 class ExpertBot:
     """Searches the decisions that playouts can settle; ``iterations`` playouts a decision
     (``seconds``, when given, caps the time as well)."""
@@ -149,12 +191,13 @@ class ExpertBot:
     name = "expert"
 
     def __init__(self, rng: random.Random, iterations: int = DEFAULT_ITERATIONS,
-                 seconds: float | None = None) -> None:
+                 seconds: float | None = None, weights: PriorWeights | None = None) -> None:
         self.search = Search(rng, iterations, seconds)
         self.search.depth = ENDGAME_DEPTH
         self.search.policy = ROLLOUT
-        # The prior: a heuristic player that never forgets UNO and never bluffs.
-        self.prior = HeuristicBot(random.Random(rng.getrandbits(64)), forget=0.0, bluff=0.0)
+        # The prior: the heuristic player's ranking that counts the turn with two players
+        # (table.analysis.prior); it never forgets UNO and never bluffs.
+        self.prior = PriorBot(random.Random(rng.getrandbits(64)), weights)
         self.voids = Voids()
 
     def act(self, view: SeatView) -> Action:
@@ -195,7 +238,7 @@ class ExpertBot:
         offender held a card of the colour, from the unseen cards, weighed by how seldom a
         player holding one plays the Wild Draw Four anyway (``BLUFF_RATE``)."""
         accept = next(a for a in options if not isinstance(a, Challenge))
-        held = self.prior.bluff_odds(view)
+        held = self.prior.heuristic.bluff_odds(view)
         guilty = held * BLUFF_RATE / (held * BLUFF_RATE + (1.0 - held) or 1.0)
         return next(a for a in options if isinstance(a, Challenge)) if guilty > 1 / 3 else accept
 
