@@ -16,7 +16,7 @@ Choices where docs/rules.md leaves room are documented where they are made (sear
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Sequence
 
 from table.cards import (
     COLORS,
@@ -468,10 +468,9 @@ _PLAYS: tuple[dict[Card, tuple[Play, ...]], ...] = tuple({} for _ in range(MAX_P
 # Every face of every edition, in a fixed order.
 _FACES: tuple[Card, ...] = tuple(dict.fromkeys(c for counts in EDITIONS.values() for c in counts))
 # The single-card plays of one seat onto one (colour in force, live rank), by card: only the
-# cards that match (:func:`matches`) are keys; with the table, its ``__contains__``, made once
-# (a bound method is a new object each time it is read).
+# cards that match (:func:`matches`) are keys, made once per seat, colour and rank.
 # By seat, then colour, then rank: nested look-ups are cheaper than one by a tuple made for it.
-_Matching = tuple[dict[Card, tuple[Play, ...]], Callable[[Card], bool]]
+_Matching = dict[Card, tuple[Play, ...]]
 _MATCHING: tuple[dict[Color | None, dict[str | None, _Matching]], ...] = tuple(
     {} for _ in range(MAX_PLAYERS)
 )
@@ -493,8 +492,8 @@ def plays_of(player: int, cards: tuple[Card, ...]) -> tuple[Play, ...]:
 def _matching(player: int, color: Color | None, rank: str | None) -> _Matching:
     """The entry of ``_MATCHING`` for this seat, colour and rank, made once."""
     plays = {card: plays_of(player, (card,)) for card in _FACES if fits(card, color, rank)}
-    entry = _MATCHING[player].setdefault(color, {})[rank] = (plays, plays.__contains__)
-    return entry
+    _MATCHING[player].setdefault(color, {})[rank] = plays
+    return plays
 
 
 def list_plays(s: State, p: int, out: list[Action]) -> None:
@@ -520,36 +519,22 @@ def list_plays(s: State, p: int, out: list[Action]) -> None:
         known = hand.known
     if known:
         try:  # subscripts, not get(): a method call costs more than the try
-            matching, contains = _MATCHING[p][s.color][s.live_rank]
+            matching = _MATCHING[p][s.color][s.live_rank]
         except KeyError:
-            matching, contains = _matching(p, s.color, s.live_rank)
-        # The matching cards picked out in C, then each distinct one, in hand order (a dict
-        # only when there are two or more: most hands match once or not at all).
-        matched = [*filter(contains, known)]
-        count = len(matched)
-        if count:
-            cards: Collection[Card] = matched
-            if count > 2:
-                cards = dict.fromkeys(matched)
-            elif count == 2 and matched[0] is matched[1]:
-                del matched[1]
-            if len(hand.known) + hand.unknown > 2:
-                # More than one card is kept, so check_kept can refuse only a Wild Draw Four
-                # (its restriction); the other matching cards need no check.
-                if _WILD_DRAW_FOUR in cards and restricted(s.options):
-                    try:
-                        check_kept(s, p, (_WILD_DRAW_FOUR,), True)
-                    except IllegalPlay:
-                        cards = [card for card in cards if card is not _WILD_DRAW_FOUR]
-                for card in cards:
-                    out += matching[card]
-            else:
-                for card in cards:
+            matching = _matching(p, s.color, s.live_rank)
+        # With more than one card kept, check_kept can refuse only a Wild Draw Four (its
+        # restriction): the other matching cards need no check.
+        check_each = len(hand.known) + hand.unknown <= 2
+        listed: list[Card] = []  # each distinct card once, in hand order
+        for card in known:
+            if card in matching and card not in listed:
+                listed.append(card)
+                if check_each or (card is _WILD_DRAW_FOUR and restricted(s.options)):
                     try:
                         check_kept(s, p, (card,), True)
                     except IllegalPlay:
                         continue
-                    out += matching[card]
+                out += matching[card]
     if "groups" in s.rules.hooked and not s.has_drawn:
         for group in s.rules.groups(s, p):
             _add_checked(s, p, group, out)
