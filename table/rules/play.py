@@ -41,6 +41,7 @@ from table.rules.flow import (
     begin_turn,
     check_on_turn,
     draw_cards,
+    pending_draw_event,
     shuffle_hands,
     win_round,
 )
@@ -313,7 +314,7 @@ def _announce_after(s: State, a: Play, last: Card, turn: int, events: list[Event
     elif not held:
         # announce_turn, inlined
         if s.pending:
-            events.append(Event(EventKind.PENDING_DRAW, player=turn, count=s.pending))
+            events.append(pending_draw_event(turn, s.pending))
         events.append(TURN[turn])
 
 
@@ -378,9 +379,10 @@ def _effect(
     ):
         seat = nxt
         events.append(SKIPPED[seat])
-        for _ in range(min(count, s.eliminated.count(False) - 1) - 1):
-            seat = s.next_seat(seat)
-            events.append(SKIPPED[seat])
+        if count > 1:  # several Skips skip one player each
+            for _ in range(min(count, s.eliminated.count(False) - 1) - 1):
+                seat = s.next_seat(seat)
+                events.append(SKIPPED[seat])
         s.turn = s.next_seat(seat)
     elif rank == REVERSE:
         if count % 2:
@@ -401,7 +403,7 @@ def _effect(
             )
         s.pending = 0
         s.challenge = None
-        if window is not None or s.rules.draws_wait(s, rank):
+        if window is not None or ("draws_wait" in s.rules.hooked and s.rules.draws_wait(s, rank)):
             s.pending = total
             s.challenge = window
             s.turn = nxt
