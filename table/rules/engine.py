@@ -209,7 +209,9 @@ def _deal_round(s: State, deal: Deal) -> tuple[State, list[Event]]:
     # comparison of the counts, in C. Anything else is checked face by face.
     if s.hidden or not dict.__eq__(edition, known):
         _check_counts(opts.deck, edition, known)
-    used = sum(known.values()) + s.hidden
+        used = sum(known.values()) + s.hidden
+    else:
+        used = total  # the very counts of the edition
     if used > total:
         raise SetupError(f"the set-up uses {used} cards; the {opts.deck} deck has {total}")
     s.pile_unknown = total - used + len(deal.start)

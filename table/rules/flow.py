@@ -301,7 +301,8 @@ def win_round(s: State, p: int, events: list[Event], how: str | None = None) -> 
 def try_score(s: State, events: list[Event]) -> None:
     """Score the round just won, or ask for the losing hands the referee cannot see."""
     assert s.winner is not None
-    hidden = [i for i in s.active if i != s.winner and s.hands[i].unknown]
+    # s.hidden counts the unknown cards of every hand: most rounds end with none to ask for.
+    hidden = [i for i in s.active if i != s.winner and s.hands[i].unknown] if s.hidden else []
     if hidden:
         for seat in hidden:
             events.append(Event(EventKind.SHOW_NEEDED, player=seat, reason="scoring"))

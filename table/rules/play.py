@@ -457,7 +457,8 @@ def _go_out(s: State, p: int, cards: tuple[Card, ...], events: list[Event]) -> N
     if total:
         reason = "draw-two" if last.rank == DRAW_TWO else "wild-draw-four"
         draw_cards(s, s.next_seat(p), total, events, reason)
-    s.rules.going_out(s, p, last)
+    if "going_out" in s.rules.hooked:
+        s.rules.going_out(s, p, last)
     win_round(s, p, events)
 
 
