@@ -12,7 +12,7 @@ from __future__ import annotations
 import collections
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from itertools import chain, repeat
+from itertools import repeat
 
 from table.cards import (
     CUSTOMIZABLE,
@@ -203,7 +203,10 @@ def _deal_round(s: State, deal: Deal) -> tuple[State, list[Event]]:
     s.pile = list(reversed(deal.pile))
     # The known cards (the discard pile is still empty) and the cards turned up.
     known: dict[Card, int] = {}  # a plain dict: counted faster than a Counter, made cheaper
-    _count_elements(known, chain(s.pile, deal.start, *[h.known for h in s.hands]))
+    _count_elements(known, s.pile)  # list by list: cheaper than through a chain
+    _count_elements(known, deal.start)
+    for hand in s.hands:
+        _count_elements(known, hand.known)
     total = _DECK_SIZES.get(opts.deck) or _DECK_SIZES.setdefault(opts.deck, sum(edition.values()))
     # The whole deck dealt, every card seen (a shuffled deck, as self-play deals): one
     # comparison of the counts, in C. Anything else is checked face by face.

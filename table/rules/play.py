@@ -139,7 +139,7 @@ def check_kept(s: State, p: int, cards: tuple[Card, ...], known: bool) -> None:
     (a hook) and the Wild Draw Four's restriction."""
     hand = s.hands[p]
     left = len(hand.known) + hand.unknown - len(cards)
-    if left <= 1:
+    if left <= 1 and "check_going_out" in s.rules.hooked:  # the official hook checks nothing
         s.rules.check_going_out(s, p, cards, left)
     lead = cards[0]
     if (
@@ -252,7 +252,7 @@ def carry_out(
     else:
         _wild_on_top(s, last, color)
     size = len(hand.known) + hand.unknown
-    shuffled = rank == SHUFFLE_HANDS
+    shuffled = number is None and rank == SHUFFLE_HANDS
     if shuffled and (size or s.options.shuffle_hands_last_card == "redeal"):
         size = _shuffled(s, p, events)
     if size > 1:
