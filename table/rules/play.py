@@ -266,14 +266,19 @@ def carry_out(
         return
     if number is None:
         _effect(s, p, last, len(cards), events, stacked, wd4)
-        _announce_after(s, a, last, s.turn, events)
-        return
-    # A number card has no effect: the next seat is on turn (s.next_seat(p), inlined).
-    turn = (p + s.direction) % len(s.players)
-    if s.eliminated[turn]:
-        turn = s.next_seat(p)
-    s.turn = turn
-    if s.pending or s.uno_window == p or "after_play" in s.rules.hooked:
+        turn = s.turn
+    else:
+        # A number card has no effect: the next seat is on turn (s.next_seat(p), inlined).
+        turn = (p + s.direction) % len(s.players)
+        if s.eliminated[turn]:
+            turn = s.next_seat(p)
+        s.turn = turn
+    if (
+        s.pending
+        or s.uno_window == p
+        or (last.is_wild and color is None)
+        or "after_play" in s.rules.hooked
+    ):
         _announce_after(s, a, last, turn, events)
     else:  # _announce_after's common case: nothing to say but the turn
         events.append(TURN[turn])
@@ -525,9 +530,10 @@ def list_plays(s: State, p: int, out: list[Action]) -> None:
             matching = _MATCHING[p][s.color][s.live_rank]
         except KeyError:
             matching = _matching(p, s.color, s.live_rank)
-        # With more than one card kept, check_kept can refuse only a Wild Draw Four (its
-        # restriction): the other matching cards need no check.
-        check_each = len(hand.known) + hand.unknown <= 2
+        # check_kept refuses a matching card only by the Wild Draw Four's restriction or, for
+        # a play that keeps at most one card, by what a variant lets a round end on: the other
+        # matching cards need no check.
+        check_each = len(hand.known) + hand.unknown <= 2 and "check_going_out" in s.rules.hooked
         listed: list[Card] = []  # each distinct card once, in hand order
         for card in known:
             if card in matching and card not in listed:
