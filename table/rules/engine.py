@@ -218,7 +218,7 @@ def _deal_round(s: State, deal: Deal) -> tuple[State, list[Event]]:
     if used > total:
         raise SetupError(f"the set-up uses {used} cards; the {opts.deck} deck has {total}")
     s.pile_unknown = total - used + len(deal.start)
-    events: list[Event] = [Event(EventKind.ROUND_START, player=s.dealer, count=s.round)]
+    events: list[Event] = [Event(EventKind.ROUND_START, s.dealer, None, None, None, s.round)]
     for card in deal.start:
         if s.phase is not Phase.START:
             raise SetupError("cards after the first card that stays turned up")
@@ -334,7 +334,7 @@ def _turn_up(s: State, card: Card, events: list[Event]) -> None:
     """The dealer turns up ``card`` to start the discard pile [000][001][M]."""
     opts = s.options
     s.discard.append(card)
-    events.append(Event(EventKind.TURNED_UP, card=card))
+    events.append(Event(EventKind.TURNED_UP, None, None, card))
     rules = s.rules
     hooked = rules.hooked
     bury = card.is_wild and (

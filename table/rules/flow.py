@@ -294,7 +294,7 @@ def win_round(s: State, p: int, events: list[Event], how: str | None = None) -> 
     s.awaiting_color = None
     s.has_drawn = s.drawn_unknown = False
     s.drawn = None
-    events.append(Event(EventKind.ROUND_WON, player=p, reason=how))
+    events.append(Event(EventKind.ROUND_WON, p, None, None, None, 0, how))  # by place: cheaper
     try_score(s, events)
 
 

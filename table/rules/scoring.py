@@ -72,7 +72,8 @@ def score_round(s: State, events: list[Event]) -> None:
     for i, p in enumerate(points):
         s.scores[i] += p
     s.results = (*s.results, RoundResult(s.winner, points))  # a new tuple: copies share it
-    events.append(Event(EventKind.ROUND_SCORED, player=s.winner, count=points[s.winner]))
+    winner = s.winner
+    events.append(Event(EventKind.ROUND_SCORED, winner, None, None, None, points[winner]))
     opts = s.options
     if opts.scoring == "lowest" and opts.eliminate and opts.target:
         out = [i for i in s.active if s.scores[i] >= opts.target]
