@@ -69,6 +69,7 @@ from table.rules.flow import (
 from table.rules.options import Options
 from table.rules.play import carry_out, has_play, on_play
 from table.rules.state import MAX_PLAYERS, Event, Hand, Phase, State
+from table.rules.variant_state import NO_EXTRA
 from table.rules.variants import rules_for
 
 # Reasons that make a step a "penalty" rather than a plain "accepted".
@@ -187,7 +188,8 @@ def _deal_round(s: State, deal: Deal) -> tuple[State, list[Event]]:
     s.winner = None
     s.called = [False] * n
     s.uno_calls = [0] * n
-    s.extra = s.rules.new_extra(s.extra, n)
+    rules = s.rules
+    s.extra = rules.new_extra(s.extra, n) if "new_extra" in rules.hooked else NO_EXTRA
     if deal.hands is None:
         s.hands = [Hand([], 0 if s.eliminated[i] else opts.hand_size) for i in range(n)]
     else:

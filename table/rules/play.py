@@ -525,6 +525,7 @@ def list_plays(s: State, p: int, out: list[Action]) -> None:
         known = ()
     else:
         known = hand.known
+    hooked = s.rules.hooked
     if known:
         try:  # subscripts, not get(): a method call costs more than the try
             matching = _MATCHING[p][s.color][s.live_rank]
@@ -533,7 +534,7 @@ def list_plays(s: State, p: int, out: list[Action]) -> None:
         # check_kept refuses a matching card only by the Wild Draw Four's restriction or, for
         # a play that keeps at most one card, by what a variant lets a round end on: the other
         # matching cards need no check.
-        check_each = len(hand.known) + hand.unknown <= 2 and "check_going_out" in s.rules.hooked
+        check_each = "check_going_out" in hooked and len(hand.known) + hand.unknown <= 2
         listed: list[Card] = []  # each distinct card once, in hand order
         for card in known:
             if card in matching and card not in listed:
@@ -544,7 +545,7 @@ def list_plays(s: State, p: int, out: list[Action]) -> None:
                     except IllegalPlay:
                         continue
                 out += matching[card]
-    if "groups" in s.rules.hooked and not s.has_drawn:
+    if "groups" in hooked and not s.has_drawn:
         for group in s.rules.groups(s, p):
             _add_checked(s, p, group, out)
 
