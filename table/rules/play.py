@@ -267,18 +267,13 @@ def carry_out(
     if number is None:
         _effect(s, p, last, len(cards), events, stacked, wd4)
         turn = s.turn
-    else:
-        # A number card has no effect: the next seat is on turn (s.next_seat(p), inlined).
+    else:  # a number card has no effect: the next seat is on turn (s.next_seat(p), inlined)
         turn = (p + s.direction) % len(s.players)
         if s.eliminated[turn]:
             turn = s.next_seat(p)
         s.turn = turn
-    if (
-        s.pending
-        or s.uno_window == p
-        or (last.is_wild and color is None)
-        or "after_play" in s.rules.hooked
-    ):
+    said = s.pending or s.uno_window == p or (last.is_wild and color is None)
+    if said or "after_play" in s.rules.hooked:
         _announce_after(s, a, last, turn, events)
     else:  # _announce_after's common case: nothing to say but the turn
         events.append(TURN[turn])
