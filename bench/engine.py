@@ -30,7 +30,9 @@ RLCard ``init_game``), not building the game object. Each player count is
 measured ``--repeat`` times, the engines alternating; the table shows each engine's median
 repetition and the ratio is the median of the per-repetition ratios, which is what a busy
 machine disturbs least. Both are timed by this process's CPU time by default (``--clock
-wall`` for wall-clock time).
+wall`` for wall-clock time). ``--clock process`` times each run as a user would: a new Python
+process that imports only its own engine's driver (ours, the build this process runs; or
+RLCard, with NumPy) and plays the rounds, by the wall clock from its start to its exit.
 
 ``--callgrind`` also counts the instructions per round under ``valgrind --tool=callgrind``
 (a run of ``--callgrind-rounds`` rounds minus a run of one, same seed, so start-up and imports
@@ -41,7 +43,7 @@ the optional compiled one (``UNO_TABLE_COMPILE=1``, setup.py), whose numbers are
 
 Usage::
 
-    python bench/engine.py [--rounds N] [--repeat R] [--seed S] [--clock cpu|wall]
+    python bench/engine.py [--rounds N] [--repeat R] [--seed S] [--clock cpu|wall|process]
                            [--players 2 4] [--json] [--no-rlcard] [--profile]
                            [--callgrind] [--callgrind-rounds N]
 """
@@ -61,30 +63,22 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # run as a script: find rlcard_driver
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # run as a script: find the drivers
 
+from engine_run import (
+    BUILD,
+    OURS,
+    POLICY,
+    Result,
+    run_engine,
+)
 from rlcard_driver import MAX_STEPS_PER_GAME, rlcard_available, run_rlcard
 
-from table.analysis.selfplay import RandomTable
-from table.rules import (
-    COMPILED,
-    Options,
-    Phase,
-    apply_legal,
-    legal_actions,
-    make_options,
-    new_game,
-)
-from table.rules.engine import dealer_after
-from table.rules.legal import out_of_turn_actions
-
-POLICY: Final = "play-first"
-MAX_ACTIONS_PER_ROUND: Final = 20_000
-"""A round still running after this many actions is stopped and counted in ``capped``."""
+import table
 
 TARGET_RATIO: Final = 2.0
 """Our rounds/s should be at least this many times RLCard's."""
@@ -94,47 +88,27 @@ CLOCKS: Final[dict[str, Callable[[], float]]] = {
     "wall": time.perf_counter,
 }
 PROGRESS_INTERVAL_S: Final = 2.0
-OURS: Final = "uno-table"
 RLCARD: Final = "rlcard 1.2.0"
-BUILD: Final = "compiled" if COMPILED else "pure"
-"""Which build of the engine ran: its Python source, or the optional compiled one (setup.py)."""
-
-
-@dataclass(frozen=True)
-class Result:
-    engine: str
-    players: int
-    rounds: int
-    actions: int
-    seconds: float
-    capped: int
-    cap: int
-
-    @property
-    def rounds_per_s(self) -> float:
-        return self.rounds / self.seconds if self.seconds else 0.0
-
-    @property
-    def actions_per_round(self) -> float:
-        return self.actions / self.rounds if self.rounds else 0.0
-
-    @property
-    def actions_per_s(self) -> float:
-        return self.actions / self.seconds if self.seconds else 0.0
-
-    def as_dict(self) -> dict[str, object]:
-        out: dict[str, object] = asdict(self)
-        out["rounds_per_s"] = round(self.rounds_per_s, 1)
-        out["actions_per_round"] = round(self.actions_per_round, 2)
-        out["actions_per_s"] = round(self.actions_per_s)
-        return out
-
-
-def bench_options() -> Options:
-    """The official rules, with the machinery the benchmark must exercise stated explicitly."""
-    options = make_options("official", challenge=True, uno_enforcement="catch", uno_catchers="any")
-    assert options.challengeable
-    return options
+PROCESS: Final = "process"
+"""The clock that times each run as a process of its own, start to exit (:func:`run_process`)."""
+CLOCK_NAMES: Final = {
+    "cpu": "this process's CPU time, the play only",
+    "wall": "the wall clock, the play only",
+    PROCESS: "the wall clock, each run a new Python process from its start to its exit",
+}
+BENCH_DIR: Final = Path(__file__).resolve().parent
+PACKAGE_DIR: Final = Path(table.__file__ or ".").resolve().parent.parent
+"""Where the parent process found ``table``: a run's process imports the same build from it."""
+_CHILD: Final = {
+    OURS: (
+        "from engine_run import BUILD, run_engine as run; "
+        "print(run({players}, {rounds}, {seed}).actions, BUILD)"
+    ),
+    RLCARD: (
+        "from rlcard_driver import run_rlcard as run; "
+        "print(int(run({players}, {rounds}, {seed})['turns']), 'rlcard')"
+    ),
+}
 
 
 class Progress:
@@ -148,57 +122,6 @@ class Progress:
         if self.enabled and (now := time.monotonic()) >= self.next:
             self.next = now + PROGRESS_INTERVAL_S
             _progress(f"  {self.label}: {done}/{self.total} rounds, {actions} actions")
-
-
-def run_engine(
-    num_players: int,
-    rounds: int,
-    seed: int,
-    clock: Callable[[], float] = time.perf_counter,
-    on_round: Callable[[int, int], None] | None = None,
-) -> Result:
-    """Play ``rounds`` rounds under ``play-first``, each scored on its own, the dealer drawn once
-    and the deal passed on as at a table (the rounds of :func:`table.analysis.selfplay.rounds`)."""
-    if num_players < 2:
-        raise ValueError(f"num_players must be at least 2, got {num_players}")
-    if rounds < 1:
-        raise ValueError(f"rounds must be at least 1, got {rounds}")
-    options = bench_options()
-    table = RandomTable(options, num_players, seed, POLICY)  # chance and choices: one seed
-    policy = table.policy
-    # The calls made every action, bound once, as bench/rlcard_driver.py does for RLCard.
-    supply_chance, act, react = table.supply_chance, policy.act, policy.react
-    legal, late_actions, push = legal_actions, out_of_turn_actions, apply_legal
-    deal, dealer, after, names = table.deal, table.dealer, dealer_after, table.names
-    play, cap = Phase.PLAY, MAX_ACTIONS_PER_ROUND
-
-    total = capped = 0
-    start = clock()
-    seat = dealer()  # drawn once, then dealt on as a table deals (selfplay.rounds)
-    for done in range(1, rounds + 1):
-        s, _ = new_game(options, names, seat, deal())
-        supply_chance(s)
-        actions = 0
-        while s.phase is play:
-            if actions >= cap:
-                capped += 1
-                break
-            push(s, act(s, legal(s)))
-            actions += 1
-            supply_chance(s)
-            late = late_actions(s)
-            if late:
-                reaction = react(s, late)
-                if reaction is not None:
-                    push(s, reaction)
-                    actions += 1
-                    supply_chance(s)
-        total += actions
-        seat = after(s) if s.winner is not None else dealer()
-        if on_round is not None:
-            on_round(done, total)
-    elapsed = clock() - start
-    return Result(OURS, num_players, rounds, total, elapsed, capped, MAX_ACTIONS_PER_ROUND)
 
 
 def run_reference(
@@ -218,6 +141,33 @@ def run_reference(
         int(raw["capped"]),
         MAX_STEPS_PER_GAME,
     )
+
+
+class ProcessError(RuntimeError):
+    """A run's own process failed, or imported another build than this one."""
+
+
+def run_process(engine: str, players: int, rounds: int, seed: int) -> Result:
+    """``rounds`` rounds of ``engine`` in a new Python process, timed by the wall clock from its
+    start to its exit: the interpreter's start, the imports (ours, or RLCard's and NumPy's),
+    the set-up and the play, as a user timing a run would see it. Each process imports only
+    its own engine's driver; ours imports the build this process runs."""
+    program = (
+        f"import sys; sys.path[:0] = [{str(BENCH_DIR)!r}, {str(PACKAGE_DIR)!r}]; "
+        + _CHILD[engine].format(players=players, rounds=rounds, seed=seed)
+    )
+    start = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-c", program], capture_output=True, text=True, check=False
+    )
+    seconds = time.perf_counter() - start
+    if done.returncode != 0:
+        tail = (done.stderr.strip().splitlines() or ["no output"])[-1]
+        raise ProcessError(f"the process of {engine} failed ({done.returncode}): {tail}")
+    actions, build = done.stdout.split()
+    if engine == OURS and build != BUILD:
+        raise ProcessError(f"the process of {engine} ran the {build} build, not the {BUILD} one")
+    return Result(engine, players, rounds, int(actions), seconds, 0, 0)
 
 
 def _progress(message: str) -> None:
@@ -270,8 +220,10 @@ def measure(
     with_rlcard: bool,
     clock: Callable[[], float] = time.perf_counter,
     profiler: cProfile.Profile | None = None,
+    process: bool = False,
 ) -> Measured:
-    """Run both engines ``repeat`` times, alternating which goes first."""
+    """Run both engines ``repeat`` times, alternating which goes first (``process``: each run
+    a process of its own, :func:`run_process`)."""
     ours: list[Result] = []
     theirs: list[Result] = []
     for rep in range(1, repeat + 1):
@@ -281,7 +233,10 @@ def measure(
             label = f"{engine}, {players} players, run {rep}/{repeat}"
             _progress(f"{label}: {rounds} rounds ...")
             progress = Progress(label, rounds)
-            if engine == OURS:
+            if process:
+                run = run_process(engine, players, rounds, seed)
+                (ours if engine == OURS else theirs).append(run)
+            elif engine == OURS:
                 if profiler is not None:
                     profiler.enable()
                 ours.append(run_engine(players, rounds, seed, clock, progress))
@@ -347,7 +302,7 @@ BUILD_NAMES: Final = {
 }
 
 
-def markdown(measured: Sequence[Measured]) -> str:
+def markdown(measured: Sequence[Measured], clock: str = "cpu") -> str:
     counted = any(m.instructions for m in measured)
     head = (
         "| engine | players | rounds | actions | actions/round | capped | rounds/s | actions/s"
@@ -375,6 +330,7 @@ def markdown(measured: Sequence[Measured]) -> str:
             lines.append(line)
     lines.append("")
     lines.append(f"uno-table build: {BUILD_NAMES[BUILD]}  ")
+    lines.append(f"timed by: {CLOCK_NAMES[clock]}  ")
     for m in measured:
         if m.theirs:
             spread = ", ".join(f"{r:.2f}x" for r in sorted(m.ratios))
@@ -435,9 +391,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument(
         "--clock",
-        choices=sorted(CLOCKS),
+        choices=sorted([*CLOCKS, PROCESS]),
         default="cpu",
-        help="time the runs by this process's CPU time (default) or by wall-clock time",
+        help="time the play by this process's CPU time (default) or by wall-clock time, or "
+        "(process) each run as a new Python process by the wall clock, start to exit",
     )
     parser.add_argument("--players", type=int, nargs="+", default=[2, 4])
     parser.add_argument("--json", action="store_true", help="print JSON instead of Markdown")
@@ -472,13 +429,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         _progress("rlcard is not installed: measuring uno-table only (pip install -e '.[bench]')")
     if args.callgrind and shutil.which("valgrind") is None:
         parser.error("--callgrind needs valgrind (Debian: apt-get install valgrind)")
+    process = args.clock == PROCESS
+    if process and (args.profile or args.callgrind):
+        parser.error("--clock process times whole processes: no --profile or --callgrind")
     profiler = cProfile.Profile() if args.profile else None
 
     measured = []
     for players in args.players:
-        m = measure(
-            players, args.rounds, args.seed, args.repeat, with_rlcard, CLOCKS[args.clock], profiler
-        )
+        clock = CLOCKS.get(args.clock, time.perf_counter)
+        try:
+            m = measure(
+                players, args.rounds, args.seed, args.repeat, with_rlcard, clock, profiler, process
+            )
+        except ProcessError as exc:
+            print(f"engine.py: {exc}", file=sys.stderr)
+            return 2
         if args.callgrind:
             engines = (OURS, RLCARD) if with_rlcard else (OURS,)
             try:
@@ -495,7 +460,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.json:
         print(report_json(measured, args))
     else:
-        print(markdown(measured))
+        print(markdown(measured, args.clock))
         if args.profile:
             print("\n(our timings include cProfile overhead)")
 

@@ -31,6 +31,21 @@ def test_the_engine_bench_plays_the_rounds_of_selfplay_play_first() -> None:
         assert ours["actions"] == summary["actions"]
 
 
+def test_the_engine_bench_times_whole_processes_that_play_the_same_rounds() -> None:
+    out = subprocess.run(
+        [sys.executable, "bench/engine.py", "--clock", "process", "--rounds", "20", "--repeat",
+         "1", "--players", "2", "--no-rlcard", "--json", "--seed", "4"],
+        capture_output=True, text=True, cwd=ROOT, check=False,
+    )
+    assert out.returncode == 0, out.stderr
+    report = json.loads(out.stdout)
+    assert report["clock"] == "process"
+    assert report["build"] == ("compiled" if COMPILED else "pure")  # the child ran this build
+    ours = report["runs"][0]["uno_table"]
+    assert ours["rounds"] == 20 and ours["rounds_per_s"] > 0
+    assert ours["actions"] == selfplay(20, 2, 4, policy="play-first")["actions"]
+
+
 def test_the_engine_bench_refuses_bad_counts_in_one_line() -> None:
     out = subprocess.run(
         [sys.executable, "bench/engine.py", "--rounds", "0"],

@@ -13,8 +13,9 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPTS = sorted(p.name for p in (ROOT / "bench").glob("*.py"))
 # Scripts apart: english_voices.py needs a speech recogniser installed by hand (its docstring
-# says how); rlcard_driver.py has no command line (the engine bench runs it as a child).
-APART = {"english_voices.py": "pocketsphinx", "rlcard_driver.py": ""}
+# says how); rlcard_driver.py and engine_run.py have no command line (the engine bench imports
+# them, and runs each alone as a child with --clock process; tests/test_bench_engine.py runs it).
+APART = {"english_voices.py": "pocketsphinx", "rlcard_driver.py": "", "engine_run.py": ""}
 
 
 @pytest.mark.parametrize("script", [s for s in SCRIPTS if s not in APART])

@@ -26,6 +26,31 @@ CALLED_UNO = tuple(Event(EventKind.UNO, seat) for seat in range(MAX_PLAYERS))
 # "reversed" events, by the new direction.
 REVERSED = {d: Event(EventKind.REVERSED, count=d) for d in (1, -1)}
 PLAY = Phase.PLAY  # a module global is read faster than an enum member
+# "penalty" events by seat, reason and cards drawn, and "pending-draw" events by seat and count,
+# made when first needed (a named tuple costs more to build than to look up).
+_PENALTY: tuple[dict[str, dict[int, Event]], ...] = tuple({} for _ in range(MAX_PLAYERS))
+_PENDING_DRAW: tuple[dict[int, Event], ...] = tuple({} for _ in range(MAX_PLAYERS))
+
+
+def penalty_event(player: int, drawn: int, reason: str) -> Event:
+    """The "penalty" event of ``player`` drawing ``drawn`` cards for ``reason``, made once."""
+    try:  # subscripts, not get(): a method call costs more than the try
+        return _PENALTY[player][reason][drawn]
+    except KeyError:
+        event = Event(EventKind.PENALTY, player, None, None, None, drawn, reason)
+        _PENALTY[player].setdefault(reason, {})[drawn] = event
+        return event
+
+
+def pending_draw_event(player: int, count: int) -> Event:
+    """The "pending-draw" event: ``player``, on turn, must draw ``count`` cards first."""
+    try:
+        return _PENDING_DRAW[player][count]
+    except KeyError:
+        event = _PENDING_DRAW[player][count] = Event(
+            EventKind.PENDING_DRAW, player=player, count=count
+        )
+        return event
 
 
 # ---------------------------------------------------------------------------------------------
@@ -125,7 +150,7 @@ def draw_cards(s: State, player: int, count: int, events: list[Event], reason: s
     if len(hand.known) + hand.unknown > 1:
         s.called[player] = False
     if reason:
-        events.append(Event(EventKind.PENALTY, player, None, None, None, drawn, reason))
+        events.append(penalty_event(player, drawn, reason))
     return drawn
 
 
@@ -234,7 +259,7 @@ def uno_due(s: State, p: int) -> bool:
 def announce_turn(s: State, events: list[Event]) -> None:
     """Whose turn it is now, and what they must draw first."""
     if s.pending:
-        events.append(Event(EventKind.PENDING_DRAW, player=s.turn, count=s.pending))
+        events.append(pending_draw_event(s.turn, s.pending))
     events.append(TURN[s.turn])
 
 
@@ -250,7 +275,7 @@ def end_turn(s: State, p: int, events: list[Event]) -> None:
     s.turn = turn
     # announce_turn, inlined
     if s.pending:
-        events.append(Event(EventKind.PENDING_DRAW, player=turn, count=s.pending))
+        events.append(pending_draw_event(turn, s.pending))
     events.append(TURN[turn])
 
 
@@ -269,14 +294,15 @@ def win_round(s: State, p: int, events: list[Event], how: str | None = None) -> 
     s.awaiting_color = None
     s.has_drawn = s.drawn_unknown = False
     s.drawn = None
-    events.append(Event(EventKind.ROUND_WON, player=p, reason=how))
+    events.append(Event(EventKind.ROUND_WON, p, None, None, None, 0, how))  # by place: cheaper
     try_score(s, events)
 
 
 def try_score(s: State, events: list[Event]) -> None:
     """Score the round just won, or ask for the losing hands the referee cannot see."""
     assert s.winner is not None
-    hidden = [i for i in s.active if i != s.winner and s.hands[i].unknown]
+    # s.hidden counts the unknown cards of every hand: most rounds end with none to ask for.
+    hidden = [i for i in s.active if i != s.winner and s.hands[i].unknown] if s.hidden else []
     if hidden:
         for seat in hidden:
             events.append(Event(EventKind.SHOW_NEEDED, player=seat, reason="scoring"))

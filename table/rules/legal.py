@@ -70,7 +70,12 @@ def out_of_turn_actions(s: State) -> list[Action]:
     Musician rules, every jump-in and Don)."""
     rules = s.rules
     seat = s.uno_window
-    out = rules.out_of_turn(s) if "out_of_turn" in rules.hooked else []
+    if "out_of_turn" in rules.hooked:
+        out = rules.out_of_turn(s)
+    elif seat is None:
+        return []  # the common case: no window open and nothing of a variant's
+    else:
+        out = []
     if seat is None or s.phase is not _PLAY or s.called[seat]:
         return out
     out.append(_CALL_UNO[seat])

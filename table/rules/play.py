@@ -16,7 +16,7 @@ Choices where docs/rules.md leaves room are documented where they are made (sear
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Sequence
 
 from table.cards import (
     COLORS,
@@ -41,6 +41,7 @@ from table.rules.flow import (
     begin_turn,
     check_on_turn,
     draw_cards,
+    pending_draw_event,
     shuffle_hands,
     win_round,
 )
@@ -138,7 +139,7 @@ def check_kept(s: State, p: int, cards: tuple[Card, ...], known: bool) -> None:
     (a hook) and the Wild Draw Four's restriction."""
     hand = s.hands[p]
     left = len(hand.known) + hand.unknown - len(cards)
-    if left <= 1:
+    if left <= 1 and "check_going_out" in s.rules.hooked:  # the official hook checks nothing
         s.rules.check_going_out(s, p, cards, left)
     lead = cards[0]
     if (
@@ -251,7 +252,7 @@ def carry_out(
     else:
         _wild_on_top(s, last, color)
     size = len(hand.known) + hand.unknown
-    shuffled = rank == SHUFFLE_HANDS
+    shuffled = number is None and rank == SHUFFLE_HANDS
     if shuffled and (size or s.options.shuffle_hands_last_card == "redeal"):
         size = _shuffled(s, p, events)
     if size > 1:
@@ -265,14 +266,14 @@ def carry_out(
         return
     if number is None:
         _effect(s, p, last, len(cards), events, stacked, wd4)
-        _announce_after(s, a, last, s.turn, events)
-        return
-    # A number card has no effect: the next seat is on turn (s.next_seat(p), inlined).
-    turn = (p + s.direction) % len(s.players)
-    if s.eliminated[turn]:
-        turn = s.next_seat(p)
-    s.turn = turn
-    if s.pending or s.uno_window == p or "after_play" in s.rules.hooked:
+        turn = s.turn
+    else:  # a number card has no effect: the next seat is on turn (s.next_seat(p), inlined)
+        turn = (p + s.direction) % len(s.players)
+        if s.eliminated[turn]:
+            turn = s.next_seat(p)
+        s.turn = turn
+    said = s.pending or s.uno_window == p or (last.is_wild and color is None)
+    if said or "after_play" in s.rules.hooked:
         _announce_after(s, a, last, turn, events)
     else:  # _announce_after's common case: nothing to say but the turn
         events.append(TURN[turn])
@@ -313,7 +314,7 @@ def _announce_after(s: State, a: Play, last: Card, turn: int, events: list[Event
     elif not held:
         # announce_turn, inlined
         if s.pending:
-            events.append(Event(EventKind.PENDING_DRAW, player=turn, count=s.pending))
+            events.append(pending_draw_event(turn, s.pending))
         events.append(TURN[turn])
 
 
@@ -378,9 +379,10 @@ def _effect(
     ):
         seat = nxt
         events.append(SKIPPED[seat])
-        for _ in range(min(count, s.eliminated.count(False) - 1) - 1):
-            seat = s.next_seat(seat)
-            events.append(SKIPPED[seat])
+        if count > 1:  # several Skips skip one player each
+            for _ in range(min(count, s.eliminated.count(False) - 1) - 1):
+                seat = s.next_seat(seat)
+                events.append(SKIPPED[seat])
         s.turn = s.next_seat(seat)
     elif rank == REVERSE:
         if count % 2:
@@ -401,7 +403,7 @@ def _effect(
             )
         s.pending = 0
         s.challenge = None
-        if window is not None or s.rules.draws_wait(s, rank):
+        if window is not None or ("draws_wait" in s.rules.hooked and s.rules.draws_wait(s, rank)):
             s.pending = total
             s.challenge = window
             s.turn = nxt
@@ -455,7 +457,8 @@ def _go_out(s: State, p: int, cards: tuple[Card, ...], events: list[Event]) -> N
     if total:
         reason = "draw-two" if last.rank == DRAW_TWO else "wild-draw-four"
         draw_cards(s, s.next_seat(p), total, events, reason)
-    s.rules.going_out(s, p, last)
+    if "going_out" in s.rules.hooked:
+        s.rules.going_out(s, p, last)
     win_round(s, p, events)
 
 
@@ -468,10 +471,9 @@ _PLAYS: tuple[dict[Card, tuple[Play, ...]], ...] = tuple({} for _ in range(MAX_P
 # Every face of every edition, in a fixed order.
 _FACES: tuple[Card, ...] = tuple(dict.fromkeys(c for counts in EDITIONS.values() for c in counts))
 # The single-card plays of one seat onto one (colour in force, live rank), by card: only the
-# cards that match (:func:`matches`) are keys; with the table, its ``__contains__``, made once
-# (a bound method is a new object each time it is read).
+# cards that match (:func:`matches`) are keys, made once per seat, colour and rank.
 # By seat, then colour, then rank: nested look-ups are cheaper than one by a tuple made for it.
-_Matching = tuple[dict[Card, tuple[Play, ...]], Callable[[Card], bool]]
+_Matching = dict[Card, tuple[Play, ...]]
 _MATCHING: tuple[dict[Color | None, dict[str | None, _Matching]], ...] = tuple(
     {} for _ in range(MAX_PLAYERS)
 )
@@ -493,8 +495,8 @@ def plays_of(player: int, cards: tuple[Card, ...]) -> tuple[Play, ...]:
 def _matching(player: int, color: Color | None, rank: str | None) -> _Matching:
     """The entry of ``_MATCHING`` for this seat, colour and rank, made once."""
     plays = {card: plays_of(player, (card,)) for card in _FACES if fits(card, color, rank)}
-    entry = _MATCHING[player].setdefault(color, {})[rank] = (plays, plays.__contains__)
-    return entry
+    _MATCHING[player].setdefault(color, {})[rank] = plays
+    return plays
 
 
 def list_plays(s: State, p: int, out: list[Action]) -> None:
@@ -518,39 +520,27 @@ def list_plays(s: State, p: int, out: list[Action]) -> None:
         known = ()
     else:
         known = hand.known
+    hooked = s.rules.hooked
     if known:
         try:  # subscripts, not get(): a method call costs more than the try
-            matching, contains = _MATCHING[p][s.color][s.live_rank]
+            matching = _MATCHING[p][s.color][s.live_rank]
         except KeyError:
-            matching, contains = _matching(p, s.color, s.live_rank)
-        # The matching cards picked out in C, then each distinct one, in hand order (a dict
-        # only when there are two or more: most hands match once or not at all).
-        matched = [*filter(contains, known)]
-        count = len(matched)
-        if count:
-            cards: Collection[Card] = matched
-            if count > 2:
-                cards = dict.fromkeys(matched)
-            elif count == 2 and matched[0] is matched[1]:
-                del matched[1]
-            if len(hand.known) + hand.unknown > 2:
-                # More than one card is kept, so check_kept can refuse only a Wild Draw Four
-                # (its restriction); the other matching cards need no check.
-                if _WILD_DRAW_FOUR in cards and restricted(s.options):
-                    try:
-                        check_kept(s, p, (_WILD_DRAW_FOUR,), True)
-                    except IllegalPlay:
-                        cards = [card for card in cards if card is not _WILD_DRAW_FOUR]
-                for card in cards:
-                    out += matching[card]
-            else:
-                for card in cards:
+            matching = _matching(p, s.color, s.live_rank)
+        # check_kept refuses a matching card only by the Wild Draw Four's restriction or, for
+        # a play that keeps at most one card, by what a variant lets a round end on: the other
+        # matching cards need no check.
+        check_each = "check_going_out" in hooked and len(hand.known) + hand.unknown <= 2
+        listed: list[Card] = []  # each distinct card once, in hand order
+        for card in known:
+            if card in matching and card not in listed:
+                listed.append(card)
+                if check_each or (card is _WILD_DRAW_FOUR and restricted(s.options)):
                     try:
                         check_kept(s, p, (card,), True)
                     except IllegalPlay:
                         continue
-                    out += matching[card]
-    if "groups" in s.rules.hooked and not s.has_drawn:
+                out += matching[card]
+    if "groups" in hooked and not s.has_drawn:
         for group in s.rules.groups(s, p):
             _add_checked(s, p, group, out)
 

@@ -8,7 +8,9 @@ from table.rules.state import Event, Phase, RoundResult, State
 
 def hand_value(s: State, seat: int) -> int:
     """A hand's points, times (UNO calls + 1) under ``doubling`` [000] 倍付け."""
-    points = sum(c.points for c in s.hands[seat].known)
+    points = 0
+    for card in s.hands[seat].known:  # a loop: cheaper than sum() over a generator
+        points += card.points
     if s.options.doubling:
         points *= s.uno_calls[seat] + 1
     return points
@@ -26,11 +28,12 @@ def round_points(s: State) -> tuple[int, ...]:
     w = s.winner
     # Choice: the other winners of a Double Don neither pay nor score outside Musician scoring.
     won = s.extra.finish.winners if s.extra.finish is not None else (w,)
-    values = [0 if i in won or s.eliminated[i] else hand_value(s, i) for i in range(s.n)]
+    n = len(s.players)  # s.n without the property's call
+    values = [0 if i in won or s.eliminated[i] else hand_value(s, i) for i in range(n)]
     scoring = s.options.scoring
     if scoring == "lowest":
         return tuple(values)
-    points = [-v for v in values] if scoring == "japanese" else [0] * s.n
+    points = [-v for v in values] if scoring == "japanese" else [0] * n
     points[w] = sum(values)
     return tuple(points)
 
@@ -52,7 +55,12 @@ def match_over(s: State) -> bool:
         return True
     if opts.scoring == "lowest" and opts.eliminate:
         return len(s.active) <= 1
-    return bool(opts.target) and any(score >= opts.target for score in s.scores)
+    target = opts.target
+    if target:
+        for score in s.scores:  # a loop: cheaper than any() over a generator
+            if score >= target:
+                return True
+    return False
 
 
 def score_round(s: State, events: list[Event]) -> None:
@@ -64,7 +72,8 @@ def score_round(s: State, events: list[Event]) -> None:
     for i, p in enumerate(points):
         s.scores[i] += p
     s.results = (*s.results, RoundResult(s.winner, points))  # a new tuple: copies share it
-    events.append(Event(EventKind.ROUND_SCORED, player=s.winner, count=points[s.winner]))
+    winner = s.winner
+    events.append(Event(EventKind.ROUND_SCORED, winner, None, None, None, points[winner]))
     opts = s.options
     if opts.scoring == "lowest" and opts.eliminate and opts.target:
         out = [i for i in s.active if s.scores[i] >= opts.target]

@@ -154,7 +154,10 @@ class State:
             return None
         if self.awaiting_color is not None:
             return self.awaiting_color
-        waiting = self.rules.awaiting(self)
+        rules = self.rules
+        if "awaiting" not in rules.hooked:  # the official game waits for no one else
+            return self.turn
+        waiting = rules.awaiting(self)
         return self.turn if waiting is None else waiting
 
     @property
