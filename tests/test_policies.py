@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from table.analysis.policies import POLICIES, Policy, PolicyError, make_policy
+from table.analysis.policies import POLICIES, Heuristic, Policy, PolicyError, make_policy
 from table.analysis.selfplay import RandomTable, Stats, rounds, selfplay, shuffle
 from table.cards import WILD_DRAW_FOUR, edition_cards, parse_cards
 from table.rules import (
@@ -119,6 +119,24 @@ def test_play_first_always_calls_uno_and_never_challenges_or_catches() -> None:
     assert "uno-not-called" not in stats.penalties
     assert "challenge-failed" not in stats.penalties
     assert "illegal-wild-draw-four" not in stats.penalties
+
+
+def test_the_expert_playout_model_plays_whole_rounds_and_catches_every_miss() -> None:
+    """``Heuristic``, the model of every seat in the expert's playouts, through the engine as
+    the search plays it (the compiled build runs this too: its out-of-turn answer once failed
+    there)."""
+    table = RandomTable(make_options("official"), 3, 5, "play-first")
+    recorder = Recorder(Heuristic(random.Random(5)))
+    table.policy = recorder
+    stats = Stats()
+    for _ in rounds(table, 30, stats):
+        pass
+    assert stats.games == sum(stats.wins.values()) == 30 and stats.capped == 0
+    for d in recorder.reactions:  # out of turn: a Don, a catch or its own call, at once
+        eager = [a for a in d.acts if isinstance(a, (Catch, CallUno))]
+        assert d.chosen == (eager[0] if eager else None), d
+    assert any(isinstance(d.chosen, CallUno) for d in recorder.turns)
+    assert "uno-not-called" not in stats.penalties
 
 
 def dealt(hand: str, top: str) -> State:

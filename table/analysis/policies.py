@@ -274,10 +274,17 @@ class Greedy:
 
     def react(self, s: State, acts: Sequence[Action]) -> Action | None:
         """A Don, a catch, or its own late UNO call."""
-        for a in acts:
-            if type(a) is Don or type(a) is Catch or type(a) is CallUno:
-                return a
-        return None
+        return eager_reaction(acts)
+
+
+def eager_reaction(acts: Sequence[Action]) -> Action | None:
+    """The first Don, catch or late UNO call among the out-of-turn ``acts`` (how
+    :class:`Greedy` and :class:`Heuristic` answer out of turn; a function, since a compiled
+    class's method takes no other class's instance)."""
+    for a in acts:
+        if type(a) is Don or type(a) is Catch or type(a) is CallUno:
+            return a
+    return None
 
 
 _ACTIONS: Final = frozenset({"S", "R", "+2"})
@@ -408,7 +415,7 @@ class Heuristic:
 
     def react(self, s: State, acts: Sequence[Action]) -> Action | None:
         """A Don, a catch, or its own late UNO call."""
-        return Greedy.react(self, s, acts)  # type: ignore[arg-type]
+        return eager_reaction(acts)
 
 
 def _expert(rng: random.Random) -> Policy:
