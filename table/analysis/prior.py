@@ -12,7 +12,6 @@ public table only. docs/performance.md gives the win rates of the weights tried.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -96,8 +95,8 @@ def chain_out(hand: Sequence[Card], seen: Seen) -> tuple[Card, Color | None] | N
             if not fits(card, color, rank):
                 continue
             rest = cards[:i] + cards[i + 1:]
-            if not rest:
-                return card, (_most(cards) if card.is_wild else None)
+            if not rest:  # the last card: the round is over, so a wild's colour is any
+                return card, (COLORS[0] if card.is_wild else None)
             if not keeps_turn(card, seen):
                 continue
             if card.rank == WILD_DRAW_FOUR and challengeable and wd4_guilty(
@@ -109,11 +108,6 @@ def chain_out(hand: Sequence[Card], seen: Seen) -> tuple[Card, Color | None] | N
         return None
 
     return search(tuple(hand), seen.color, seen.rank)
-
-
-def _most(cards: Sequence[Card]) -> Color:
-    held = Counter(c.color for c in cards if c.color is not None)
-    return max(COLORS, key=lambda col: (held[col], -COLORS.index(col)))
 
 
 def prior_pick(hand: Sequence[Card], cards: Sequence[Card], seen: Seen, can_draw: bool,
