@@ -73,11 +73,13 @@ class WebAttachment:
         from table.runtime.remote_control import DaemonRemote
         from table.web.app import WebTable
         from table.web.feed import Feed
+        from table.web.proxy import Proxies, parse_proxies
 
         config = self.config
         web = WebTable(DaemonRemote(daemon), Feed(), api_key=config.web_api_key,
                        local_admin=config.web_local_admin, language=config.web_language,
-                       hosts=config.web_hosts)
+                       hosts=config.web_hosts,
+                       proxies=Proxies(parse_proxies(config.web_trusted_proxies)))
         web.hear(daemon.stream.subscribe)
         if config.language == "ja":  # each name's reading on the admin page, before play
             from table.voice.names import name_readings

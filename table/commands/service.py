@@ -44,7 +44,7 @@ def command() -> list[str]:
     found = shutil.which("uno-table")
     if found:
         return [str(Path(found).absolute())]
-    return [str(Path(sys.executable).absolute()), "-m", "table.commands.cli"]
+    return [str(Path(sys.executable).absolute()), "-I", "-m", "table.commands.cli"]
 
 
 GROUPS = ("dialout", "spi", "gpio", "audio")  # serial readers, SPI readers, GPIO, sound

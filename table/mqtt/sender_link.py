@@ -22,12 +22,12 @@ import logging
 import os
 import select
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Iterable
 from typing import Any, Final
 
+from table import CHILD_FOLDER, child_command
 from table.journal.outbox import Outbox
 from table.mqtt.frames import frame, read_frame
 from table.mqtt.publisher import CAPACITY, Delivery, Handler, Message, _paho
@@ -36,7 +36,7 @@ from table.mqtt.settings import MqttSettings
 log = logging.getLogger(__name__)
 
 BACKLOG: Final = 4 << 20  # bytes for the sender that its pipe did not take yet
-SENDER: Final = [sys.executable, "-m", "table.mqtt.sender"]
+SENDER: Final = child_command("table.mqtt.sender")  # isolated: no code from the current folder
 
 
 class RemotePublisher(Delivery):
@@ -249,7 +249,8 @@ class RemotePublisher(Delivery):
     # --- the reading thread: what the sender reports --------------------------------------------
 
     def _spawn(self) -> None:
-        proc = subprocess.Popen(SENDER, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        proc = subprocess.Popen(SENDER, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                cwd=CHILD_FOLDER)
         assert proc.stdin is not None
         os.set_blocking(proc.stdin.fileno(), False)
         self.senders += 1

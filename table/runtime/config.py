@@ -9,6 +9,7 @@ from the reader factory's registry, so a backend added there is accepted here to
 from __future__ import annotations
 
 import dataclasses
+import ipaddress
 import math
 import os
 import re
@@ -41,7 +42,8 @@ VOICE_KEYS: Final = ("backend", "folder", "cache", "cache_folder", "prewarm")
 JOURNAL_KEYS: Final = ("path", "sync", "snapshot_every")
 SYNC_MODES: Final = ("full", "normal")
 CONTROL_KEYS: Final = ("seats", "buzzer", "pin_factory")
-WEB_KEYS: Final = ("enabled", "listen", "api_key", "language", "local_admin", "hosts")
+WEB_KEYS: Final = ("enabled", "listen", "api_key", "language", "local_admin", "hosts",
+                   "trusted_proxies")
 HOST_NAME: Final = re.compile(r"[A-Za-z0-9]([A-Za-z0-9.-]{0,251}[A-Za-z0-9])?")
 DEFAULT_LISTEN: Final = ("0.0.0.0", 8080)
 API_KEY_MIN: Final = 12  # characters of an api_key: the admin page is on the table's network
@@ -93,6 +95,7 @@ class Config:
     web_language: str | None = None  # None: the table's language
     web_local_admin: bool = True  # the admin page from the Pi itself needs no key
     web_hosts: tuple[str, ...] = ()  # names the web view answers to besides the machine's own
+    web_trusted_proxies: tuple[str, ...] = ()  # reverse proxies whose forwarding headers count
 
     def roles(self) -> list[ReaderRole]:
         """The readers as the referee sees them (a seat reader names its seat by number)."""
@@ -516,4 +519,23 @@ def _web(c: _Checker, web: Mapping[str, Any]) -> dict[str, Any]:
             if not isinstance(name, str) or not HOST_NAME.fullmatch(name):
                 raise c.fail("web.hosts", f"{_show(name)} is not a host name", allowed)
         out["web_hosts"] = tuple(name.lower() for name in names)
+    if "trusted_proxies" in web:
+        out["web_trusted_proxies"] = _proxies(c, web["trusted_proxies"])
     return out
+
+
+def _proxies(c: _Checker, values: object) -> tuple[str, ...]:
+    """``[web] trusted_proxies``: addresses or networks, each checked."""
+    allowed = 'a list of addresses or networks, e.g. ["127.0.0.1", "::1"] or ["10.0.0.0/24"]'
+    if not isinstance(values, list) or len(values) > 32:
+        raise c.fail("web.trusted_proxies", f"{_show(values)} is not a list of up to 32",
+                     allowed)
+    for value in values:
+        if not isinstance(value, str) or len(value) > 64:
+            raise c.fail("web.trusted_proxies", f"{_show(value)} is not an address", allowed)
+        try:
+            ipaddress.ip_network(value.strip(), strict=False)
+        except ValueError:
+            raise c.fail("web.trusted_proxies", f"{_show(value)} is not an address or a "
+                         "network", allowed) from None
+    return tuple(v.strip() for v in values)

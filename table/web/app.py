@@ -42,6 +42,7 @@ from table.referee.views import standing_json
 from table.web.base import PRIVATE, STATIC, json_error, web_app
 from table.web.feed import Feed
 from table.web.guard import Throttle, client_key
+from table.web.proxy import Proxies, client_of
 from table.web.seats import BURST, PRESS_ID_SHAPE, RATE, Seats
 from table.web.seatview import rule_buttons, seat_json
 from table.web.side import ADMIN_ACTIONS, SEAT_BUTTONS, SeatPress, TableSide
@@ -98,6 +99,7 @@ class WebTable:
         rate: float = RATE,
         burst: float = BURST,
         hosts: Iterable[str] = (),
+        proxies: Proxies | None = None,
     ) -> None:
         self.side = side
         self.feed = feed
@@ -106,6 +108,7 @@ class WebTable:
         self.local_admin = local_admin
         self.language = language or side.language
         self.hosts = tuple(hosts)  # names besides the machine's own (``[web] hosts``)
+        self.proxies = proxies or Proxies()  # ``[web] trusted_proxies``
         self.seats = Seats(side.players, rate, burst)
         self._sessions: deque[tuple[str, float]] = deque(maxlen=SESSIONS)
         self.key_tries = Throttle(*KEY_TRIES)  # per client: no wrong key locks out another
@@ -140,10 +143,16 @@ class WebTable:
 
     # --- admin access ---------------------------------------------------------------------------
 
+    def local(self, request: Request) -> bool:
+        """Whether ``request`` is the local admin's: ``local_admin`` on, from the Pi itself,
+        and not through a proxy (a proxy on the Pi connects from the Pi too)."""
+        return (self.local_admin and not client_of(request.scope).proxied
+                and _loopback(request.client.host if request.client else None))
+
     def is_admin(self, request: Request) -> bool:
-        """Whether ``request`` comes from the Pi itself (with ``local_admin``), or carries the
-        ``api_key`` or the cookie of a login with it."""
-        if self.local_admin and _loopback(request.client.host if request.client else None):
+        """Whether ``request`` comes from the Pi itself (with ``local_admin``, never through a
+        proxy), or carries the ``api_key`` or the cookie of a login with it."""
+        if self.local(request):
             return True
         given = request.headers.get("x-api-key")
         if self.api_key and given is not None and _same(given, self.api_key):
@@ -160,8 +169,7 @@ class WebTable:
         with too many wrong ones (its credential is then not even looked at)."""
         client = client_key(request.scope)
         wait = self.key_tries.wait(client)
-        if wait and not (self.local_admin and _loopback(request.client.host
-                                                         if request.client else None)):
+        if wait and not self.local(request):
             raise _too_many(wait, "wrong keys")
         if self.is_admin(request):
             return
@@ -292,6 +300,18 @@ class WebTable:
             self._speech = PhraseCache()
         data: bytes = self._speech.audio(text, self.language)
         return data
+
+
+def over_tls(request: Request) -> bool:
+    """Whether the browser reached us over TLS: the connection itself, or a trusted proxy's
+    word, or any forwarding header saying https (a cookie marked ``Secure`` on a word nobody
+    vouches for only keeps it off plain HTTP, which costs nothing)."""
+    if client_of(request.scope).https:
+        return True
+    for name, value in request.scope.get("headers", []):
+        if name in (b"x-forwarded-proto", b"forwarded") and b"https" in value.lower():
+            return True
+    return False
 
 
 def _same(given: str, expected: str) -> bool:
@@ -438,7 +458,7 @@ async def login(request: Request) -> Response:
     token = web.login(request, (await web.body(request)).get("key"))
     response = JSONResponse({"ok": True}, headers=PRIVATE)
     response.set_cookie(COOKIE, token, max_age=SESSION_SECONDS, httponly=True,
-                        samesite="strict", path="/")
+                        samesite="strict", path="/", secure=over_tls(request))
     return response
 
 
@@ -525,7 +545,7 @@ def make_app(web: WebTable) -> Starlette:
             Route("/{action}", admin_action, methods=["POST"]),
         ], middleware=[Middleware(AdminOnly)]),
     ]
-    app = web_app(routes, hosts=web.hosts,
+    app = web_app(routes, hosts=web.hosts, proxies=web.proxies,
                   handlers={BadRequest: _bad_request, TableError: _refused})
     app.state.web = web
     return app

@@ -22,6 +22,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from table.web.guard import HostGuard
+from table.web.proxy import ClientMiddleware, Proxies
 
 Handler = Callable[[Request, Exception], Coroutine[Any, Any, Response]]
 
@@ -81,18 +82,20 @@ async def _favicon(request: Request) -> Response:
 
 
 def web_app(routes: Sequence[BaseRoute], static: Sequence[tuple[str, Path]] = (),
-            hosts: Iterable[str] = (), handlers: Mapping[type[Exception], Handler] | None = None
-            ) -> Starlette:
+            hosts: Iterable[str] = (), handlers: Mapping[type[Exception], Handler] | None = None,
+            proxies: Proxies | None = None) -> Starlette:
     """An application of ``routes``, with the package's static files at ``/static`` and each
     ``(path, folder)`` of ``static`` at its path (a face's own pages and scripts); every
     response with :data:`SECURITY_HEADERS`, every 404 and 405 a JSON error (and each
     exception of ``handlers`` answered by its handler); only requests for this machine or one
-    of ``hosts``, and no change from another site's page (:class:`table.web.guard.HostGuard`)."""
+    of ``hosts``, and no change from another site's page (:class:`table.web.guard.HostGuard`);
+    each request's client as ``proxies`` tell it (:class:`table.web.proxy.ClientMiddleware`)."""
     mounts = [Mount(path, StaticFiles(directory=folder)) for path, folder in static]
     mounts.append(Mount("/static", StaticFiles(directory=STATIC), name="static"))
     icon = Route("/favicon.ico", _favicon)  # every browser asks for it, whatever the page says
     app = Starlette(routes=[*routes, icon, *mounts],
                     exception_handlers={HTTPException: _http_error, **(handlers or {})})
     app.add_middleware(HostGuard, hosts=tuple(hosts))
+    app.add_middleware(ClientMiddleware, proxies=proxies)
     app.add_middleware(SecurityHeaders)  # outermost: a refused host gets the headers too
     return app

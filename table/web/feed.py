@@ -20,8 +20,8 @@ import json
 import logging
 import secrets
 import threading
-from collections import deque
-from collections.abc import Mapping
+from collections import Counter, deque
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from itertools import islice
 from typing import Any, Final
@@ -52,6 +52,7 @@ class Page:
     dropped: bool = False
     deadline: asyncio.Timeout | None = None
     number: int | None = None  # its number at the fan-out, once handed over
+    device: str = ""  # who follows it (:func:`table.web.guard.client_key`)
 
     def drop(self) -> None:
         """End this page's stream (in the server's loop)."""
@@ -76,6 +77,8 @@ class Feed:
         self._captions: deque[dict[str, Any]] = deque(maxlen=CAPTIONS)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._pages: set[Page] = set()
+        self._devices: Counter[str] = Counter()  # pages open per device
+        self._count_changed = threading.Condition()
         self._wake_pending = False
         self.relay: Relay | None = None
         self._relayed: dict[int, Page] = {}
@@ -147,14 +150,16 @@ class Feed:
             else:
                 sub.wake.set()
 
-    def join(self, last_id: str | None) -> tuple[Page, bool]:
-        """A new page, resumed after ``last_id`` when the ring still holds every event since;
-        the flag says whether it was (else the page needs a snapshot first)."""
+    def join(self, last_id: str | None, device: str = "") -> tuple[Page, bool]:
+        """A new page of ``device``, resumed after ``last_id`` when the ring still holds every
+        event since; the flag says whether it was (else the page needs a snapshot first)."""
         with self._lock:
             cursor = self._resumable(last_id)
             resumed = cursor is not None
-            sub = Page(self._seq if cursor is None else cursor)
+            sub = Page(self._seq if cursor is None else cursor, device=device)
         self._pages.add(sub)
+        self._devices[device] += 1
+        self._counted()
         return sub, resumed
 
     def _resumable(self, last_id: str | None) -> int | None:
@@ -169,7 +174,26 @@ class Feed:
 
     def leave(self, sub: Page) -> None:
         """Forget a page."""
-        self._pages.discard(sub)
+        if sub in self._pages:
+            self._pages.discard(sub)
+            self._devices[sub.device] -= 1
+            if not self._devices[sub.device]:
+                del self._devices[sub.device]
+            self._counted()
+
+    def pages_of(self, device: str) -> int:
+        """How many pages ``device`` has open."""
+        return self._devices.get(device, 0)
+
+    def _counted(self) -> None:
+        with self._count_changed:
+            self._count_changed.notify_all()
+
+    def wait_pages(self, ready: Callable[[int], bool], timeout: float) -> bool:
+        """Wait (any thread but the server's) until ``ready(pages open)`` holds, or
+        ``timeout`` s; whether it does."""
+        with self._count_changed:
+            return self._count_changed.wait_for(lambda: ready(self.pages), timeout)
 
     @property
     def pages(self) -> int:

@@ -30,6 +30,8 @@ from urllib.parse import urlsplit
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from table.web.proxy import client_of
+
 SAFE_METHODS: Final = frozenset({"GET", "HEAD", "OPTIONS"})
 CLIENTS: Final = 1024  # clients remembered by a throttle (the longest idle is forgotten)
 
@@ -132,9 +134,9 @@ async def refuse(send: Send, status: int, message: str,
 
 
 def client_key(scope: Scope) -> str:
-    """Who a request is from, for a throttle: its IPv4 address, or its IPv6 /64."""
-    client = scope.get("client")
-    host = str(client[0]) if client else ""
+    """Who a request is from, for a throttle or a cap: its IPv4 address, or its IPv6 /64 (the
+    client's own behind a trusted proxy: :func:`table.web.proxy.client_of`)."""
+    host = client_of(scope).address
     address = _ip(host)
     if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is None:
         return str(ipaddress.IPv6Network((address, 64), strict=False))

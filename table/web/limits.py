@@ -62,6 +62,7 @@ class GuardedConnection(H11Protocol):
     header_timeout: ClassVar[float] = HEADER_TIMEOUT
     idle: ClassVar[OrderedDict[GuardedConnection, None]] = OrderedDict()  # oldest first
     shed: ClassVar[int] = 0  # connections closed to make room, or for being too slow
+    streaming = False  # its response is an event stream, which never ends
 
     @classmethod
     def limited(cls, cap: int, header_timeout: float) -> type[GuardedConnection]:
@@ -101,8 +102,21 @@ class GuardedConnection(H11Protocol):
         if not self.transport.is_closing():
             self.transport.abort()  # no FIN-wait on a descriptor the server needs back
 
+    def stream_started(self) -> None:
+        """The response is an event stream: it never ends, so nothing more the client sends
+        can be answered. uvicorn would stop reading at such bytes (a pipelined request waits
+        for the response before it) and never see the client go; the connection is closed at
+        them instead, and at once if they came already."""
+        self.streaming = True
+        if self.flow.read_paused or self.conn.trailing_data[0]:
+            self._close()
+
     def data_received(self, data: bytes) -> None:
-        """Bytes in: the header deadline is armed while a request head is incomplete."""
+        """Bytes in: the header deadline is armed while a request head is incomplete; on an
+        event stream, the end of it (:meth:`stream_started`)."""
+        if self.streaming:
+            self._close()
+            return
         super().data_received(data)
         if self.conn.their_state is h11.IDLE:
             self._wait_for_request()

@@ -14,12 +14,12 @@ import contextlib
 import logging
 import socket
 import subprocess
-import sys
 from collections import deque
 from collections.abc import Callable
 from itertools import count
 from typing import Any, Final
 
+from table import CHILD_FOLDER, child_command
 from table.web.fanout import (
     HEAD,
     NUMBERS,
@@ -59,7 +59,7 @@ class Relay:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "table.web.fanout", str(theirs.fileno())],
+                child_command("table.web.fanout", str(theirs.fileno())), cwd=CHILD_FOLDER,
                 pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,  # the daemon's stdout may be its event stream
                 process_group=0)  # Ctrl-C at the terminal is the daemon's to handle

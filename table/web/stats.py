@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
 
+from table import CHILD_FOLDER, child_command
 from table.analysis import evening, evening_report
 from table.analysis.plots import HOW_TO_GET, PlotsUnavailable, SvgOnly, load
 from table.analysis.report import note, page
@@ -183,8 +184,9 @@ def build_in_child(journal: Path, lang: str) -> Report:
     of :data:`NICE`): the referee's interpreter never shares its lock with the build, and the
     plots' memory goes back when the child ends."""
     try:
-        done = subprocess.run([sys.executable, "-m", "table.web.stats", str(journal), lang],
-                              capture_output=True, timeout=BUILD_TIMEOUT, check=False)
+        done = subprocess.run(child_command("table.web.stats", str(journal.absolute()), lang),
+                              capture_output=True, timeout=BUILD_TIMEOUT, check=False,
+                              cwd=CHILD_FOLDER)
     except (OSError, subprocess.TimeoutExpired) as exc:
         why = str(exc)
     else:

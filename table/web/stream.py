@@ -5,6 +5,14 @@ retry and rate-limit like any request), every browser's ``EventSource`` reconnec
 and sends the ``Last-Event-ID`` it had, and it is plain HTTP that any proxy, ``curl`` or OBS
 browser source takes.
 
+A ``HEAD`` gets the stream's headers and its end at once: no page follows a HEAD. The
+connection of a stream is watched to its end: a client that closes it, shuts its side of it or
+sends anything more (a browser's ``EventSource`` never does, and a stream that never ends
+cannot answer another request) frees its slot at once
+(:meth:`table.web.limits.GuardedConnection.stream_started`). At most :data:`MAX_PAGES`
+streams are open at once, and at most :data:`PER_DEVICE` from one device (its address as
+:func:`table.web.guard.client_key` tells it: behind a trusted proxy, the client's own).
+
 A page starts with a ``snapshot`` frame (the replay JSON's ``state``, ``scores``, ``rounds`` and
 ``match_over``, and the latest captions) unless it resumes: then it gets exactly the events
 after the id it had, none missed, none twice. A page whose writes stall for
@@ -25,6 +33,7 @@ from typing import Any, Final
 from starlette.types import Message, Receive, Scope, Send
 
 from table.web.feed import RETRY_MS, Feed, Page
+from table.web.guard import client_key
 from table.web.relay import connection
 
 log = logging.getLogger(__name__)
@@ -32,7 +41,15 @@ log = logging.getLogger(__name__)
 WRITE_TIMEOUT: Final = 10.0  # seconds a page may take to accept what is written to it
 KEEPALIVE: Final = 15.0  # seconds of quiet before a comment line keeps the connection open
 MAX_PAGES: Final = 500  # streams at once; more get 503
+PER_DEVICE: Final = 32  # streams at once from one device (address, or IPv6 /64); more get 429
 EVENT_ID: Final = re.compile(r"[A-Za-z0-9_-]{1,64}")  # ASCII only: "²" is no digit here
+
+
+HEADERS: Final = [
+    (b"content-type", b"text/event-stream; charset=utf-8"),
+    (b"cache-control", b"no-store"),
+    (b"x-accel-buffering", b"no"),
+]
 
 
 class EventsEndpoint:
@@ -46,11 +63,20 @@ class EventsEndpoint:
         if scope["method"] not in ("GET", "HEAD"):
             await _json(send, 405, "use GET for the event stream")
             return
+        if scope["method"] == "HEAD":  # the headers a GET would get, and nothing to hold open
+            await send({"type": "http.response.start", "status": 200, "headers": HEADERS})
+            await send({"type": "http.response.body", "body": b"", "more_body": False})
+            return
+        device = client_key(scope)
         if self.feed.pages >= MAX_PAGES or self.feed.closed:
             await _json(send, 503, "too many pages are following the table: try again later")
             return
+        if self.feed.pages_of(device) >= PER_DEVICE:
+            await _json(send, 429, f"this device follows the table on {PER_DEVICE} pages "
+                                   "already: close one of them")
+            return
         last_id = last_event_id(scope)
-        sub, resumed = self.feed.join(last_id)
+        sub, resumed = self.feed.join(last_id, device)
         try:
             await self._serve(sub, resumed, scope, receive, send)
         finally:
@@ -59,11 +85,11 @@ class EventsEndpoint:
 
     async def _serve(self, sub: Page, resumed: bool, scope: Scope, receive: Receive,
                      send: Send) -> None:
-        await send({"type": "http.response.start", "status": 200, "headers": [
-            (b"content-type", b"text/event-stream; charset=utf-8"),
-            (b"cache-control", b"no-store"),
-            (b"x-accel-buffering", b"no"),
-        ]})
+        await send({"type": "http.response.start", "status": 200, "headers": HEADERS})
+        transport = connection(scope)
+        started = getattr(transport.get_protocol(), "stream_started", None) if transport else None
+        if started is not None:
+            started()  # from now on, anything the client sends ends the stream
         first = f"retry: {RETRY_MS}\n\n".encode()
         if not resumed:
             first += self._snapshot_frame()
