@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from table.errors import TableError
+from table.hub.names import look_alike
 from table.mqtt.settings import LEVEL
 
 MAX_RESULT_BYTES: Final = 16 * 1024  # a result of 10 players with long names is under 2 KiB
@@ -123,6 +124,11 @@ def check_result(data: Any, key: str, table: str) -> dict[str, Any]:
     players = [_name(p, "players") for p in players]
     if len(set(players)) != len(players):
         raise MessageError(f"players: {players!r} names someone twice; allowed: different names")
+    for i, name in enumerate(players):
+        twin = look_alike(name, players[:i])
+        if twin is not None:
+            raise MessageError(f"players: {name[:40]!r} looks like {twin[:40]!r}; allowed: names "
+                               "a reader tells apart")
     if data["winner"] not in players:
         raise MessageError(f"winner: {repr(data['winner'])[:40]} is not at the table; "
                            "allowed: one of the players")

@@ -15,7 +15,11 @@ whole by :mod:`table.hub.messages` before anything of it is kept; one that fails
 in one log line (at most :data:`LOG_BURST` a table a minute) and the hub goes on. A result's id
 is made from its topic's table and its match and round, so a round is counted once whatever
 id a table writes, and a second result of a round with other content is set aside, flagged,
-never counted. The round of the evening a result belongs to is the hub's to say.
+never counted. The round of the evening a result belongs to is the hub's to say, and so is who
+may be in it: a result naming anyone who is not an entered player (when players are entered),
+a name that looks like another player's (:mod:`table.hub.names`), or players other than those
+the hub seated at that table in that round (when it seats) is set aside, flagged, never
+counted, and ends no round: one table's login cannot credit or hurt a player of another.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ from typing import Any, Final
 
 from table.hub.config import HubPlan
 from table.hub.messages import MessageError, availability, read_result, topic_table
+from table.hub.names import look_alike
 from table.hub.scores import round_problem, totals_problem
 from table.hub.seating import seat
 from table.hub.standings import ranking, table_rows
@@ -227,6 +232,14 @@ class Hub:
         result, or a round's second result newly set aside)."""
         match = self._matches.get((table, result["match"]), [])
         hub_round = self._hub_round(table, result, match)
+        wrong = self._not_theirs(table, result, hub_round)
+        if wrong is not None:
+            log.warning("hub: table %s, result %s: %s; not counted", table, result["id"], wrong)
+            problem = {"id": result["id"], "table": table, "problem": f"not counted: {wrong}"}
+            if problem in self._problems or len(self._problems) >= MAX_TABLES:
+                return False
+            self._problems.append(problem)
+            return True  # the standings show it
         earlier = [r for r in match if r["round"] < result["round"]]
         flag = round_problem(result) or totals_problem(result, earlier)
         kept = self.store.add_result(result, hub_round, flag)
@@ -248,6 +261,30 @@ class Hub:
         self._matches.setdefault((table, result["match"]), []).append(kept_result)
         self.heard += 1
         return True
+
+    def _not_theirs(self, table: str, result: dict[str, Any], hub_round: int) -> str | None:
+        """Why ``result`` is not one table ``table`` may report for round ``hub_round`` of the
+        evening (module doc); ``None`` when it is."""
+        players = result["players"]
+        entered = self.store.players(active_only=False)
+        if entered:
+            for name in players:
+                if name not in entered:
+                    twin = look_alike(name, entered)
+                    return (f"{name!r} is not an entered player" if twin is None else
+                            f"{name!r} is not an entered player but looks like {twin!r}")
+        else:
+            known = dict.fromkeys(p for r in self._results for p in r["players"])
+            for name in players:
+                twin = look_alike(name, known)
+                if twin is not None:
+                    return f"{name!r} looks like {twin!r}, another player of the evening"
+        seating = self.store.seating(hub_round) if hub_round else {}
+        if seating and sorted(seating.get(table, [])) != sorted(players):
+            seated = ", ".join(seating.get(table, [])) or "no one"
+            return (f"{', '.join(players)} are not the players the hub seated at table {table} "
+                    f"in round {hub_round} ({seated})")
+        return None
 
     def _hub_round(self, table: str, result: dict[str, Any],
                    match: list[dict[str, Any]]) -> int:
