@@ -117,3 +117,23 @@ def test_any_name_has_one_skeleton_whatever_its_normal_form(name: str) -> None:
 
     assert skeleton(unicodedata.normalize("NFKC", name)) == skeleton(name)
     assert look_alike(name, [name]) is None
+
+
+def test_the_organiser_cannot_enter_a_look_alike_either(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    from table.errors import TableError
+    from table.hub.config import load_hub_config
+
+    store = HubStore(tmp_path / "hub.sqlite3")
+    store.enter("Mio", 1)
+    store.close()
+    done = subprocess.run([sys.executable, "-m", "table.commands.cli", "hub", "enter", "Мio",
+                           "--store", str(tmp_path / "hub.sqlite3")],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and "looks like the entered player 'Mio'" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+    (tmp_path / "hub.toml").write_text('[hub]\nplayers = ["Mio", "Ｍｉｏ"]\n', encoding="utf-8")
+    with pytest.raises(TableError, match="looks like 'Mio'"):
+        load_hub_config(tmp_path / "hub.toml")

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 from table.commands.checks import given_path
 from table.errors import TableError
+from table.hub.names import look_alike
 
 if TYPE_CHECKING:
     from table.hub.config import HubPlan
@@ -120,6 +121,10 @@ def _enter(args: argparse.Namespace) -> int:
     if not args.name.strip():
         raise TableError(f"hub enter {args.name!r}: an empty name; allowed: a player's name")
     store = _store(args)
+    twin = look_alike(args.name, store.players(active_only=False))
+    if twin is not None:
+        raise TableError(f"hub enter {args.name!r}: looks like the entered player {twin!r} on "
+                         "a screen; allowed: a name a reader tells apart from every other")
     store.enter(args.name, store.current_round()[0] + 1)
     print(f"{args.name} entered: seated from the next round on")
     return 0

@@ -28,6 +28,7 @@ from typing import Any, Final
 from table.errors import TableError
 from table.files.text import read_toml
 from table.hub.messages import SCORINGS
+from table.hub.names import look_alike
 from table.hub.seating import FORMATS
 from table.mqtt.settings import MqttConfigError, MqttSettings, parse_mqtt
 
@@ -88,6 +89,11 @@ def parse_hub_config(data: Mapping[str, Any], path: Path) -> HubPlan:
             ok = isinstance(names, list) and all(isinstance(n, str) and n.strip() for n in names)
             if not ok or len(set(names)) != len(names):
                 raise fail(f"hub.{key}", f"{names!r} is not allowed", "a list of different names")
+            twins = [(n, look_alike(n, names[:i])) for i, n in enumerate(names)]
+            if key == "players" and any(twin for _, twin in twins):
+                name, twin = next((n, t) for n, t in twins if t)
+                raise fail("hub.players", f"{name!r} looks like {twin!r}",
+                           "names a reader tells apart")
             values[key] = tuple(names)
     if "format" in hub:
         if hub["format"] not in FORMATS:
