@@ -223,7 +223,26 @@ def test_the_unit_is_sandboxed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
     found = re.search(r"Overall exposure level for uno-table.service: ([0-9.]+) (\w+)",
                       done.stdout)
     assert found, done.stdout + done.stderr
-    assert float(found[1]) <= 1.5 and found[2] == "OK", done.stdout  # 9.2 UNSAFE unsandboxed
+    # 9.2 UNSAFE unsandboxed; 1.0 OK before ProtectKernelTunables, RemoveIPC and ~@privileged.
+    assert float(found[1]) <= 0.7 and found[2] == "SAFE", done.stdout
+
+
+def test_kernel_tunables_are_protected_and_a_buttons_sysfs_gpio_left_writable(
+        tmp_path: Path) -> None:
+    """ProtectKernelTunables makes /sys read-only; RPi.GPIO's edge detection (a seat's buttons
+    on the rpigpio or native factory) exports its pins there, the lgpio factory does not."""
+    from table.runtime.config import SeatControls
+
+    PtyReader(tmp_path / "pad")
+    config = load_config(write_config(tmp_path))
+    lines = sandbox(config)
+    assert {"ProtectKernelTunables=yes", "RemoveIPC=yes",
+            "SystemCallFilter=~@privileged"} <= set(lines)
+    gpio = "ReadWritePaths=-/sys/class/gpio -/sys/devices/platform"
+    assert gpio not in lines
+    buttons = dataclasses.replace(config, controls=(SeatControls(0, {"draw": 17}),))
+    assert gpio in sandbox(buttons)
+    assert gpio not in sandbox(dataclasses.replace(buttons, pin_factory="lgpio"))
 
 
 def test_a_table_in_a_home_folder_stays_readable_and_its_journal_writable(

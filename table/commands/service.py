@@ -137,6 +137,21 @@ def written(config: Config) -> list[Path]:
     return [p for p in dict.fromkeys(paths) if not p.is_relative_to(STATE)]
 
 
+# Where RPi.GPIO (gpiozero's ``rpigpio`` and ``native`` factories) exports a button's pin and
+# sets its edge: kept writable under ProtectKernelTunables, which makes the rest of /sys and
+# /proc/sys read-only. The ``lgpio`` factory (and rpi-lgpio) uses the GPIO character device.
+SYSFS_GPIO: Final = ("-/sys/class/gpio", "-/sys/devices/platform")
+CHARACTER_DEVICE_FACTORIES: Final = ("lgpio", "mock", "pigpio")
+
+
+def sysfs_gpio(config: Config) -> bool:
+    """Whether the daemon may need the sysfs GPIO interface: a seat's buttons read through a
+    factory that detects edges there (any but :data:`CHARACTER_DEVICE_FACTORIES`; gpiozero
+    picks one itself when the configuration names none)."""
+    buttons = any(seat.buttons for seat in getattr(config, "controls", ()))
+    return buttons and getattr(config, "pin_factory", None) not in CHARACTER_DEVICE_FACTORIES
+
+
 def _in_home(path: Path, homes: tuple[Path, ...]) -> bool:
     return any(path.is_relative_to(home) for home in homes)
 
@@ -153,6 +168,8 @@ def sandbox(config: Config, homes: tuple[Path, ...] = HOMES) -> list[str]:
         "UMask=0077",
         "ProtectSystem=strict",
         *(["ReadWritePaths=" + " ".join(quote(str(p)) for p in writes)] if writes else []),
+        "ProtectKernelTunables=yes",
+        *(["ReadWritePaths=" + " ".join(SYSFS_GPIO)] if sysfs_gpio(config) else []),
         # A home holding the installation, the configuration or the journal stays readable
         # (the journal's folder writable): hidden, the service could not start.
         f"ProtectHome={'read-only' if in_home else 'yes'}",
@@ -162,6 +179,7 @@ def sandbox(config: Config, homes: tuple[Path, ...] = HOMES) -> list[str]:
         "ProtectControlGroups=yes",
         "ProtectClock=yes",
         "ProtectHostname=yes",
+        "RemoveIPC=yes",
         "ProtectProc=invisible",
         "RestrictNamespaces=yes",
         "RestrictRealtime=yes",
@@ -169,6 +187,9 @@ def sandbox(config: Config, homes: tuple[Path, ...] = HOMES) -> list[str]:
         "LockPersonality=yes",
         "SystemCallArchitectures=native",
         "SystemCallFilter=@system-service",
+        # ...less the privileged calls (chown, setuid, setgroups...): strace finds none
+        # (SQLite's fchown is made only by root, and fails harmlessly then).
+        "SystemCallFilter=~@privileged",
         "SystemCallErrorNumber=EPERM",
         f"RestrictAddressFamilies={' '.join(families)}",
         # No network at all while nothing needs one (a loopback of its own).
