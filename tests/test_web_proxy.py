@@ -257,3 +257,38 @@ def test_streams_through_a_trusted_proxy_are_capped_per_client(proxied: WebDaemo
     for sock in socks:
         sock.close()
     assert proxied.web.feed.wait_pages(lambda n: n == 0, 10.0)
+
+
+def test_the_hubs_standings_page_tells_the_clients_of_its_proxy_apart(tmp_path: Path) -> None:
+    """`uno-table hub --web PORT --trusted-proxy ADDRESS`: behind a proxy, one viewer's
+    streams are capped, not everyone's."""
+    from mqtt_harness import free_port
+
+    from table.hub.config import HubPlan
+    from table.hub.page import serve
+    from table.hub.service import Hub
+    from table.hub.store import HubStore
+    from table.mqtt.settings import MqttSettings
+
+    hub = Hub(MqttSettings("127.0.0.1", free_port()), HubStore(tmp_path / "hub.sqlite3"),
+              HubPlan())
+    page = serve(hub, 0, "127.0.0.1", proxies=Proxies(parse_proxies(["127.0.0.1"])))
+    socks: list[socket.socket] = []
+
+    def through(client: str) -> bytes:
+        sock = socket.create_connection(("127.0.0.1", page.port), timeout=30)
+        socks.append(sock)
+        sock.sendall(f"GET /api/events HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                     f"X-Forwarded-For: {client}\r\n\r\n".encode())
+        return sock.recv(4096)
+
+    try:
+        for _ in range(PER_DEVICE):
+            assert through("198.51.100.7").startswith(b"HTTP/1.1 200")
+        assert through("198.51.100.7").startswith(b"HTTP/1.1 429")
+        assert through("198.51.100.8").startswith(b"HTTP/1.1 200")
+    finally:
+        for sock in socks:
+            sock.close()
+        page.close()
+        hub.close()

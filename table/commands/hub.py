@@ -57,9 +57,16 @@ def _hub(args: argparse.Namespace) -> int:
     page = None
     if args.web is not None:
         from table.hub.page import StandingsPage
+        from table.web.proxy import Proxies, parse_proxies
         from table.web.server import parse_listen
 
-        page = StandingsPage(*parse_listen(args.web))  # the address first: in use is one line
+        try:
+            proxies = Proxies(parse_proxies(args.trusted_proxy or ()))
+        except ValueError as exc:
+            raise TableError(f"--trusted-proxy: {exc}; allowed: an address or a network, "
+                             "e.g. 127.0.0.1 or 10.0.0.0/24") from None
+        # The address first: in use is one line.
+        page = StandingsPage(*parse_listen(args.web), proxies=proxies)
     logging.basicConfig(level=getattr(logging, args.log_level.upper()),
                         format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
     stop = threading.Event()
@@ -137,6 +144,9 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     p.add_argument("--store", metavar="FILE", help="the hub's SQLite store (made if missing)")
     p.add_argument("--config", metavar="HUB.TOML", help="the evening's plan and broker")
     p.add_argument("--web", metavar="PORT", help="serve the standings page on PORT (or HOST:PORT)")
+    p.add_argument("--trusted-proxy", metavar="ADDRESS", action="append",
+                   help="a reverse proxy in front of the page (repeatable): only its "
+                        "forwarding headers name a client")
     p.add_argument("--log-level", choices=("debug", "info", "warning", "error"), default="info")
     p.set_defaults(run=_hub)
     hub_sub = p.add_subparsers(dest="hub_command", metavar="HUB-COMMAND")

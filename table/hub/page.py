@@ -28,6 +28,7 @@ from starlette.routing import Route
 from table.hub.service import Hub
 from table.web.base import PRIVATE, web_app
 from table.web.feed import Feed
+from table.web.proxy import Proxies
 from table.web.server import WebServer
 from table.web.stream import EventsEndpoint
 
@@ -41,8 +42,10 @@ def view(hub: Hub, clock: Callable[[], float] = time.time) -> dict[str, Any]:
     return {**hub.standings(), "now": clock()}
 
 
-def app_for(hub: Hub, feed: Feed, clock: Callable[[], float] = time.time) -> Starlette:
-    """The page, its JSON and its event stream (fed by ``feed``), stamped by ``clock``."""
+def app_for(hub: Hub, feed: Feed, clock: Callable[[], float] = time.time,
+            proxies: Proxies | None = None) -> Starlette:
+    """The page, its JSON and its event stream (fed by ``feed``), stamped by ``clock``; the
+    clients behind ``proxies`` told apart (each device's cap on streams)."""
 
     async def page(request: Request) -> Response:
         return FileResponse(STATIC / "standings.html", headers=PRIVATE)
@@ -52,17 +55,20 @@ def app_for(hub: Hub, feed: Feed, clock: Callable[[], float] = time.time) -> Sta
 
     return web_app([Route("/", page), Route("/api/standings", standings),
                     Route("/api/events", EventsEndpoint(feed, lambda: view(hub, clock)))],
-                   static=[("/hub", STATIC)])
+                   static=[("/hub", STATIC)], proxies=proxies)
 
 
 class StandingsPage:
     """The page on ``host:port`` (0: any free port): the address is taken at once (a port in
     use is one line, before the hub starts), then :meth:`serve` shows a hub until
     :meth:`close`. ``clock`` is the hub's clock the page's timer counts on (seconds since the
-    epoch; a test fixes it)."""
+    epoch; a test fixes it). ``proxies``: the reverse proxies in front of it
+    (``--trusted-proxy``)."""
 
-    def __init__(self, host: str, port: int, clock: Callable[[], float] = time.time) -> None:
+    def __init__(self, host: str, port: int, clock: Callable[[], float] = time.time,
+                 proxies: Proxies | None = None) -> None:
         self.clock = clock
+        self.proxies = proxies
         self.feed = Feed(kinds=KINDS)
         self.server = WebServer(host, port)
         self.server.bind()
@@ -76,7 +82,7 @@ class StandingsPage:
     def serve(self, hub: Hub) -> None:
         """Show ``hub`` from now on, in the server's own thread; every change is an event."""
         self.hub = hub
-        self.server.serve_app(app_for(hub, self.feed, self.clock), [self.feed])
+        self.server.serve_app(app_for(hub, self.feed, self.clock, self.proxies), [self.feed])
         hub.listeners.append(self.changed)
 
     def changed(self, standings: dict[str, Any]) -> None:
@@ -91,9 +97,10 @@ class StandingsPage:
 
 
 def serve(hub: Hub, port: int, host: str = "0.0.0.0",
-          clock: Callable[[], float] = time.time) -> StandingsPage:
+          clock: Callable[[], float] = time.time, proxies: Proxies | None = None
+          ) -> StandingsPage:
     """Serve the page; it listens before this returns, so a browser (or a test) can connect
     at once. Raises :class:`table.web.server.WebError` when the address cannot be had."""
-    page = StandingsPage(host, port, clock)
+    page = StandingsPage(host, port, clock, proxies)
     page.serve(hub)
     return page
