@@ -124,14 +124,19 @@ def behind(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[Web
                 proc.wait(30)
 
 
+def unverified() -> ssl.SSLContext:
+    """A TLS client that takes the test's own self-signed certificate."""
+    context = ssl.create_default_context()
+    context.check_hostname = False
+    context.verify_mode = ssl.CERT_NONE
+    return context
+
+
 def through(port: int, method: str, path: str, body: object = None,
             headers: dict[str, str] | None = None, source: str = "127.0.0.5"
             ) -> tuple[int, dict[str, str], bytes]:
     """One request through the proxy's TLS port, from the device at ``source``."""
-    context = ssl.create_default_context()
-    context.check_hostname = False
-    context.verify_mode = ssl.CERT_NONE  # the test's own self-signed certificate
-    conn = http.client.HTTPSConnection("127.0.0.1", port, timeout=60, context=context,
+    conn = http.client.HTTPSConnection("127.0.0.1", port, timeout=60, context=unverified(),
                                        source_address=(source, 0))
     try:
         data = None if body is None else json.dumps(body).encode()
@@ -169,11 +174,8 @@ def test_through_a_real_proxy_the_cookie_is_secure_and_throttles_are_per_device(
 
 def test_through_a_real_proxy_the_stream_flows(behind: tuple[WebDaemon, int]) -> None:
     table, port = behind
-    context = ssl.create_default_context()
-    context.check_hostname = False
-    context.verify_mode = ssl.CERT_NONE
     raw = socket.create_connection(("127.0.0.1", port), timeout=60)
-    with context.wrap_socket(raw) as sock:
+    with unverified().wrap_socket(raw) as sock:
         sock.sendall(f"GET /api/events HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode())
         data = b""
         while b'"type":"snapshot"' not in data:
