@@ -136,6 +136,9 @@ class Options:
     jump_in: bool = _flag(False, "an identical card may be played out of turn")
     action_finish: bool = _flag(True, "a round may end on an action or wild card")
     draw_finish: bool = _flag(True, "a round may end on a Draw Two or Wild Draw Four")
+    draw_finish_cards: str = _choice(
+        ("draw-two-and-four", "draw-two"), "the draw cards draw_finish = false bans"
+    )
     first_action: str = _choice(("apply", "redraw"), "a first card that is not a number")
     seven_o: bool = _flag(False, "a 7 swaps hands, a 0 passes every hand on")
     wild_keeps_symbol: bool = _flag(False, "a Wild changes only the colour, not the rank")

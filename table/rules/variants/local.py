@@ -108,11 +108,16 @@ class ActionFinish(Variant):
         super().check_going_out(s, p, cards, left)
 
 
+_DRAWS = (DRAW_TWO, WILD_DRAW_FOUR)
+
+
 class DrawFinish(Variant):
     """``draw_finish = false``: a round cannot end on a draw card. [002] 「人によっては、
     「ドロー2上がり」を禁止しています」; [004] tells of the older rule that a last action card
-    could not go out. Choice: the Wild Draw Four is a draw card as much as the Draw Two, and
-    a group of Draw Twos is refused as one card is; the player draws instead."""
+    could not go out. The Wild Draw Four is a draw card as much as the Draw Two
+    (``draw_finish_cards = "draw-two-and-four"``), or, as [002] names only the Draw Two, not
+    (``"draw-two"``). Choice (no seed decides): a group of Draw Twos is refused as one card is;
+    the player draws instead."""
 
     @classmethod
     def applies(cls, options: Options) -> bool:
@@ -121,7 +126,8 @@ class DrawFinish(Variant):
 
     def check_going_out(self, s: State, p: int, cards: tuple[Card, ...], left: int) -> None:
         """Raise unless ``p`` may go out (or down to one) with ``cards``, under this rule."""
-        if left == 0 and cards[-1].rank in (DRAW_TWO, WILD_DRAW_FOUR):
+        banned = (DRAW_TWO,) if s.options.draw_finish_cards == "draw-two" else _DRAWS
+        if left == 0 and cards[-1].rank in banned:
             raise IllegalPlay("no-draw-finish", "a round cannot end on a draw card")
         super().check_going_out(s, p, cards, left)
 
