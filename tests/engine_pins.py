@@ -38,6 +38,11 @@ PINNED_OPTIONS = (
     "musician_same_color_don", "musician_zero_don", "musician_tenhou", "musician_renchan",
     "musician_eight_renchan", "musician_rendon",
 )
+# The values of a pinned option the mixes draw from, where values were added later (for the
+# same reason).
+PINNED_CHOICES: dict[str, tuple[str, ...]] = {
+    "challenge_success": ("offender-draws", "take-back"),
+}
 
 
 def tables() -> Iterator[tuple[str, dict[str, object], int]]:
@@ -59,7 +64,7 @@ def tables() -> Iterator[tuple[str, dict[str, object], int]]:
             elif isinstance(spec.default, int):
                 values[name] = rng.randint(spec.low, min(spec.high, spec.low + 12))
             else:
-                values[name] = rng.choice(spec.choices)
+                values[name] = rng.choice(PINNED_CHOICES.get(name, spec.choices))
         players = rng.randint(2, 6)
         values["hand_size"] = max(1, min(int(str(values.get("hand_size", 7))), 7))
         values["target"] = 0

@@ -253,3 +253,13 @@ def test_a_definition_is_found_only_where_it_is(tmp_path: Path) -> None:
                       "    def g(self):\n        self.z = 1\n", encoding="utf-8")
     assert all(defined(source, n) for n in ("X", "f", "C", "C.y", "C.g", "C.z"))
     assert not any(defined(source, n) for n in ("g", "C.f", "f.x", "D"))
+
+
+def test_every_choice_in_docs_rules_says_what_decides_it() -> None:
+    """A choice the seeds leave open says so ("Choice (no seed decides):"); one read from a
+    seed names it ("Choice (read from [002]):"), and a reading it leaves out is an option."""
+    text = (DOCS / "rules.md").read_text(encoding="utf-8")
+    marked = re.compile(r"\s+\((no seed decides|read from \[(\d{3}|NNN)\]|`[^`]+`; each read from)")
+    unmarked = [text[m.start():m.start() + 60].replace("\n", " ")
+                for m in re.finditer(r"\bChoices?\b", text) if not marked.match(text, m.end())]
+    assert unmarked == [], "docs/rules.md: mark each choice as the page's opening says"

@@ -100,8 +100,15 @@ def test_the_wording_is_a_referee_s_at_a_family_table() -> None:
     assert japanese["pending-draw-challenge"].endswith("チャレンジしてください。")
     assert "シャッフルワイルド" in japanese["shuffle-hands"]
     assert not [k for k, text in japanese.items() if "あなた" in text or "知らない" in text]
+    # A penalty asks for its cards (「引いてください」), or, where it costs a turn instead
+    # (uno_penalty_kind = "lose-turn"), says the turn is lost (「休みです」); the keys are
+    # SAID's (table/referee/said.py), the wording the catalogue's (announcements.py).
     penalties = SAID[EventKind.PENALTY].phrases
-    assert {k: japanese[k] for k in penalties if not japanese[k].endswith("引いてください。")} == {}
+    lose_turn = {k for k in penalties if k.endswith("-loses-turn")}
+    assert lose_turn == {"caught-loses-turn", "uno-missed-loses-turn"}
+    assert {k: japanese[k] for k in set(penalties) - lose_turn
+            if not japanese[k].endswith("引いてください。")} == {}
+    assert {k: japanese[k] for k in lose_turn if not japanese[k].endswith("休みです。")} == {}
     assert token_words("seat:1", "ja") == "1番の席"
 
 

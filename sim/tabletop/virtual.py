@@ -418,11 +418,12 @@ class SimTable:
         """Do ``action`` for ``seat`` the way a person at the table would."""
         name = self.players[seat]
         if isinstance(action, Play):
-            out = self._play(seat, action.cards[0], action.color)
-            for card in action.cards[1:]:  # several cards at once, where the rules allow
+            cards = action.cards  # several at once, where allowed: a colour named after the last
+            out = self._play(seat, cards[0], action.color if len(cards) == 1 else None)
+            for place, card in enumerate(cards[1:], 2):
                 if out.word == "rejected":
                     break
-                out = self._play(seat, card, action.color)
+                out = self._play(seat, card, action.color if place == len(cards) else None)
             return out
         if isinstance(action, ChooseColor):
             self.say_move("names", player=name, color=action.color.value)

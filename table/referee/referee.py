@@ -409,7 +409,8 @@ class Referee:
         """Several cards at once (``multi_play``, ``two_card_play``) arrive one tap at a time:
         a card of the same rank from the player who just played, before anything else
         happened, joins that play. The play is taken back and made again with every card, so
-        the effects add up as for one play (and one undo takes back all of it)."""
+        the effects add up as for one play (and one undo takes back all of it). Wilds join
+        too, before their colour is named (naming it is the next action)."""
         last = self.last_play
         opts = self.state.options
         if (
@@ -417,7 +418,6 @@ class Referee:
             or last.player != seat
             or not self.history
             or (opts.multi_play == "off" and not opts.two_card_play)
-            or copy.card.is_wild
             or copy.card.rank != last.cards[0].rank
         ):
             return None

@@ -111,16 +111,17 @@ def _pending_draw(e: Event, t: Telling) -> Announcement:
 def _penalty(e: Event, t: Telling) -> Announcement:
     """A penalty draw, said with what earned it (a catch, a challenge, a false Don...)."""
     p, reason = t.name(e.player), e.reason
-    if reason == "uno-not-called":
+    if reason in ("uno-not-called", "uno-lose-turn"):
+        lost = "-loses-turn" if reason == "uno-lose-turn" else ""
         catches = [c for c in t.before(EventKind.CAUGHT) if c.target is not None]
         if catches:
-            return _ann("caught", URGENT, catcher=t.name(catches[-1].player), player=p,
+            return _ann("caught" + lost, URGENT, catcher=t.name(catches[-1].player), player=p,
                         count=e.count)
-        return _ann("uno-missed", URGENT, player=p, count=e.count)
+        return _ann("uno-missed" + lost, URGENT, player=p, count=e.count)
     if reason == "illegal-wild-draw-four":
-        take_back = t.options is not None and t.options.challenge_success == "take-back"
-        return _ann("guilty-take-back" if take_back else "guilty", URGENT, offender=p,
-                    count=e.count)
+        success = "offender-draws" if t.options is None else t.options.challenge_success
+        key = {"take-back": "guilty-take-back", "discard": "guilty-discard"}.get(success, "guilty")
+        return _ann(key, URGENT, offender=p, count=e.count)
     if reason == "challenge-failed":
         return _ann("innocent", URGENT, player=p, count=e.count)
     if reason in ("false-don", "false-catch"):
@@ -173,7 +174,8 @@ SAID: Final[Mapping[EventKind, Said]] = {
     EventKind.SHUFFLE_HANDS: _plain("shuffle-hands", INFO),
     EventKind.UNO: _player("uno", URGENT),
     EventKind.PENALTY: Said(("caught", "uno-missed", "guilty", "guilty-take-back", "innocent",
-                     "false-don", "false-catch", "draws"), _penalty),
+                     "false-don", "false-catch", "draws", "caught-loses-turn",
+                     "uno-missed-loses-turn", "guilty-discard"), _penalty),
     EventKind.CHALLENGE: Said(("challenge",), _challenge),
     EventKind.SHOW_NEEDED: _player("show-needed", URGENT),
     EventKind.REJECTED: Said(tuple(k for k in CATALOGUE if k.startswith("rejected")), _rejected),

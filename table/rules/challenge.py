@@ -5,7 +5,7 @@ Split from :mod:`table.rules.engine`, which dispatches these actions to it.
 
 from __future__ import annotations
 
-from table.cards import DRAW_TWO, WILD_DRAW_FOUR, Card
+from table.cards import DRAW_TWO, Card
 from table.errors import IllegalPlay
 from table.rules.actions import Challenge, Show
 from table.rules.events import EventKind
@@ -66,10 +66,17 @@ def judge_challenge(
         guilty = wd4_guilty(hand, window.prior_color, window.prior_rank, opts.wild_draw_four)
     if guilty:
         events.append(Event(EventKind.GUILTY, player=offender, target=p))
-        if opts.challenge_success == "take-back":
-            # [000][004]: the card goes back, the offender draws 4 and plays again legally.
-            s.discard.pop()
-            s.hands[offender].known.append(Card(None, WILD_DRAW_FOUR))
+        # [001] 「罰則として出したプレイヤーが山札から6枚カードを引きます」: guilty_penalty = 2.
+        count += opts.guilty_penalty
+        if opts.challenge_success != "offender-draws":
+            # [000][004] take-back: the card goes back, the offender draws 4 and plays again
+            # legally. [004] discard: 「手札に戻さず破棄する」, the card goes under the card it
+            # covered, on the discard pile (no card leaves the game).
+            taken = [s.discard.pop() for _ in range(window.cards)]
+            if opts.challenge_success == "take-back":
+                s.hands[offender].known += taken
+            else:
+                s.discard[-1:-1] = taken
             s.color = window.prior_color
             s.live_rank = window.prior_rank
             draw_cards(s, offender, count, events, "illegal-wild-draw-four")

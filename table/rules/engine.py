@@ -52,7 +52,6 @@ from table.rules.flow import (
     PASSED,
     PLAY,
     SKIPPED,
-    TURN,
     announce_turn,
     begin_turn,
     check_in_play,
@@ -63,6 +62,7 @@ from table.rules.flow import (
     draws_again,
     end_turn,
     next_draw_source,
+    penalise_missed_uno,
     reshuffle,
     uno_due,
 )
@@ -73,9 +73,10 @@ from table.rules.variant_state import NO_EXTRA
 from table.rules.variants import rules_for
 
 # Reasons that make a step a "penalty" rather than a plain "accepted".
-PENALTY_REASONS = frozenset(
-    {"uno-not-called", "illegal-wild-draw-four", "challenge-failed", "false-catch", "false-don"}
-)
+PENALTY_REASONS = frozenset({
+    "uno-not-called", "uno-lose-turn", "illegal-wild-draw-four", "challenge-failed",
+    "false-catch", "false-don",
+})
 
 
 @dataclass(frozen=True, slots=True)
@@ -365,15 +366,21 @@ def _turn_up(s: State, card: Card, events: list[Event]) -> None:
             events.append(Event(EventKind.REVERSED, count=-1))
             s.turn = s.dealer if opts.first_reverse == "dealer-first" else s.next_seat(s.dealer)
     elif card.rank == DRAW_TWO:
-        draw_cards(s, left, 2, events, "draw-two")
-        events.append(SKIPPED[left])
-        s.turn = s.next_seat(left)
+        if "draws_wait" in hooked and rules.draws_wait(s, DRAW_TWO):
+            # [000] 「スタートプレイヤーがそのカードを出したときと同じように処理する」: as if
+            # the dealer had played it, so a Draw Two the player left of the dealer may stack on.
+            s.pending = 2
+            s.turn = left
+        else:
+            draw_cards(s, left, 2, events, "draw-two")
+            events.append(SKIPPED[left])
+            s.turn = s.next_seat(left)
     else:  # a wild the player left of the dealer names
         s.turn = left
         s.awaiting_color = left
         events.append(Event(EventKind.COLOR_NEEDED, player=left))
         return
-    events.append(TURN[s.turn])
+    announce_turn(s, events)
 
 
 def _on_turn_up(s: State, a: TurnUp, events: list[Event]) -> None:
@@ -547,7 +554,7 @@ def _on_catch(s: State, a: Catch, events: list[Event]) -> None:
         s.uno_window = None
         s.uno_next = None
         events.append(Event(EventKind.CAUGHT, player=c, target=t))
-        draw_cards(s, t, opts.uno_penalty, events, "uno-not-called")
+        penalise_missed_uno(s, t, events)
         return
     if len(s.hands[t]) == 1 and not s.called[t]:
         raise IllegalPlay("catch-too-late", "the next player has already begun their turn")

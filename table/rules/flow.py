@@ -230,13 +230,25 @@ def begin_turn(s: State, events: list[Event]) -> None:
         and not s.called[seat]
         and len(s.hands[seat]) == 1
     ):
-        draw_cards(s, seat, s.options.uno_penalty, events, "uno-not-called")
+        penalise_missed_uno(s, seat, events)
+
+
+def penalise_missed_uno(s: State, seat: int, events: list[Event]) -> None:
+    """The one penalty for a missed UNO call, caught or (``uno_enforcement = "automatic"``)
+    given by the referee: the variant's own (the ``uno_missed`` hook), else ``uno_penalty``
+    cards [000][001][M]."""
+    rules = s.rules
+    if "uno_missed" in rules.hooked and rules.uno_missed(s, seat, events):
+        return
+    draw_cards(s, seat, s.options.uno_penalty, events, "uno-not-called")
 
 
 def uno_ahead(s: State, p: int) -> bool:
     """Whether ``p`` is about to go down to one card: on turn, nothing else awaited (a colour,
     a show, or what a variant waits for), holding two cards (or more, where several may go down
-    at once)."""
+    at once); or, not on turn, holding two cards one of which the variant lets them jump in
+    with now. [003] 「「UNO」と言う必要があります 最後から2番目のカードをプレイする前に」: the
+    call comes before the second-to-last card is played, in turn or not."""
     hand = s.hands[p]
     size = len(hand.known) + hand.unknown
     rules = s.rules
@@ -244,8 +256,17 @@ def uno_ahead(s: State, p: int) -> bool:
         size > 2 and "several_at_once" in rules.hooked and rules.several_at_once(s, size)
     ):
         return False  # the common case, first: not about to go down to one card
-    if p != s.turn or s.awaiting_color is not None or s.awaiting_show is not None:
+    if s.awaiting_color is not None or s.awaiting_show is not None:
         return False
+    if p != s.turn:
+        top = s.top
+        return (
+            size == 2
+            and top is not None
+            and "may_jump" in rules.hooked
+            and rules.may_jump(s, p, (top,))
+            and (top in hand.known or (hand.unknown > 0 and s.is_available(top)))
+        )
     return "awaiting" not in rules.hooked or rules.awaiting(s) is None
 
 
@@ -257,7 +278,13 @@ def uno_due(s: State, p: int) -> bool:
 
 
 def announce_turn(s: State, events: list[Event]) -> None:
-    """Whose turn it is now, and what they must draw first."""
+    """The one hand-over of the turn, to ``s.turn``: a variant may pass it on first (the
+    ``handing_over`` hook), then whose turn it is and what they must draw first. Every path
+    that gives the turn to a seat ends here (the play path's common case, with no hook and
+    nothing to say, appends the turn itself)."""
+    rules = s.rules
+    if "handing_over" in rules.hooked:
+        rules.handing_over(s, events)
     if s.pending:
         events.append(pending_draw_event(s.turn, s.pending))
     events.append(TURN[s.turn])
@@ -273,10 +300,7 @@ def end_turn(s: State, p: int, events: list[Event]) -> None:
     if s.eliminated[turn]:
         turn = s.next_seat(p)
     s.turn = turn
-    # announce_turn, inlined
-    if s.pending:
-        events.append(pending_draw_event(turn, s.pending))
-    events.append(TURN[turn])
+    announce_turn(s, events)
 
 
 # ---------------------------------------------------------------------------------------------

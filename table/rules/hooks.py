@@ -132,6 +132,19 @@ class Rules:
     def going_out(self, s: State, p: int, last: Card) -> None:
         """``p`` goes out on ``last``: the round is about to be won."""
 
+    # --- the turn and the UNO call -------------------------------------------------------
+
+    def handing_over(self, s: State, events: list[Event]) -> None:
+        """The turn is about to go to ``s.turn`` (announced next, by
+        :func:`~table.rules.flow.announce_turn`, the one hand-over): a variant may pass it on
+        (``s.turn`` changed, with its events)."""
+
+    def uno_missed(self, s: State, seat: int, events: list[Event]) -> bool:
+        """``seat`` is penalised for a missed UNO call (caught, or by the referee): give the
+        variant's own penalty and return True, or return False for the official draw of
+        ``uno_penalty`` cards (:func:`~table.rules.flow.penalise_missed_uno`)."""
+        return False
+
     # --- other actions ------------------------------------------------------------------------
 
     def turn_action(self, s: State, p: int) -> None:

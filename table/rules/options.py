@@ -112,9 +112,13 @@ class Options:
     shuffle_hands_last_card: str = _choice(("redeal", "win"), "Wild Shuffle Hands as last card")
     customizable_effect: str = _choice(CUSTOMIZABLE_EFFECTS, "effect of Wild Customizable")
     challenge: bool = _flag(True, "a Wild Draw Four may be challenged")
-    challenge_success: str = _choice(("offender-draws", "take-back"), "a guilty Wild Draw Four")
+    challenge_success: str = _choice(
+        ("offender-draws", "take-back", "discard"), "a guilty Wild Draw Four"
+    )
     challenge_penalty: int = _number(2, 0, 10, "extra cards for a failed challenge")
+    guilty_penalty: int = _number(0, 0, 10, "extra cards for a guilty Wild Draw Four")
     uno_penalty: int = _number(2, 0, 10, "cards for a missed UNO call")
+    uno_penalty_kind: str = _choice(("draw", "lose-turn"), "what a missed UNO call costs")
     uno_catchers: str = _choice(("any", "next-player"), "who may catch a missed UNO")
     uno_enforcement: str = _choice(("catch", "automatic"), "how a missed UNO is penalised")
     false_catch_penalty: int = _number(0, 0, 10, "cards for a false catch")
@@ -132,6 +136,9 @@ class Options:
     jump_in: bool = _flag(False, "an identical card may be played out of turn")
     action_finish: bool = _flag(True, "a round may end on an action or wild card")
     draw_finish: bool = _flag(True, "a round may end on a Draw Two or Wild Draw Four")
+    draw_finish_cards: str = _choice(
+        ("draw-two-and-four", "draw-two"), "the draw cards draw_finish = false bans"
+    )
     first_action: str = _choice(("apply", "redraw"), "a first card that is not a number")
     seven_o: bool = _flag(False, "a 7 swaps hands, a 0 passes every hand on")
     wild_keeps_symbol: bool = _flag(False, "a Wild changes only the colour, not the rank")
@@ -143,6 +150,7 @@ class Options:
     musician_color_call: bool = _flag(False, MUSICIAN_OPTIONS["color_call"])
     musician_reverse_back: bool = _flag(False, MUSICIAN_OPTIONS["reverse_back"])
     musician_skip_back: bool = _flag(False, MUSICIAN_OPTIONS["skip_back"])
+    musician_back_points: int = _number(10, 10, 20, "points a Reverse or Skip back costs")
     musician_panpakapan: bool = _flag(False, MUSICIAN_OPTIONS["panpakapan"])
     musician_same_color_don: bool = _flag(False, MUSICIAN_OPTIONS["same_color_don"])
     musician_zero_don: bool = _flag(False, MUSICIAN_OPTIONS["zero_don"])

@@ -38,10 +38,10 @@ from table.rules.flow import (
     REVERSED,
     SKIPPED,
     TURN,
+    announce_turn,
     begin_turn,
     check_on_turn,
     draw_cards,
-    pending_draw_event,
     shuffle_hands,
     win_round,
 )
@@ -146,7 +146,7 @@ def check_kept(s: State, p: int, cards: tuple[Card, ...], known: bool) -> None:
         lead.rank == WILD_DRAW_FOUR
         and not s.pending
         and restricted(s.options)
-        and wd4_guilty(_rest(hand.known, lead, known), s.color, s.live_rank,
+        and wd4_guilty(_rest(hand.known, cards, known), s.color, s.live_rank,
                        s.options.wild_draw_four)
     ):
         raise IllegalPlay(
@@ -154,11 +154,14 @@ def check_kept(s: State, p: int, cards: tuple[Card, ...], known: bool) -> None:
         )
 
 
-def _rest(held: list[Card], card: Card, known: bool) -> list[Card]:
-    """The known cards left after playing ``card`` (a known one or not)."""
+def _rest(held: list[Card], cards: tuple[Card, ...], known: bool) -> list[Card]:
+    """The known cards left after playing ``cards`` (a known one or not; a group's known
+    cards all leave)."""
     rest = held.copy()
     if known:
-        rest.remove(card)
+        for card in cards:
+            if card in rest:
+                rest.remove(card)
     return rest
 
 
@@ -273,10 +276,14 @@ def carry_out(
             turn = s.next_seat(p)
         s.turn = turn
     said = s.pending or s.uno_window == p or (last.is_wild and color is None)
-    if said or "after_play" in s.rules.hooked:
+    if said or not _SAY_AFTER_PLAY.isdisjoint(s.rules.hooked):
         _announce_after(s, a, last, turn, events)
-    else:  # _announce_after's common case: nothing to say but the turn
+    else:  # announce_turn's common case: no hook, nothing pending, nothing to say but the turn
         events.append(TURN[turn])
+
+
+# The hooks that have a say after a play: with none of them, only the turn is announced.
+_SAY_AFTER_PLAY = frozenset({"after_play", "handing_over"})
 
 
 def _shuffled(s: State, p: int, events: list[Event]) -> int:
@@ -312,10 +319,7 @@ def _announce_after(s: State, a: Play, last: Card, turn: int, events: list[Event
         s.awaiting_color = p
         events.append(Event(EventKind.COLOR_NEEDED, player=p))
     elif not held:
-        # announce_turn, inlined
-        if s.pending:
-            events.append(pending_draw_event(turn, s.pending))
-        events.append(TURN[turn])
+        announce_turn(s, events)
 
 
 def _wd4_before(s: State, a: Play, known: bool, events: list[Event]) -> _Wd4:
@@ -327,7 +331,9 @@ def _wd4_before(s: State, a: Play, known: bool, events: list[Event]) -> _Wd4:
     if not s.pending and unknown_rest and restricted(s.options):
         s.unverified += 1  # the referee could not see whether the restriction held
         events.append(Event(EventKind.UNVERIFIED, player=a.player))
-    return (_rest(hand.known, card, known), unknown_rest, s.color, s.live_rank, s.top)
+    if len(a.cards) > 1:  # a group of Wild Draw Fours: those beyond the known ones were unknown
+        unknown_rest = hand.unknown - max(0, len(a.cards) - hand.known.count(card))
+    return (_rest(hand.known, a.cards, known), unknown_rest, s.color, s.live_rank, s.top)
 
 
 def _take_group(s: State, a: Play, events: list[Event]) -> Card:
@@ -340,7 +346,9 @@ def _take_group(s: State, a: Play, events: list[Event]) -> Card:
             hand.unknown -= 1
             s.hidden -= 1
         s.discard.append(each)
-        events.append(Event(EventKind.PLAYED, a.player, None, each, None))  # no wild in a group
+        # A group of wilds names its colour with the last card, the one left on top.
+        named = a.color if each.is_wild and each is a.cards[-1] else None
+        events.append(Event(EventKind.PLAYED, a.player, None, each, named))
     return a.cards[-1]
 
 
@@ -399,7 +407,8 @@ def _effect(
             # 「チャレンジ」ができない。ただし「ドロー2」の上に重ねた「ワイルド・ドロー4」には
             # 「チャレンジ」ができる」
             window = ChallengeWindow(
-                p, nxt, tuple(rest), unknown_rest, prior_color, prior_rank, True, bool(stacked)
+                p, nxt, tuple(rest), unknown_rest, prior_color, prior_rank, True, bool(stacked),
+                count,
             )
         s.pending = 0
         s.challenge = None
@@ -482,6 +491,8 @@ _MATCHING: tuple[dict[Color | None, dict[str | None, _Matching]], ...] = tuple(
 def plays_of(player: int, cards: tuple[Card, ...]) -> tuple[Play, ...]:
     """The plays of ``cards`` by ``player``: one per colour for a wild, else one."""
     if len(cards) != 1:
+        if cards[-1].is_wild:  # a group of wilds, once per colour named
+            return tuple(Play(player, cards, c) for c in COLORS)
         return (Play(player, cards),)
     card = cards[0]
     seat_plays = _PLAYS[player]

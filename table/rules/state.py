@@ -70,6 +70,8 @@ class ChallengeWindow:
     color_was_named: bool
     # Stacked on a Draw Two: guilty iff a Draw Two of the current colour was held [000].
     stacked: bool = False
+    # How many Wild Draw Fours went down together (``multi_play``): a take-back takes them all.
+    cards: int = 1
 
 
 @dataclass(frozen=True, slots=True)

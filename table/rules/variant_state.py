@@ -46,6 +46,8 @@ class Extra:
     backs: tuple[tuple[str, int, int], ...] = ()  # (option, player, target on UNO)
     # --- Seven-O
     awaiting_swap: int | None = None
+    # --- a missed UNO call costs the next turn: the seats (bit per seat) that lose it
+    loses_turn: int = 0
     # --- match-long
     don_streak: tuple[int, ...] = ()  # per seat: Dons suffered in consecutive rounds (連ドン)
     base_scores: tuple[int, ...] = ()  # scores before this round was scored (Double Don)

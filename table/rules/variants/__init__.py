@@ -9,7 +9,8 @@ two rules answer the same hook, the one listed first answers first), once per co
   ``two_card_play``).
 - :mod:`~table.rules.variants.stacking`: draw cards on draw cards (``stacking``).
 - :mod:`~table.rules.variants.local`: jump-in, the first card that is not a number, no action
-  finish, no draw finish, a Wild that keeps the rank, Seven-O.
+  finish, no draw finish, a Wild that keeps the rank, Seven-O, a missed UNO call that costs a
+  turn.
 - :mod:`~table.rules.variants.musician`: the dealer plays first, Chin, Musician scoring.
 - :mod:`~table.rules.variants.don`: Don, the Musician rules' out-of-turn win.
 
@@ -38,6 +39,7 @@ from table.rules.variants.local import (
     DrawFinish,
     FirstActionRedraw,
     JumpIn,
+    MissedUnoLosesTurn,
     SevenO,
     WildKeepsSymbol,
 )
@@ -58,6 +60,7 @@ FAMILIES: Final[tuple[type[Variant], ...]] = (
     DonRule,  # before MusicianScoring: a Double Don keeps the scores it may score again from
     MusicianScoring,  # before SevenO: marks are made before a 7 or 0 moves the hands
     SevenO,
+    MissedUnoLosesTurn,
 )
 OFFICIAL: Final = Rules()
 _BY_NAME: Final = {family.__name__: family for family in FAMILIES}

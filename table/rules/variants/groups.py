@@ -6,13 +6,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from table.cards import Card
+from table.cards import WILD, WILD_DRAW_FOUR, Card
 from table.errors import IllegalPlay
 from table.rules.state import State
 from table.rules.variants.base import Variant
 
 if TYPE_CHECKING:
     from table.rules.options import Options
+
+
+_GROUPED_WILDS = (WILD, WILD_DRAW_FOUR)
 
 
 class Groups(Variant):
@@ -26,10 +29,15 @@ class Groups(Variant):
         """``multi_play = "same-number"``: cards of one number or one symbol
         (「記号か数字が一致している」), the first playable, the last the new top.
         ``two_card_play``: two identical number cards (「色と数字が一致する同一の数字カード」);
-        action cards one at a time. Choice: wild cards are always played one at a time."""
+        action cards one at a time. Wilds and Wild Draw Fours go down together too under
+        multi-play: 「「記号カード」もまとめて出す事ができ、出した分だけ効果は重複する」 (two Wild
+        Draw Fours: the next player draws 8). Choice: a Wild Shuffle Hands or Wild Customizable
+        (2018 cards the seed does not know) goes down alone."""
         opts = s.options
         lead = cards[0]
-        if any(c.is_wild for c in cards):
+        if any(c.is_wild for c in cards) and not (
+            opts.multi_play == "same-number" and lead.rank in _GROUPED_WILDS
+        ):
             raise IllegalPlay("one-card-at-a-time", "wild cards are played one at a time")
         if opts.multi_play == "same-number" and all(c.rank == lead.rank for c in cards):
             return
@@ -61,7 +69,7 @@ class Groups(Variant):
         if opts.multi_play == "same-number":
             by_rank: dict[str, list[Card]] = {}
             for c in known:
-                if not c.is_wild:
+                if not c.is_wild or c.rank in _GROUPED_WILDS:
                     by_rank.setdefault(c.rank, []).append(c)
             for cards in by_rank.values():
                 if len(cards) > 1:
@@ -72,4 +80,4 @@ class Groups(Variant):
         if opts.two_card_play:
             pairs = [c for c in dict.fromkeys(known) if c.number is not None and known.count(c) > 1]
             out += [(c, c) for c in pairs]
-        return out
+        return list(dict.fromkeys(out))  # a pair is one group under both rules

@@ -1,5 +1,6 @@
 """Local rules (docs/rules.md §5): jump-in, a first card that is not a number, no action finish, no
-draw finish, a Wild that keeps the rank under it, and Seven-O (Mattel House Rules edition)."""
+draw finish, a Wild that keeps the rank under it, a missed UNO call that costs a turn, and Seven-O
+(Mattel House Rules edition)."""
 
 from __future__ import annotations
 
@@ -7,9 +8,16 @@ from typing import TYPE_CHECKING
 
 from table.cards import DRAW_TWO, WILD, WILD_DRAW_FOUR, Card, Color
 from table.errors import IllegalPlay
-from table.rules.actions import Action, Play, Swap
+from table.rules.actions import Action, CallUno, Play, Swap
 from table.rules.events import EventKind
-from table.rules.flow import announce_turn, check_in_play, check_seat
+from table.rules.flow import (
+    SKIPPED,
+    announce_turn,
+    check_in_play,
+    check_seat,
+    penalty_event,
+    uno_ahead,
+)
 from table.rules.state import Event, Phase, State
 from table.rules.variant_state import replace
 from table.rules.variants.base import Variant
@@ -49,13 +57,25 @@ class JumpIn(Variant):
         return _can_jump(s, p, cards) or super().may_jump(s, p, cards)
 
     def out_of_turn(self, s: State) -> list[Action]:
-        """The out-of-turn actions this rule accepts now."""
+        """The out-of-turn actions this rule accepts now: each jump-in of a known card the
+        play's own checks accept (what a round may end on), and the UNO call of each seat
+        about to jump in down to one card (:func:`~table.rules.flow.uno_ahead`)."""
+        from table.rules.play import check_kept
+
         out: list[Action] = []
         top = s.top
         if top is not None and s.phase is Phase.PLAY:
             for seat in s.active:
-                if seat != s.turn and top in s.hands[seat].known and _can_jump(s, seat, (top,)):
-                    out.append(Play(seat, (top,)))
+                if seat == s.turn or not _can_jump(s, seat, (top,)):
+                    continue
+                if top in s.hands[seat].known:
+                    try:
+                        check_kept(s, seat, (top,), True)
+                        out.append(Play(seat, (top,)))
+                    except IllegalPlay:
+                        pass
+                if not s.called[seat] and uno_ahead(s, seat):
+                    out.append(CallUno(seat))
         return out + super().out_of_turn(s)
 
 
@@ -88,11 +108,16 @@ class ActionFinish(Variant):
         super().check_going_out(s, p, cards, left)
 
 
+_DRAWS = (DRAW_TWO, WILD_DRAW_FOUR)
+
+
 class DrawFinish(Variant):
     """``draw_finish = false``: a round cannot end on a draw card. [002] 「人によっては、
     「ドロー2上がり」を禁止しています」; [004] tells of the older rule that a last action card
-    could not go out. Choice: the Wild Draw Four is a draw card as much as the Draw Two, and
-    a group of Draw Twos is refused as one card is; the player draws instead."""
+    could not go out. The Wild Draw Four is a draw card as much as the Draw Two
+    (``draw_finish_cards = "draw-two-and-four"``), or, as [002] names only the Draw Two, not
+    (``"draw-two"``). Choice (no seed decides): a group of Draw Twos is refused as one card is;
+    the player draws instead."""
 
     @classmethod
     def applies(cls, options: Options) -> bool:
@@ -101,7 +126,8 @@ class DrawFinish(Variant):
 
     def check_going_out(self, s: State, p: int, cards: tuple[Card, ...], left: int) -> None:
         """Raise unless ``p`` may go out (or down to one) with ``cards``, under this rule."""
-        if left == 0 and cards[-1].rank in (DRAW_TWO, WILD_DRAW_FOUR):
+        banned = (DRAW_TWO,) if s.options.draw_finish_cards == "draw-two" else _DRAWS
+        if left == 0 and cards[-1].rank in banned:
             raise IllegalPlay("no-draw-finish", "a round cannot end on a draw card")
         super().check_going_out(s, p, cards, left)
 
@@ -121,6 +147,33 @@ class WildKeepsSymbol(Variant):
         if card.rank == WILD:
             return prior
         return super().rank_after_wild(s, card, prior)
+
+
+class MissedUnoLosesTurn(Variant):
+    """``uno_penalty_kind = "lose-turn"`` [000] local rule 5: 「これを破った(又はバレた)場合、
+    だいたいはドローや次の番を飛ばすなどのペナルティが課される」: a missed UNO call costs the
+    player their next turn instead of cards. Choice: the turn is lost at the next hand-over
+    to that seat with no draw pending (a seat that must draw or stack takes that turn, and
+    loses the one after); a round's end forgives it."""
+
+    @classmethod
+    def applies(cls, options: Options) -> bool:
+        """Whether ``options`` turn this rule on."""
+        return options.uno_penalty_kind == "lose-turn"
+
+    def uno_missed(self, s: State, seat: int, events: list[Event]) -> bool:
+        """The seat will lose its next turn (said now, as a penalty)."""
+        s.extra = replace(s.extra, loses_turn=s.extra.loses_turn | 1 << seat)
+        events.append(penalty_event(seat, 0, "uno-lose-turn"))
+        return True
+
+    def handing_over(self, s: State, events: list[Event]) -> None:
+        """A seat that owes a turn is skipped as the turn comes to it."""
+        while not s.pending and s.extra.loses_turn >> s.turn & 1:
+            s.extra = replace(s.extra, loses_turn=s.extra.loses_turn & ~(1 << s.turn))
+            events.append(SKIPPED[s.turn])
+            s.turn = s.next_seat(s.turn)
+        super().handing_over(s, events)
 
 
 class SevenO(Variant):

@@ -50,6 +50,7 @@ BONUS: Final = {
     "same_color_don": 5,
     "zero_don": 5,
 }
+_BACKS: Final = frozenset({"reverse_back", "skip_back"})  # their points are an option
 BONUS_EVENT: Final = {
     "color_call": EventKind.COLOR_CALL,
     "reverse_back": EventKind.REVERSE_BACK,
@@ -100,8 +101,10 @@ def score(s: State) -> tuple[tuple[int, ...], list[Event]]:
         streak = [0] * s.n
     for name, payer in f.bonuses:
         if getattr(o, f"musician_{name}") and payer in pay:
-            pay[payer] += BONUS[name]
-            events.append(Event(BONUS_EVENT[name], player=payer, count=BONUS[name]))
+            # [002] 「人によっては、20点増しでやってます」: musician_back_points = 20.
+            bonus = o.musician_back_points if name in _BACKS else BONUS[name]
+            pay[payer] += bonus
+            events.append(Event(BONUS_EVENT[name], player=payer, count=bonus))
     times, gift = 1, 0
     tenhou = o.musician_tenhou and f.tenhou
     if tenhou:
