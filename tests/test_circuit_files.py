@@ -1,0 +1,52 @@
+"""Every file made from the circuit model is in step with it: the firmware's pins.h, the
+schematics in docs/circuits/, the wiring tables and cable harness in docs/hardware.md, and the
+example configurations' control pins (placed by table/circuit/plan.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from table.circuit.boards import held_pins
+from table.circuit.plan import controls_plan
+from table.commands import circuit_files
+from table.runtime.config import load_for_wiring
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_every_made_file_is_in_step_with_the_model() -> None:
+    for path, text in circuit_files.expected(ROOT).items():
+        assert path.read_text(encoding="utf-8") == text, (
+            f"{path.relative_to(ROOT)} is out of step with table/circuit/: run "
+            "python -m table.commands.circuit_files")
+
+
+def test_a_wiring_table_edited_by_hand_is_caught(tmp_path: Path) -> None:
+    for rel in ("docs/hardware.md", "examples/spi-pad.toml", "examples/bridge-four-seats.toml"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        text = (ROOT / rel).read_text(encoding="utf-8")
+        if rel.endswith(".md"):
+            text = text.replace("| SPI0 SCK | J1 GPIO11,", "| SPI0 SCK | J1 GPIO12,", 1)
+        (tmp_path / rel).write_text(text, encoding="utf-8")
+    made = circuit_files.expected(tmp_path)
+    doc = tmp_path / "docs" / "hardware.md"
+    assert made[doc] != doc.read_text(encoding="utf-8")
+
+
+def test_the_four_seat_example_takes_its_pins_from_the_plan() -> None:
+    config = load_for_wiring(ROOT / "examples" / "bridge-four-seats.toml")
+    pins = {"controls.buzzer": config.buzzer}
+    for seat in config.controls:
+        name = config.players[seat.seat]
+        pins.update({f"controls.seats.{name}.{b}": p for b, p in seat.buttons.items()})
+        pins[f"controls.seats.{name}.led"] = seat.led
+    held = sorted(set(held_pins([(0, 1)], config.board.audio, config.board.uart)) | {25})
+    plan = controls_plan(config.players, ("uno", "draw", "pass"), True, True, held)
+    assert pins == plan
+
+
+def test_the_firmware_takes_its_pins_from_the_generated_header() -> None:
+    source = (ROOT / "firmware_bridge" / "firmware" / "mfrc522.c").read_text(encoding="utf-8")
+    assert "PB2" not in source and "PD7" not in source
+    assert '#include "pins.h"' in (ROOT / "firmware_bridge" / "firmware" / "board.h").read_text(
+        encoding="utf-8")
