@@ -50,3 +50,24 @@ def test_the_firmware_takes_its_pins_from_the_generated_header() -> None:
     assert "PB2" not in source and "PD7" not in source
     assert '#include "pins.h"' in (ROOT / "firmware_bridge" / "firmware" / "board.h").read_text(
         encoding="utf-8")
+
+
+def test_the_chosen_resistors_and_clocks_are_the_simulations() -> None:
+    """ngspice's choice is what the model, the firmware's default and the examples use; and
+    without the resistors the lines ring (the simulation can tell them apart)."""
+    import tomllib
+
+    from table.circuit import bridge_board, pi_wiring, spice
+
+    study = spice.study()
+    assert study.choices["bridge-sck"].edge.ohms == bridge_board.SERIES_OHMS
+    assert study.choices["pi-sck"].edge.ohms == pi_wiring.SERIES_OHMS
+    assert study.choices["bridge-sck"].edges[0].overshoot > 1.0  # no resistor: it rings
+    makefile = (ROOT / "firmware_bridge" / "firmware" / "Makefile").read_text(encoding="utf-8")
+    assert f"SPI_KHZ ?= {study.bridge_khz}\n" in makefile
+    board_h = (ROOT / "firmware_bridge" / "firmware" / "board.h").read_text(encoding="utf-8")
+    assert f"#define SPI_KHZ {study.bridge_khz}\n" in board_h
+    for name in ("spi-pad.toml", "bridge-four-seats.toml"):
+        data = tomllib.loads((ROOT / "examples" / name).read_text(encoding="utf-8"))
+        pads = [r for r in data["readers"] if r["kind"] == "mfrc522"]
+        assert pads and all(r["speed_hz"] == study.pi_khz * 1000 for r in pads)

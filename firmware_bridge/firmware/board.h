@@ -12,8 +12,8 @@
 
 #define BAUD 115200UL
 /* The SPI clock in kHz: make SPI_KHZ=N, one of F_CPU's halvings (8000 4000 2000 1000 500 250
- * 125). 2000, a quarter of the old 8 MHz, for cables up to about 1 m: not yet simulated
- * nor measured on real hardware (docs/hardware.md#the-bridge-board). */
+ * 125). 2000 is what simulating 1 m of Cat5e with 82 ohm in series chose; not measured on
+ * real hardware (docs/hardware.md#spi-signals). */
 #ifndef SPI_KHZ
 #define SPI_KHZ 2000
 #endif

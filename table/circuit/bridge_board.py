@@ -32,6 +32,7 @@ NANO_PINS: Final[dict[str, tuple[str, str, int]]] = {
 USB_MA: Final = 500  # USB 2.0 port (USB 2.0 specification)
 NANO_OWN_MA: Final = 25  # ATmega328P at 16 MHz and 5 V plus the USB chip (their datasheets)
 PI_5V_SPARE_MA: Final = 1000
+SERIES_OHMS: Final = 82  # at U1's and U2's outputs: chosen by simulation (spice.py, bridge-sck)
 
 
 
@@ -105,10 +106,10 @@ def build() -> Circuit:
         cable = f"cable {n}"
         nets += [
             Net(f"SS{n} 5V", (("M1", ss), ("U2", f"A{n + 1}"), ("U3", f"{n + 1}OE"))),
-            Net(f"SCK{n}", (("U1", f"B{n + 1}"), (f"R{n}", "SCK")), cable),
-            Net(f"MOSI{n}", (("U1", f"B{n + 5}"), (f"R{n}", "MOSI")), cable),
-            Net(f"SDA{n}", (("U2", f"B{n + 1}"), (f"R{n}", "SDA")), cable),
-            Net(f"RST{n}", (("U2", f"B{n + 5}"), (f"R{n}", "RST")), cable),
+            Net(f"SCK{n}", (("U1", f"B{n + 1}"), (f"R{n}", "SCK")), cable, series=SERIES_OHMS),
+            Net(f"MOSI{n}", (("U1", f"B{n + 5}"), (f"R{n}", "MOSI")), cable, series=SERIES_OHMS),
+            Net(f"SDA{n}", (("U2", f"B{n + 1}"), (f"R{n}", "SDA")), cable, series=SERIES_OHMS),
+            Net(f"RST{n}", (("U2", f"B{n + 5}"), (f"R{n}", "RST")), cable, series=SERIES_OHMS),
             Net(f"MISO{n}", ((f"R{n}", "MISO"), ("U3", f"{n + 1}A")), cable),
         ]
     return Circuit("bridge", (_nano(), _supply(), u1, u2, u3, _regulator(load), *readers),

@@ -23,6 +23,10 @@ def connected(c: Circuit, part: Part) -> list[tuple[str, Net]]:
     return out
 
 
+def _series(net: Net) -> str:
+    return f"{net.series} Ω at {net.ends[0][0]} {net.ends[0][1]}" if net.series else ""
+
+
 def _ends(net: Net) -> str:
     return ", ".join(f"{ref} {pin}" for ref, pin in net.ends)
 
@@ -32,8 +36,9 @@ def markdown(c: Circuit) -> str:
     lines = ["| part | what | figures from |", "|---|---|---|"]
     lines += [f"| {p.ref} | {p.value}{' (' + p.note + ')' if p.note else ''} | "
               f"{p.source or '-'} |" for p in c.parts]
-    lines += ["", "| net | joins | set by |", "|---|---|---|"]
-    lines += [f"| {n.name} | {_ends(n)} | {n.where or 'the board'} |" for n in c.nets]
+    lines += ["", "| net | joins | series | set by |", "|---|---|---|---|"]
+    lines += [f"| {n.name} | {_ends(n)} | {_series(n) or '-'} | {n.where or 'the board'} |"
+              for n in c.nets]
     return "\n".join(lines) + "\n"
 
 
@@ -64,7 +69,8 @@ def text(c: Circuit, findings: list[Finding], advice: list[str]) -> str:
         lines.append(f"{part.ref}  {part.value}" + (f"  ({part.note})" if part.note else ""))
         for name, net in pins:
             others = ", ".join(f"{r} {p}" for r, p in net.ends if r != part.ref)
-            lines.append(f"    {name:<8} {net.name:<26} -> {others or '-'}")
+            via = f" ({_series(net)})" if net.series else ""
+            lines.append(f"    {name:<8} {net.name:<26} -> {others or '-'}{via}")
     lines.append("")
     if findings:
         lines.append(f"{len(findings)} finding(s):")
@@ -117,7 +123,8 @@ def svg(c: Circuit) -> str:
                        f"{escape(name)}</text>")
             out.append(f'<line x1="{x + BOX_W}" y1="{py - 4}" x2="{x + BOX_W + 24}" '
                        f'y2="{py - 4}" stroke="{colour}"/>')
+            label = net.name + (f" ({net.series} Ω)" if net.series else "")
             out.append(f'<text x="{x + BOX_W + 28}" y="{py}" fill="{colour}">'
-                       f"{escape(net.name)}</text>")
+                       f"{escape(label)}</text>")
     out.append("</svg>")
     return "\n".join(out) + "\n"

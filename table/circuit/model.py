@@ -76,6 +76,7 @@ class Net:
     ends: tuple[tuple[str, str], ...]
     where: str = ""
     owner: str = ""  # the function that may use a held pin: "SPI0", "I2S audio", "UART"
+    series: int = 0  # ohms in series at the driver (chosen by simulation: table/circuit/spice)
 
 
 @dataclass(frozen=True)

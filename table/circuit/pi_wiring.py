@@ -11,6 +11,7 @@ from table.circuit.boards import BOARDS, SPI0_CE, SPI1_CE, held_pins
 from table.circuit.model import Circuit, Net, Part, Pin, PinKind
 
 PI = "J1"  # the Pi's header
+SERIES_OHMS = 47  # at the Pi's SCK, MOSI and selects: chosen by simulation (spice.py, pi-sck)
 SPI_LINES = {0: {"MISO": 9, "MOSI": 10, "SCK": 11}, 1: {"MISO": 19, "MOSI": 20, "SCK": 21}}
 
 
@@ -73,7 +74,8 @@ def build(setup: PiSetup, name: str = "pi") -> Circuit:
         lines = SPI_LINES[bus]
         for line in ("SCK", "MOSI"):
             ends = [gpio(lines[line], PinKind.OUT)] + [(_ref(setup, r), line) for r in on_bus]
-            nets.append(Net(f"SPI{bus} {line}", tuple(ends), f"SPI{bus} {line}", owner))
+            nets.append(Net(f"SPI{bus} {line}", tuple(ends), f"SPI{bus} {line}", owner,
+                            SERIES_OHMS))
         miso = [gpio(lines["MISO"], PinKind.IN)]
         for r in on_bus:
             ref = _ref(setup, r)
@@ -101,7 +103,7 @@ def build(setup: PiSetup, name: str = "pi") -> Circuit:
         oe = (enables[ref],) if ref in enables else ()
         nets.append(Net(f"{ref} SDA", (gpio(cs, PinKind.OUT), (ref, "SDA"), *oe),
                         f"{r.where}.cs_pin" if r.cs_pin is not None else r.where,
-                        "" if r.cs_pin is not None else f"SPI{r.bus}"))
+                        "" if r.cs_pin is not None else f"SPI{r.bus}", SERIES_OHMS))
     resets: dict[int, list[SpiReader]] = {}
     for r in setup.readers:
         resets.setdefault(r.reset_pin, []).append(r)

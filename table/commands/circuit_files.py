@@ -2,14 +2,15 @@
 ``--check`` only say which are out of step (exit 1). The files: the bridge firmware's
 ``pins.h``, a schematic per example configuration and for the bridge board
 (``docs/circuits/*.svg``), and the wiring tables and cable harness between their markers in
-``docs/hardware.md``. ``tests/test_circuit_files.py`` fails when any is edited by hand."""
+``docs/hardware.md``, and the SPI lines' waveforms and chosen values (ngspice, spice.py).
+``tests/test_circuit_files.py`` fails when any is edited by hand."""
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
 
-from table.circuit import bridge_board, drawing
+from table.circuit import bridge_board, drawing, spice
 from table.circuit.model import Circuit
 
 EXAMPLES = ("spi-pad", "bridge-four-seats")
@@ -27,22 +28,26 @@ def circuits(root: Path) -> dict[str, Circuit]:
     return out
 
 
-def blocks(made: dict[str, Circuit]) -> dict[str, str]:
+def blocks(made: dict[str, Circuit], study: spice.Study) -> dict[str, str]:
     """Marker name to the Markdown between ``<!-- made:NAME -->`` and ``<!-- /made:NAME -->``."""
     out = {f"wiring-{name}": drawing.markdown(c) for name, c in made.items()}
     out["harness-bridge"] = drawing.harness(made["bridge"])
+    out["spi-signals"] = spice.table_md(study)
     return out
 
 
 def expected(root: Path) -> dict[Path, str]:
     """Each made file's path and the text it must hold."""
     made = circuits(root)
+    study = spice.study()
     files = {root / "firmware_bridge" / "firmware" / "pins.h": bridge_board.pins_header()}
     files.update({root / "docs" / "circuits" / f"{name}.svg": drawing.svg(c)
                   for name, c in made.items()})
+    files.update({root / "docs" / "circuits" / f"spi-{name}.svg": spice.plot_svg(
+        study.choices[name], *study.waves[name]) for name in study.choices})
     doc = root / "docs" / "hardware.md"
     text = doc.read_text(encoding="utf-8")
-    for name, body in blocks(made).items():
+    for name, body in blocks(made, study).items():
         start, end = f"<!-- made:{name} -->\n", f"<!-- /made:{name} -->"
         first = text.find(start)
         last = text.find(end, first)
