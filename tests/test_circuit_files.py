@@ -71,3 +71,28 @@ def test_the_chosen_resistors_and_clocks_are_the_simulations() -> None:
         data = tomllib.loads((ROOT / "examples" / name).read_text(encoding="utf-8"))
         pads = [r for r in data["readers"] if r["kind"] == "mfrc522"]
         assert pads and all(r["speed_hz"] == study.pi_khz * 1000 for r in pads)
+
+
+def test_the_firmware_size_the_docs_give_is_the_builds(tmp_path: Path) -> None:
+    """The default build's size line, as make prints it, is the one the docs quote."""
+    import subprocess
+
+    out = subprocess.run(["make", "-s", "-C", str(ROOT / "firmware_bridge" / "firmware"),
+                          f"BUILD={tmp_path}"], capture_output=True, text=True, check=True,
+                         timeout=300).stdout
+    line = next(x for x in out.splitlines() if x.startswith("flash "))
+    for doc in ("docs/hardware.md", "docs/building.md"):
+        assert f"`{line}`" in (ROOT / doc).read_text(encoding="utf-8"), doc
+    flash = line.split()[1]
+    assert f"avrdude: {flash} bytes of flash written" in (ROOT / "docs/building.md").read_text(
+        encoding="utf-8")
+
+
+def test_the_readme_writes_the_config_before_the_steps_that_need_it() -> None:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    steps = text[text.index("## From a box of cards"):text.index("## Commands")]
+    order = [steps.index(f"**{name}.**") for name in (
+        "Install on the Pi", "Write the config", "Check the wiring", "Enrol the deck", "Doctor",
+        "Run")]
+    assert order == sorted(order)
+    assert text.split("```")[1] == "\n./uno demo\n./uno test\n"

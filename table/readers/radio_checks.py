@@ -110,8 +110,9 @@ def _find_holder(
             return [(
                 f"reader {suspect.name} holds SPI bus {bus}'s MISO line low while it is not "
                 f"selected: {names} read nothing while it is powered",
-                f"put a diode on reader {suspect.name}'s MISO (or give it a MISO line of its "
-                "own), or replace the module",
+                f"put a Schottky diode on reader {suspect.name}'s MISO, anode at the module "
+                "and cathode to the bus, with 1 kohm from the bus to ground, or a buffer "
+                "enabled by its SDA (docs/hardware.md#wiring), or replace the module",
             )]  # fmt: skip
     return [(
         f"readers {names} on SPI bus {bus} read nothing while others on the bus work",
