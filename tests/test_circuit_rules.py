@@ -81,7 +81,9 @@ def test_a_buzzer_straight_on_a_pin_is_refused_but_not_through_a_transistor() ->
     direct = P.buzzer_direct("BZ1")
     parts = (*(p for p in c.parts if not p.ref.startswith("Q")), direct)
     nets = tuple(Net("controls.buzzer", (("J1", "GPIO26"), ("BZ1", "+")), "controls.buzzer")
-                 if n.name == "controls.buzzer" else n for n in c.nets if n.name != "5V")
+                 if n.name == "controls.buzzer" else
+                 Net("GND", (("J1", "GND"), ("BZ1", "-"))) if n.name == "GND" else n
+                 for n in c.nets if n.name != "5V")
     found = check(dataclasses.replace(c, parts=parts, nets=nets))
     assert [f.rule for f in found] == ["pin-current"]
     assert "30 mA asked of J1 GPIO26" in found[0].what

@@ -31,7 +31,7 @@ ALLOWED: dict[str, frozenset[str]] = {
     "inputs": frozenset(),
     "rules": frozenset({"cards", "errors"}),
     "readers": frozenset({"errors", "inputs"}),
-    "circuit": frozenset({"errors"}),
+    "circuit": frozenset({"errors", "readers"}),
     "referee": frozenset({"cards", "errors", "files", "inputs", "rules", "readers"}),
     "voice": frozenset({"cards", "errors", "referee"}),
     "journal": frozenset({"cards", "errors", "files", "inputs", "rules", "readers", "referee"}),

@@ -7,6 +7,7 @@ from __future__ import annotations
 from html import escape
 
 from table.circuit.model import Circuit, Finding, Net, Part, PinKind
+from table.readers.pi_header import BCM_TO_BOARD
 
 # Each reader's cable (Cat5e, four twisted pairs): every fast line twisted with a return.
 HARNESS = (("blue", "SCK"), ("white-blue", "GND"), ("green", "MISO"), ("white-green", "GND"),
@@ -21,6 +22,18 @@ def connected(c: Circuit, part: Part) -> list[tuple[str, Net]]:
         if net is not None:
             out.append((pin.name, net))
     return out
+
+
+HEADER_POWER = {"3V3": "pin 1", "5V": "pin 2", "GND": "pin 6"}
+
+
+def pin_label(part: Part, name: str) -> str:
+    """A pin's name, with its header pin on the Pi's header (``GPIO25 (pin 22)``)."""
+    if part.ref != "J1":
+        return name
+    if name.startswith("GPIO"):
+        return f"{name} (pin {BCM_TO_BOARD.get(int(name[4:]), '?')})"
+    return f"{name} ({HEADER_POWER[name]})" if name in HEADER_POWER else name
 
 
 def _series(net: Net) -> str:
@@ -70,7 +83,7 @@ def text(c: Circuit, findings: list[Finding], advice: list[str]) -> str:
         for name, net in pins:
             others = ", ".join(f"{r} {p}" for r, p in net.ends if r != part.ref)
             via = f" ({_series(net)})" if net.series else ""
-            lines.append(f"    {name:<8} {net.name:<26} -> {others or '-'}{via}")
+            lines.append(f"    {pin_label(part, name):<16} {net.name:<26} -> {others or '-'}{via}")
     lines.append("")
     if findings:
         lines.append(f"{len(findings)} finding(s):")
@@ -120,7 +133,7 @@ def svg(c: Circuit) -> str:
             colour = {PinKind.POWER_OUT: "#b00", PinKind.POWER_IN: "#b00",
                       PinKind.GROUND: "#444"}.get(kind, "#036")
             out.append(f'<text x="{x + BOX_W - 6}" y="{py}" text-anchor="end">'
-                       f"{escape(name)}</text>")
+                       f"{escape(pin_label(part, name))}</text>")
             out.append(f'<line x1="{x + BOX_W}" y1="{py - 4}" x2="{x + BOX_W + 24}" '
                        f'y2="{py - 4}" stroke="{colour}"/>')
             label = net.name + (f" ({net.series} Ω)" if net.series else "")

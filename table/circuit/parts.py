@@ -53,7 +53,7 @@ def led(ref: str, label: str) -> Part:
 def buzzer_stage(ref: str) -> Part:
     """An active buzzer switched by an NPN transistor (BC337 or 2N2222, 1 kohm on the base,
     a 1N4148 across the buzzer): the pin gives only the base current."""
-    return Part(ref, "NPN + 1 kohm + active buzzer", (
+    return Part(ref, "buzzer stage (NPN, 1 kohm)", (
         Pin("B", IN, vih=0.7, draw_ma=BASE_MA), Pin("5V", P_IN, volts=5.0, draw_ma=BUZZER_MA),
         Pin("GND", GND),
     ), "BC337 datasheet (VBE 0.7 V); buzzer 30 mA", "the buzzer on 5 V, the pin gives 2.6 mA")

@@ -127,12 +127,21 @@ def build(setup: PiSetup, name: str = "pi") -> Circuit:
     modules = tuple(parts.mfrc522(_ref(setup, r), r.where) for r in setup.readers)
     if modules:
         nets.append(Net("3V3", ((PI, "3V3"), *((p.ref, "3.3V") for p in modules)), "3V3"))
+    grounds = tuple((p.ref, q.name) for p in (*modules, *extra) for q in p.pins
+                    if q.kind is PinKind.GROUND)
+    if grounds:
+        nets.append(Net("GND", ((PI, "GND"), *grounds), "GND"))
     pi = _pi_part(board.name, board.rail_ma, board.rail_source, kinds)
     held = held_pins({(r.bus, sum(1 for s in setup.readers if s.bus == r.bus))
                       for r in setup.readers}, setup.audio, setup.uart)
     return Circuit(name, (pi, *modules, *extra), _merge_5v(nets),
                    {(PI, f"GPIO{pin}"): what for pin, what in held.items()},
-                   f"{board.name}: " + ", ".join(r.where for r in setup.readers))
+                   _title(name, board.name, setup))
+
+
+def _title(name: str, board: str, setup: PiSetup) -> str:
+    usb = f"; on USB: {', '.join(setup.serial_readers)}" if setup.serial_readers else ""
+    return f"{name}: the {board}'s header{usb}"
 
 
 def _ref(setup: PiSetup, r: SpiReader) -> str:

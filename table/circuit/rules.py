@@ -151,7 +151,7 @@ def button_pull(c: Circuit) -> Iterator[Finding]:
     """A button whose net nothing pulls to a level: it reads noise while it is up."""
     for net in c.nets:
         ends = list(c.ends(net))
-        if not any(p.value.startswith("button") for p, _ in ends):
+        if not any(p.value.startswith("button") and q.kind is PinKind.PASSIVE for p, q in ends):
             continue
         pulled = any(q.pull for _, q in ends) or any(
             p.value.endswith("ohm") and q.name == "2" for p, q in ends)
