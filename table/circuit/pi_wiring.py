@@ -4,6 +4,7 @@ this module knows how each is wired."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from table.circuit import parts
@@ -110,20 +111,9 @@ def build(setup: PiSetup, name: str = "pi") -> Circuit:
     for pin, readers in resets.items():
         ends = [gpio(pin, PinKind.OUT)] + [(_ref(setup, r), "RST") for r in readers]
         nets.append(Net(f"RST GPIO{pin}", tuple(ends), f"{readers[0].where}.reset_pin"))
-    for i, c in enumerate(setup.controls, start=1):
-        part: Part
-        if c.kind == "button":
-            part = parts.button(f"SW{i}", c.where.rsplit(".", 2)[-2] + " " + c.where
-                                .rsplit(".", 1)[-1])
-            nets.append(Net(c.where, (gpio(c.pin, PinKind.IN, "up"), (part.ref, "1")), c.where))
-        elif c.kind == "led":
-            part = parts.led(f"D{i}", c.where.rsplit(".", 2)[-2])
-            nets.append(Net(c.where, (gpio(c.pin, PinKind.OUT), (part.ref, "A")), c.where))
-        else:
-            part = parts.buzzer_stage(f"Q{i}")
-            nets.append(Net(c.where, (gpio(c.pin, PinKind.OUT), (part.ref, "B")), c.where))
-            nets.append(Net("5V", ((PI, "5V"), (part.ref, "5V")), "5V"))
+    for part, more in (_control(i, c, gpio) for i, c in enumerate(setup.controls, start=1)):
         extra.append(part)
+        nets.extend(more)
     modules = tuple(parts.mfrc522(_ref(setup, r), r.where) for r in setup.readers)
     if modules:
         nets.append(Net("3V3", ((PI, "3V3"), *((p.ref, "3.3V") for p in modules)), "3V3"))
@@ -137,6 +127,22 @@ def build(setup: PiSetup, name: str = "pi") -> Circuit:
     return Circuit(name, (pi, *modules, *extra), _merge_5v(nets),
                    {(PI, f"GPIO{pin}"): what for pin, what in held.items()},
                    _title(name, board.name, setup))
+
+
+def _control(i: int, c: Control, gpio: Callable[..., tuple[str, str]]
+             ) -> tuple[Part, list[Net]]:
+    """Control ``c`` (the ``i``-th) as a part and its nets."""
+    part: Part
+    if c.kind == "button":
+        part = parts.button(f"SW{i}", c.where.rsplit(".", 2)[-2] + " " + c.where
+                            .rsplit(".", 1)[-1])
+        return part, [Net(c.where, (gpio(c.pin, PinKind.IN, "up"), (part.ref, "1")), c.where)]
+    if c.kind == "led":
+        part = parts.led(f"D{i}", c.where.rsplit(".", 2)[-2])
+        return part, [Net(c.where, (gpio(c.pin, PinKind.OUT), (part.ref, "A")), c.where)]
+    part = parts.buzzer_stage(f"Q{i}")
+    return part, [Net(c.where, (gpio(c.pin, PinKind.OUT), (part.ref, "B")), c.where),
+                  Net("5V", ((PI, "5V"), (part.ref, "5V")), "5V")]
 
 
 def _title(name: str, board: str, setup: PiSetup) -> str:
