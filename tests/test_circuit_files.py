@@ -26,7 +26,8 @@ def test_a_wiring_table_edited_by_hand_is_caught(tmp_path: Path) -> None:
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         text = (ROOT / rel).read_text(encoding="utf-8")
         if rel.endswith(".md"):
-            text = text.replace("| SPI0 SCK | J1 GPIO11,", "| SPI0 SCK | J1 GPIO12,", 1)
+            assert "| SPI0 SCK | J1 GPIO11 (pin 23)," in text
+            text = text.replace("| SPI0 SCK | J1 GPIO11 (pin 23),", "| SPI0 SCK | J1 GPIO12,", 1)
         (tmp_path / rel).write_text(text, encoding="utf-8")
     made = circuit_files.expected(tmp_path)
     doc = tmp_path / "docs" / "hardware.md"

@@ -40,8 +40,8 @@ def _series(net: Net) -> str:
     return f"{net.series} Ω at {net.ends[0][0]} {net.ends[0][1]}" if net.series else ""
 
 
-def _ends(net: Net) -> str:
-    return ", ".join(f"{ref} {pin}" for ref, pin in net.ends)
+def _ends(c: Circuit, net: Net) -> str:
+    return ", ".join(f"{ref} {pin_label(c.part(ref), pin)}" for ref, pin in net.ends)
 
 
 def markdown(c: Circuit) -> str:
@@ -50,7 +50,7 @@ def markdown(c: Circuit) -> str:
     lines += [f"| {p.ref} | {p.value}{' (' + p.note + ')' if p.note else ''} | "
               f"{p.source or '-'} |" for p in c.parts]
     lines += ["", "| net | joins | series | set by |", "|---|---|---|---|"]
-    lines += [f"| {n.name} | {_ends(n)} | {_series(n) or '-'} | {n.where or 'the board'} |"
+    lines += [f"| {n.name} | {_ends(c, n)} | {_series(n) or '-'} | {n.where or 'the board'} |"
               for n in c.nets]
     return "\n".join(lines) + "\n"
 
