@@ -9,6 +9,8 @@ import tomllib
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from table.circuit import Circuit, Net, bridge_board, check
 from table.circuit import parts as P
@@ -165,3 +167,31 @@ def test_wiring_prints_every_pin_and_writes_the_schematic(
     assert main(["wiring", str(tmp_path / "missing.toml")]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "missing.toml" in err
+
+
+@settings(max_examples=60, deadline=None)
+@given(pins=st.lists(st.integers(0, 27), min_size=1, max_size=6),
+       audio=st.sampled_from(["jack", "hdmi", "usb", "i2s", "spdif", 3]),
+       uart=st.sampled_from([True, False, "yes"]),
+       miso=st.sampled_from(["direct", "buffer", "diode", ""]),
+       model=st.sampled_from(["pi3", "pi4", "pi5", "zero2w", "pi6"]))
+def test_any_board_and_pins_are_accepted_or_refused_in_one_line(
+        pins: list[int], audio: object, uart: object, miso: str, model: str) -> None:
+    """Whatever the [board] and the pins, the check gives a configuration or one line naming
+    a key: never a traceback."""
+    from table.runtime.config import ConfigError, parse_config
+
+    names = ("uno", "draw", "pass", "challenge", "don", "led")
+    data = {"table": {"players": ["A", "B"]}, "deck": {"file": "virtual"},
+            "readers": [{"name": "pad", "kind": "sim", "role": "play"},
+                        {"name": "p2", "kind": "mfrc522", "role": "seat", "seat": "B",
+                         "device": 1}],
+            "board": {"model": model, "audio": audio, "uart": uart, "miso": miso},
+            "controls": {"seats": {"A": dict(zip(names, pins, strict=False))}}}
+    try:
+        config = parse_config(data, ROOT / "table.toml")
+    except ConfigError as exc:
+        line = str(exc)
+        assert "\n" not in line and line.startswith(str(ROOT / "table.toml") + ": ")
+    else:
+        assert config.board.model == model
