@@ -164,6 +164,13 @@ def test_wiring_prints_every_pin_and_writes_the_schematic(
     assert svg.read_text(encoding="utf-8").startswith("<svg")
     assert main(["wiring", "--bridge"]) == 0
     assert "U3  74AHCT125 (5 V)" in capsys.readouterr().out
+    assert main(["wiring", str(ROOT / "examples" / "sim.toml"), "--svg", ""]) == 2
+    assert "--svg '': an empty path" in capsys.readouterr().err
+    assert main(["wiring", "--bridge", "--svg", str(tmp_path / "no" / "such.svg")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "cannot write it" in err
+    assert main(["wiring", str(ROOT / "examples" / "sim.toml")]) == 0
+    assert "Nothing is wired to it: every reader is on USB." in capsys.readouterr().out
     assert main(["wiring", str(tmp_path / "missing.toml")]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "missing.toml" in err

@@ -84,6 +84,8 @@ def text(c: Circuit, findings: list[Finding], advice: list[str]) -> str:
             others = ", ".join(f"{r} {p}" for r, p in net.ends if r != part.ref)
             via = f" ({_series(net)})" if net.series else ""
             lines.append(f"    {pin_label(part, name):<16} {net.name:<26} -> {others or '-'}{via}")
+    if len(lines) == 2:
+        lines.append("Nothing is wired to it: every reader is on USB.")
     lines.append("")
     if findings:
         lines.append(f"{len(findings)} finding(s):")

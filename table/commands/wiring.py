@@ -35,6 +35,9 @@ def _wiring(args: argparse.Namespace) -> int:
     from table.runtime.board import wiring_of
     from table.runtime.config import load_for_wiring, pi_setup
 
+    out = None
+    if args.svg is not None:
+        out = Path(given_path("--svg", args.svg, "a file to write the schematic to"))
     if args.bridge:
         circuit = bridge_board.build()
         findings = check(circuit)
@@ -44,9 +47,12 @@ def _wiring(args: argparse.Namespace) -> int:
         config = load_for_wiring(Path(given_path("CONFIG", args.config, "a configuration")))
         circuit, findings = wiring_of(config.path.stem, pi_setup(config))
     print(drawing.text(circuit, findings, _advice(circuit)), end="")
-    if args.svg:
-        out = Path(given_path("--svg", args.svg, "a file to write the schematic to"))
-        out.write_text(drawing.svg(circuit), encoding="utf-8")
+    if out is not None:
+        try:
+            out.write_text(drawing.svg(circuit), encoding="utf-8")
+        except OSError as exc:
+            raise OptionValueError(f"--svg {out}: cannot write it: {exc.strerror}; allowed: a "
+                                   "file in a folder this user can write in") from None
         print(f"schematic written to {out}")
     return EXIT_FINDINGS if findings else 0
 
