@@ -24,6 +24,7 @@
 #       mosquitto                the MQTT broker the tables publish to and the hub reads
 #       mosquitto-clients        mosquitto_sub, bench/hub.py's observer in a process of its own
 #       fonts-noto-cjk           names in Japanese in the plots of `stats` and `study`
+#       ngspice                  simulates the SPI lines over the cables (table/circuit/spice.py)
 #       chromium                 opens their HTML reports in the tests (through Playwright)
 #       nginx caddy openssl      the web view behind a real TLS proxy (tests/test_web_real_proxy.py)
 # install-root: debootstrap      a fresh minbase Debian root for `./uno install` to set up
@@ -37,8 +38,8 @@ set -eu
 DEMO_PACKAGES="python3 python3-venv espeak-ng"
 JAPANESE_PACKAGES="open-jtalk-mecab-naist-jdic"
 TEST_PACKAGES="$DEMO_PACKAGES make gcc-avr avr-libc simavr libsimavr-dev libelf-dev gcc libc6-dev
-python3-dev socat systemd mosquitto mosquitto-clients chromium fonts-noto-cjk $JAPANESE_PACKAGES
-nginx caddy openssl"
+python3-dev socat systemd mosquitto mosquitto-clients chromium fonts-noto-cjk ngspice
+$JAPANESE_PACKAGES nginx caddy openssl"
 INSTALL_ROOT_PACKAGES="debootstrap qemu-user-static binfmt-support"
 
 list=false

@@ -14,6 +14,8 @@
 #   5. /etc/uno-table (group uno-table, mode 2750: the service reads the deck file enrolled
 #      there) and its config.toml from an example (default examples/spi-pad.toml), only when
 #      there is none: a configuration of your own is never overwritten.
+#      A configuration with language = "ja" gets Open JTalk: open-jtalk-mecab-naist-jdic and the
+#      japanese extra.
 #   6. The systemd unit of `uno-table service`, installed and enabled (started after enrolment).
 #
 # Idempotent: every step first looks, and acts only when something is missing; a second run
@@ -170,6 +172,23 @@ if [ -f "$CONF_DIR/config.toml" ]; then
 else
     install -m 644 "$EXAMPLE" "$CONF_DIR/config.toml"
     did "config: $CONF_DIR/config.toml from $EXAMPLE (edit the players and readers)"
+fi
+
+# 5b. A Japanese table (language = "ja"): Open JTalk, the Japanese voice: its dictionary from
+# Debian and the japanese extra in the venv (again whenever the venv was made again).
+if grep -Eq '^[[:space:]]*language[[:space:]]*=[[:space:]]*"ja"' "$CONF_DIR/config.toml"; then
+    jdic=open-jtalk-mecab-naist-jdic
+    if dpkg -s "$jdic" 2>/dev/null | grep -q '^Status: install ok installed$' &&
+        [ "$(cat "$VENV/.uno-japanese" 2>/dev/null)" = "$stamp" ]; then
+        ok "Japanese voice: Open JTalk ($jdic and the japanese extra)"
+    else
+        env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq \
+            --no-install-recommends "$jdic" || die "apt-get could not install $jdic"
+        "$VENV/bin/python" -m pip --disable-pip-version-check --quiet install \
+            "$CHECKOUT[$extra,japanese]" || die "pip install $CHECKOUT[$extra,japanese] failed"
+        echo "$stamp" >"$VENV/.uno-japanese"
+        did "Japanese voice: Open JTalk ($jdic and the japanese extra)"
+    fi
 fi
 
 # 6. The service.

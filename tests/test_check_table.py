@@ -133,7 +133,7 @@ def test_a_reader_holding_miso_is_one_bus_line_not_two_dead_readers(table: SimTa
         f.split("\n")[0] for f in fails]
     held = table.after("FAIL  SPI bus 0")
     assert "holds MISO low while it is not selected" in held[1]
-    assert "Schottky diode" in held[2]
+    assert "Schottky diode" in held[2] and "anode at the module, cathode to the bus" in held[2]
     assert not [f for f in fails if f.startswith("FAIL  reader pad: chip version")]
     assert "PASS  reader aki: chip version 0x92 (MFRC522 version 2.0)" in table.lines
 
@@ -148,6 +148,38 @@ def test_a_counterfeit_chip_is_named(table: SimTable) -> None:
         "      means: counterfeit chips read at a shorter range and hang",
         "      fix:   replace the module with one whose chip says 0x91 or 0x92 "
         "(docs/building.md: parts)"]]
+
+
+def test_a_fudan_clone_passes_and_an_unknown_chip_is_not_called_silent(table: SimTable
+                                                                      ) -> None:
+    """0x88 (FM17522) is a working clone, not a dead module; 0x55 answers but is unknown."""
+    table.chips["pad"].version = 0x88
+    table.chips["pad"].soft_reset()
+    table.chips["shoe"].version = 0x55
+    table.chips["shoe"].soft_reset()
+    assert table.run() == 1
+    assert any(line.startswith("PASS  reader pad: chip version 0x88 (Fudan FM17522, a clone")
+               for line in table.lines)
+    unknown = table.after("FAIL  reader shoe: chip version 0x55")
+    assert "does not know" in unknown[1] and "does not answer" not in unknown[1]
+
+
+def test_a_bridge_readers_chip_version_is_the_boards_report() -> None:
+    """check-table reads a bridge channel's version from the board's info message."""
+    from types import SimpleNamespace
+
+    from table.readers.bridge import BridgeReader
+
+    reader = BridgeReader("aki", "/dev/null", 2, lambda report: None)
+    assert reader.chip_version() is None  # not started: the board has not said
+    board = SimpleNamespace(identified=True, chips=bytes([0x92, 0x88, 0x00, 0x91]))
+    reader._bridge = SimpleNamespace(board=board)  # type: ignore[assignment]
+    assert reader.chip_version() == 0x00
+    reader.channel = 1
+    assert reader.chip_version() == 0x88
+    table = check_table_module.Table([ReaderSpec("aki", "bridge", port="/dev/null", channel=1)])
+    table.readers = {"aki": reader}
+    assert table.version("aki") == 0x88
 
 
 def test_two_pads_that_see_each_others_cards_fail_as_cross_talk(table: SimTable) -> None:

@@ -193,6 +193,26 @@ def test_a_config_of_ones_own_is_kept_and_a_new_board_gets_its_extra(tmp_path: P
                            f"{pi.checkout}[pi]"
 
 
+def test_a_japanese_table_gets_open_jtalk_once(tmp_path: Path) -> None:
+    """The four-seat example speaks Japanese: the installer adds Open JTalk's dictionary and
+    the japanese extra, and a second run leaves them."""
+    pi = Pi(tmp_path)
+    first = pi.install("examples/bridge-four-seats.toml")
+    assert first.returncode == 0, first.stderr
+    assert "changed Japanese voice: Open JTalk (open-jtalk-mecab-naist-jdic and the japanese " \
+           "extra)" in first.stdout
+    log = pi.log()
+    assert any(line.startswith("apt-get") and "open-jtalk-mecab-naist-jdic" in line
+               for line in log)
+    assert f"install {pi.checkout}[pi5,japanese]" in log[-1]
+    again = pi.install("examples/bridge-four-seats.toml")
+    assert again.returncode == 0, again.stderr
+    assert not [line for line in again.stdout.splitlines() if line.startswith("changed")]
+    english = Pi(tmp_path / "en")
+    assert english.install().returncode == 0
+    assert not any("jdic" in line or ",japanese]" in line for line in english.log())
+
+
 def test_install_needs_root_and_a_real_example(tmp_path: Path) -> None:
     pi = Pi(tmp_path)
     pi.env["FAKE_UID"] = "1000"

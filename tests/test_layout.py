@@ -31,6 +31,7 @@ ALLOWED: dict[str, frozenset[str]] = {
     "inputs": frozenset(),
     "rules": frozenset({"cards", "errors"}),
     "readers": frozenset({"errors", "inputs"}),
+    "circuit": frozenset({"errors", "readers"}),
     "referee": frozenset({"cards", "errors", "files", "inputs", "rules", "readers"}),
     "voice": frozenset({"cards", "errors", "referee"}),
     "journal": frozenset({"cards", "errors", "files", "inputs", "rules", "readers", "referee"}),
@@ -39,7 +40,7 @@ ALLOWED: dict[str, frozenset[str]] = {
     "mqtt": frozenset({"cards", "errors", "files", "inputs", "rules", "readers", "referee",
                        "journal"}),
     "runtime": frozenset({"cards", "errors", "files", "inputs", "rules", "readers", "referee",
-                          "voice", "journal", "mqtt"}),
+                          "voice", "journal", "mqtt", "circuit"}),
     # web sits beside runtime: the daemon, the demo and the simulator start it; it knows
     # neither (they offer it what it needs), and nothing below it knows it. It reads the
     # journal the table writes (read only) and builds the evening's report from it (/stats).
@@ -47,7 +48,8 @@ ALLOWED: dict[str, frozenset[str]] = {
     "hub": frozenset({"cards", "errors", "files", "inputs", "rules", "readers", "referee",
                       "journal", "mqtt", "web"}),
     "commands": frozenset({"cards", "errors", "files", "inputs", "rules", "readers", "referee",
-                           "voice", "journal", "analysis", "runtime", "mqtt", "hub", "web"}),
+                           "voice", "journal", "analysis", "runtime", "mqtt", "hub", "web",
+                           "circuit"}),
 }
 FLAT = {"__init__.py", "cards.py", "errors.py"}  # the only modules directly in table/
 

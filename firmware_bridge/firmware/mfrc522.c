@@ -47,18 +47,22 @@
 #define FAIL 1
 #define RELOAD 100 /* timer ticks of 25 us before "no answer" */
 
+/* A reader's select line: pins.h, written from the board's circuit model. */
+#define SS_SET(n, high) \
+    do { \
+        if (high) \
+            SS##n##_PORT |= _BV(SS##n##_BIT); \
+        else \
+            SS##n##_PORT &= (uint8_t)~_BV(SS##n##_BIT); \
+    } while (0)
+
 static void ss(uint8_t reader, uint8_t high)
 {
-    static const uint8_t bit_b[3] = {_BV(PB2), _BV(PB1), _BV(PB0)};
-    if (reader < 3) {
-        if (high)
-            PORTB |= bit_b[reader];
-        else
-            PORTB &= (uint8_t)~bit_b[reader];
-    } else if (high) {
-        PORTD |= _BV(PD7);
-    } else {
-        PORTD &= (uint8_t)~_BV(PD7);
+    switch (reader) {
+    case 0: SS_SET(0, high); break;
+    case 1: SS_SET(1, high); break;
+    case 2: SS_SET(2, high); break;
+    default: SS_SET(3, high); break;
     }
 }
 
@@ -108,15 +112,20 @@ static void rd_fifo(uint8_t reader, uint8_t *data, uint8_t len)
 
 void rc_bus_init(void)
 {
-    DDRB |= _BV(PB5) | _BV(PB3) | _BV(PB2) | _BV(PB1) | _BV(PB0); /* SCK MOSI SS0 SS1 SS2 */
-    DDRD |= _BV(PD7) | _BV(PD6);                                  /* SS3 RST */
-    PORTB |= _BV(PB2) | _BV(PB1) | _BV(PB0);
-    PORTD |= _BV(PD7);
-    SPCR = _BV(SPE) | _BV(MSTR); /* mode 0, MSB first */
-    SPSR = _BV(SPI2X);           /* F_CPU/2 = 8 MHz (the MFRC522 takes up to 10) */
-    PORTD &= (uint8_t)~_BV(PD6); /* hard reset of every chip */
+    SCK_DDR |= _BV(SCK_BIT);
+    MOSI_DDR |= _BV(MOSI_BIT);
+    SS0_DDR |= _BV(SS0_BIT); /* also the AVR's own SS: an output keeps the SPI a master */
+    SS1_DDR |= _BV(SS1_BIT);
+    SS2_DDR |= _BV(SS2_BIT);
+    SS3_DDR |= _BV(SS3_BIT);
+    RST_DDR |= _BV(RST_BIT);
+    for (uint8_t r = 0; r < 4; r++)
+        ss(r, 1);
+    SPCR = _BV(SPE) | _BV(MSTR) | SPI_SPR; /* mode 0, MSB first; SPI_KHZ in board.h */
+    SPSR = SPI_2X;
+    RST_PORT &= (uint8_t)~_BV(RST_BIT); /* hard reset of every chip */
     _delay_ms(1);
-    PORTD |= _BV(PD6);
+    RST_PORT |= _BV(RST_BIT);
     _delay_ms(50); /* oscillator start-up */
 }
 

@@ -2,12 +2,13 @@
 
 Every reader of the configuration is started at once (so every antenna field is on together,
 as during a game) and checked part by part, as Klipper's Config_checks does: each reader comes
-live; its chip's version (a genuine MFRC522 says 0x91 or 0x92, a counterfeit 0x12, a module
-that does not answer 0x00); then each pad in turn is asked for any tagged card, which it must
-read while every other pad stays silent (a pad that reads it too is cross-talk); last, no
-reader was lost while all the fields were on (power). Each check prints one ``PASS`` or
-``FAIL`` line; a ``FAIL`` says what the result means and the wire or setting to change. No
-deck file is needed: any tag will do.
+live; its chip's version, on the Pi's SPI or as a bridge board reports it (a genuine MFRC522
+says 0x91 or 0x92, a Fudan FM17522 clone 0x88, 0x89 or 0xB2 and works, a counterfeit 0x12, a
+module that does not answer 0x00 or 0xFF); then each pad in turn is asked for any tagged
+card, which it must read while every other pad stays silent (a pad that reads it too is
+cross-talk); last, no reader was lost while all the fields were on (power). Each check
+prints one ``PASS`` or ``FAIL`` line; a ``FAIL`` says what the result means and the wire or
+setting to change. No deck file is needed: any tag will do.
 """
 
 from __future__ import annotations
@@ -22,10 +23,10 @@ from typing import Any
 
 from table.inputs import ReaderStatus, Report, TagRead
 from table.readers.factory import Reader, ReaderSpec, make_reader
+from table.readers.radio_checks import CHIPS
 
 VERSION_REG = 0x37  # MFRC522 VersionReg
-GENUINE = {0x91: "MFRC522 version 1.0", 0x92: "MFRC522 version 2.0"}
-COUNTERFEIT = {0x12: "a counterfeit MFRC522"}
+SILENT = (0x00, 0xFF)  # VersionReg of a chip that does not answer
 SPACING = ("move the pads apart: at least three antenna sizes between antenna edges (about "
            "15 cm for RC522 boards), with no metal between or under them")
 
@@ -126,8 +127,12 @@ class Table:
             waiting = {name for name in self.readers if self.states[name] != "live"}
 
     def version(self, name: str) -> int | None:
-        """An MFRC522's VersionReg (None for other kinds)."""
-        chip = getattr(self.readers.get(name), "chip", None)
+        """An MFRC522's VersionReg, read on the Pi's SPI or as its bridge board reported it
+        (None for other kinds)."""
+        reader = self.readers.get(name)
+        if hasattr(reader, "chip_version"):
+            return reader.chip_version()  # type: ignore[union-attr, no-any-return]
+        chip = getattr(reader, "chip", None)
         if chip is None or not hasattr(chip, "Read_MFRC522"):
             return None
         return int(chip.Read_MFRC522(VERSION_REG))
@@ -158,11 +163,11 @@ def check_versions(table: Table) -> list[Check]:
     out = []
     by_bus: dict[int, list[ReaderSpec]] = {}
     for spec in table.specs:
-        if versions.get(spec.name) is not None:
+        if versions.get(spec.name) is not None and spec.kind == "mfrc522":
             by_bus.setdefault(spec.bus, []).append(spec)
     held = set()
     for bus, specs in by_bus.items():
-        silent = [s.name for s in specs if versions[s.name] in (0x00, 0xFF)]
+        silent = [s.name for s in specs if versions[s.name] in SILENT]
         if len(specs) >= 2 and len(silent) >= len(specs) - 1:
             held.update(silent)
             talking = sorted(set(s.name for s in specs) - set(silent))
@@ -171,26 +176,33 @@ def check_versions(table: Table) -> list[Check]:
                 + (f" while {talking[0]} answers" if talking else ""),
                 "a module holds MISO low while it is not selected (common on cheap RC522 "
                 "boards), so the others' answers never reach the Pi",
-                "unplug the readers one at a time to find it; then put a Schottky diode "
-                "(1N5819, cathode to the module) in each module's MISO line with one 10 kΩ "
-                "pull-down on the Pi's side, or give that module its own MISO line"))
+                "unplug the readers one at a time to find it; then give each module a path of "
+                "its own onto MISO: a Schottky diode (1N5819), anode at the module, cathode to "
+                "the bus, with 1 kΩ from the bus to ground (board.miso = \"diode\"), or a "
+                "74LVC1G125 enabled by its SDA (board.miso = \"buffer\")"))
     for spec in table.specs:
         version = versions.get(spec.name)
         if version is None or spec.name in held:
             continue
-        if version in GENUINE:
+        known = CHIPS.get(version)
+        if known is not None and known[1]:
             out.append(Check(True, f"reader {spec.name}: chip version 0x{version:02X} "
-                             f"({GENUINE[version]})"))
-        elif version in COUNTERFEIT:
+                             f"({known[0]})"))
+        elif known is not None:
             out.append(Check(False, f"reader {spec.name}: chip version 0x{version:02X}: "
-                             f"{COUNTERFEIT[version]}",
+                             f"{known[0]}",
                              "counterfeit chips read at a shorter range and hang",
                              "replace the module with one whose chip says 0x91 or 0x92 "
                              "(docs/building.md: parts)"))
-        else:
+        elif version in SILENT:
             out.append(Check(False, f"reader {spec.name}: chip version 0x{version:02X}",
                              "the chip does not answer on SPI (0x00: MISO low or no power; "
                              "0xFF: MISO floating)", f"check {_wiring(spec)}"))
+        else:
+            out.append(Check(False, f"reader {spec.name}: chip version 0x{version:02X}",
+                             "a chip this table does not know: it answers, but is no MFRC522 "
+                             "or known clone", "use an RC522 board whose chip says 0x91, 0x92 "
+                             "or 0x88 (docs/building.md: parts)"))
     return out
 
 

@@ -369,6 +369,15 @@ class BridgeReader:
         return (f"board firmware {bridge.firmware}, channel {self.channel} "
                 f"chip version 0x{chip:02X}")
 
+    def chip_version(self) -> int | None:
+        """This channel's chip version as the board reported it (0x00: no chip), or None
+        before the board has said who it is."""
+        bridge = self._bridge
+        if bridge is None or not bridge.board.identified:
+            return None
+        chips = bridge.board.chips
+        return chips[self.channel] if self.channel < len(chips) else 0
+
     def stop(self, timeout: float = 5.0) -> None:
         """Detach this channel; the port closes with its last channel."""
         bridge, self._bridge = self._bridge, None

@@ -11,7 +11,22 @@ from typing import Any
 
 from table.readers.factory import ReaderSpec
 
-COUNTERFEIT = 0x12  # VersionReg of the clone chips; genuine ones report 0x91 or 0x92
+COUNTERFEIT = 0x12  # VersionReg of the counterfeit chips; genuine ones report 0x91 or 0x92
+# VersionReg to (what the chip is, whether the table can use it). From the MFRC522 datasheet
+# (0x91, 0x92) and the version table of the MFRC522 Arduino library (the Fudan clones, and its
+# label for 0x12); 0x00 and 0xFF are a chip that does not answer (MISO low or floating).
+CHIPS: dict[int, tuple[str, bool]] = {
+    0x90: ("MFRC522 version 0.0", True),
+    0x91: ("MFRC522 version 1.0", True),
+    0x92: ("MFRC522 version 2.0", True),
+    0x88: ("Fudan FM17522, a clone that answers as an MFRC522 does: usable, its range not "
+           "measured here", True),
+    0x89: ("Fudan FM17522E, a clone that answers as an MFRC522 does: usable, its range not "
+           "measured here", True),
+    0xB2: ("Fudan FM17522 (a later revision), a clone that answers as an MFRC522 does: usable, "
+           "its range not measured here", True),
+    0x12: ("a counterfeit MFRC522", False),
+}
 VERSION = 0x37
 Problem = tuple[str, str]
 
@@ -95,8 +110,9 @@ def _find_holder(
             return [(
                 f"reader {suspect.name} holds SPI bus {bus}'s MISO line low while it is not "
                 f"selected: {names} read nothing while it is powered",
-                f"put a diode on reader {suspect.name}'s MISO (or give it a MISO line of its "
-                "own), or replace the module",
+                f"put a Schottky diode on reader {suspect.name}'s MISO, anode at the module "
+                "and cathode to the bus, with 1 kohm from the bus to ground, or a buffer "
+                "enabled by its SDA (docs/hardware.md#wiring), or replace the module",
             )]  # fmt: skip
     return [(
         f"readers {names} on SPI bus {bus} read nothing while others on the bus work",

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
+from table.circuit.pi_wiring import PiSetup
 from table.errors import TableError
 from table.files.text import read_toml
 from table.inputs import ROLES, ReaderRole
@@ -27,6 +28,7 @@ from table.readers.factory import ReaderSpec
 from table.referee.referee import BUTTONS
 from table.referee.registry import Deck, DeckError, load_deck, virtual_deck
 from table.rules import PRESETS, SPECS, Options, make_options, same_names
+from table.runtime.board import BoardSettings, parse_board, setup_of, wiring_of
 from table.voice.backends import BACKENDS
 
 
@@ -35,7 +37,7 @@ class ConfigError(TableError, ValueError):
 
 
 SECTIONS: Final = ("table", "rules", "deck", "voice", "journal", "readers", "controls", "mqtt",
-                   "web")
+                   "web", "board")
 TABLE_KEYS: Final = ("players", "language", "dealer", "pronunciations", "readings",
                      "color_reminder")
 VOICE_KEYS: Final = ("backend", "folder", "cache", "cache_folder", "prewarm")
@@ -96,6 +98,8 @@ class Config:
     web_local_admin: bool = True  # the admin page from the Pi itself needs no key
     web_hosts: tuple[str, ...] = ()  # names the web view answers to besides the machine's own
     web_trusted_proxies: tuple[str, ...] = ()  # reverse proxies whose forwarding headers count
+    # [board]: the Pi, its audio, UART and MISO
+    board: BoardSettings = field(default_factory=BoardSettings)
 
     def roles(self) -> list[ReaderRole]:
         """The readers as the referee sees them (a seat reader names its seat by number)."""
@@ -203,22 +207,25 @@ def _show(value: object) -> str:
     return repr(value) if isinstance(value, str) else str(value)
 
 
-def load_config(path: str | Path, need_deck: bool = True) -> Config:
+def load_config(path: str | Path, need_deck: bool = True, wiring: bool = True) -> Config:
     """Read and check a configuration file. Raises :class:`ConfigError` (one line).
-    ``need_deck=False`` (for enrolment, which writes the deck) skips the ``[deck]`` check."""
+    ``need_deck=False`` (for enrolment, which writes the deck) skips the ``[deck]`` check;
+    ``wiring=False`` (for ``uno-table wiring``, which shows every finding) the electrical rules."""
     path = Path(path)
     data = read_toml(path, "configuration file", ConfigError)
     if not data:
         raise ConfigError(f"{path}: the configuration file is empty; allowed: [table] with "
                           "players = [...], [deck] with file = ..., and [[readers]]")
-    return parse_config(data, path, need_deck)
+    return parse_config(data, path, need_deck, wiring)
 
 
-def parse_config(data: Mapping[str, Any], path: Path, need_deck: bool = True) -> Config:
+def parse_config(data: Mapping[str, Any], path: Path, need_deck: bool = True,
+                 wiring: bool = True) -> Config:
     """Check the configuration's TOML ``data`` read from ``path`` (see :func:`load_config`)."""
     c = _Checker(path)
     c.keys("", data, SECTIONS)
-    for section in ("table", "rules", "deck", "voice", "journal", "controls", "mqtt", "web"):
+    for section in ("table", "rules", "deck", "voice", "journal", "controls", "mqtt", "web",
+                    "board"):
         if section in data:
             c.table(section, data[section])
     table = data.get("table")
@@ -260,7 +267,12 @@ def parse_config(data: Mapping[str, Any], path: Path, need_deck: bool = True) ->
         except MqttConfigError as exc:
             raise ConfigError(str(exc)) from None
     values.update(_web(c, data.get("web", {})))
-    return Config(path=path, options=options, deck=deck, readers=readers, **values)
+    values["board"] = parse_board(c, data.get("board", {}))
+    config = Config(path=path, options=options, deck=deck, readers=readers, **values)
+    findings = wiring_of(path.stem, pi_setup(config))[1] if wiring else []
+    if findings:  # what the electrical rules refuse (uno-table wiring shows them all)
+        raise ConfigError(f"{path}: {findings[0].line()}")
+    return config
 
 
 def _players(c: _Checker, value: object) -> tuple[str, ...]:
@@ -539,3 +551,23 @@ def _proxies(c: _Checker, values: object) -> tuple[str, ...]:
             raise c.fail("web.trusted_proxies", f"{_show(value)} is not an address or a "
                          "network", allowed) from None
     return tuple(v.strip() for v in values)
+
+
+def pi_setup(config: Config) -> PiSetup:
+    """What ``config`` puts on the Pi's header (table/circuit/ checks and draws it)."""
+    return setup_of(config.readers, config.controls, config.buzzer, config.players,
+                    config.board)
+
+
+def load_for_wiring(path: Path) -> Config:
+    """The configuration at ``path`` checked as ``uno-table wiring`` needs it: its pins and
+    parts, not its devices, journal or deck (the wiring is drawn before any is there), and
+    without the electrical rules (the command shows every finding, not the first)."""
+    data = dict(read_toml(path, "configuration file", ConfigError))
+    data.pop("journal", None)
+    data["deck"] = {"file": "virtual"}
+    readers = data.get("readers")
+    if isinstance(readers, list):
+        data["readers"] = [{**r, "port": os.devnull} if isinstance(r, dict) and "port" in r
+                           else r for r in readers]
+    return parse_config(data, path, need_deck=False, wiring=False)
