@@ -28,6 +28,7 @@ const teller = new Teller($("polite"), $("assertive"));
 let heard = []; // the table's latest announcements, for "last events"
 let toldKey = ""; // the situation last told to the player
 let toldTop = undefined; // the top card last told
+let toldMark = ""; // where the table was when the situation was last told
 
 async function refresh() {
   if (gone) return;
@@ -40,7 +41,9 @@ async function refresh() {
     if (status === 403) { gone = true; renderGone(); return; }
     if (status === 200) {
       const text = JSON.stringify(body);
+      const before = view;
       if (text !== shown) { shown = text; view = body; render(); } // unchanged: left as it is
+      tellNews(before, view);
       // Events that came meanwhile and change the view asked for another fetch (again);
       // without one, those that came meanwhile left the view as it is.
       window.unoTable.viewAfter = again || !stream ? after : stream.lastId;
@@ -64,7 +67,6 @@ function render() {
   $("situation").textContent = t("s-" + sit.key, { n: sit.count, p: sit.target || sit.turn || sit.winner || "" });
   $("situation").classList.toggle("act", ACTING.has(sit.key));
   $("situation").dataset.key = sit.key;
-  tellSituation(sit);
   if (table) {
     $("top").replaceChildren(cardEl(table.top, { extra: "small" }));
     $("facts").replaceChildren(table.color
@@ -85,8 +87,21 @@ function render() {
     : mine ? mineLine(mine) : "");
 }
 
-// The player's turn (and any moment the player must act) told at once, with the top card.
-function tellSituation(sit) {
+// What a fresh view brings the player, at once: the cards just drawn (this seat's own, so
+// this page alone tells them), then the player's turn or any moment to act, with the top card.
+function tellNews(before, now) {
+  if (!now || gone) return;
+  const dealt = (v) => v.situation.key === "dealing" || !v.hand || !v.hand.length;
+  if (before && now.hand && before.round === now.round && !dealt(before) && !dealt(now)) {
+    const left = before.hand.map((c) => c.code);
+    const drawn = [];
+    for (const c of now.hand) {
+      const at = left.indexOf(c.code);
+      if (at >= 0) left.splice(at, 1); else drawn.push(cardName(c.code));
+    }
+    if (drawn.length && left.length === 0) teller.say(t("drew", { list: drawn.join(t("and")) }), lang, true);
+  }
+  const sit = now.situation;
   if (sit.key === toldKey) return;
   toldKey = sit.key;
   if (!ACTING.has(sit.key)) return;
@@ -134,6 +149,7 @@ function pick(card) {
   if (card.code.startsWith("W")) {
     wild = card.code;
     render();
+    teller.say(t("choose"), lang, true);
     return;
   }
   wild = null;
@@ -196,6 +212,10 @@ function onFrame(frame, id) {
     else if (table.top && table.top !== toldTop && toldTop !== undefined) {
       teller.say(t("top-now", { c: topWords() }), lang, false);
     }
+    // The table moved (a card played or drawn, the turn passed on): the player's next moment
+    // to act is told anew, even when it is the same kind of moment as the last one.
+    const mark = JSON.stringify([table.top, table.hands, table.turn, table.color, table.pending_draw]);
+    if (mark !== toldMark) { toldMark = mark; toldKey = ""; }
     toldTop = table.top;
     render(); // the top card and colour, even when the seat's own view has not changed
   } else if (!["new-match", "resumed"].includes(frame.type)) {

@@ -55,7 +55,7 @@ const WORDS = {
     "top-says": "Top card: {c}. Colour: {k}.", "top-none": "No card on the pile yet.",
     "pending-says": "Draw {n} pending.", "counts-says": "{list}.", "count-one": "{p} 1 card",
     "count": "{p} {n} cards", "uno-said": "UNO", "last-none": "Nothing has happened yet.",
-    "top-now": "Top card now: {c}.", "turn-says": "{s}. Top card: {c}.",
+    "top-now": "Top card now: {c}.", "turn-says": "{s}. Top card: {c}.", drew: "You drew: {list}.",
   },
   ja: {
     title: "ウノ・テーブル",
@@ -109,7 +109,7 @@ const WORDS = {
     "top-says": "場のカード: {c}。色: {k}。", "top-none": "場にはまだカードがありません。",
     "pending-says": "{n}枚引く番です。", "counts-says": "{list}。", "count-one": "{p} 1枚",
     "count": "{p} {n}枚", "uno-said": "ウノ", "last-none": "まだ何も起きていません。",
-    "top-now": "場のカード: {c}。", "turn-says": "{s}。場のカード: {c}。",
+    "top-now": "場のカード: {c}。", "turn-says": "{s}。場のカード: {c}。", drew: "引いたカード: {list}。",
   },
 };
 
