@@ -46,7 +46,7 @@ def violations(page: Any) -> list[str]:
 
 
 @pytest.fixture
-def mid_round(browser: Any, pages: list[Any]) -> Iterator[tuple[Any, dict[str, Any]]]:
+def mid_round(browser: Any, pages: list[Any]) -> Iterator[tuple[SimTable, Any, dict[str, Any]]]:
     """A four-player table on the web, paused mid-round: its pages, caught up."""
     table = SimTable(make_options("official"), ["Aki", "Ken", "Mio", "Rin"], 5, hands="full")
     server, remote = start_web(table, "127.0.0.1:0", plays_cards=True)
@@ -70,9 +70,9 @@ def mid_round(browser: Any, pages: list[Any]) -> Iterator[tuple[Any, dict[str, A
     base = server.base_url()
     try:
         shown = {
-            "table": open_page(browser, pages, base + "/", 1280, 800),
+            "table": open_page(browser, pages, base + "/?pace=20", 1280, 800),
             "overlay": open_page(browser, pages, base + "/overlay", 1280, 240),
-            "seat": open_page(browser, pages, server.web.seat_urls()[0][1]),
+            "seat": open_page(browser, pages, server.web.seat_urls()[0][1] + "?lang=en&pace=20"),
             "admin": open_page(browser, pages, base + "/admin", 1280, 800),
         }
         for page in shown.values():
@@ -85,7 +85,7 @@ def mid_round(browser: Any, pages: list[Any]) -> Iterator[tuple[Any, dict[str, A
                                    polling=20)
         shown["seat"].wait_for_function("(id) => unoTable.viewAfter === id", arg=newest,
                                         polling=20)
-        yield server, shown
+        yield table, server, shown
     finally:
         go_on.set()
         player.join(60)
@@ -93,8 +93,9 @@ def mid_round(browser: Any, pages: list[Any]) -> Iterator[tuple[Any, dict[str, A
         server.stop()
 
 
-def test_the_table_s_pages_mid_round_pass_axe(mid_round: tuple[Any, dict[str, Any]]) -> None:
-    _, shown = mid_round
+def test_the_table_s_pages_mid_round_pass_axe(
+        mid_round: tuple[SimTable, Any, dict[str, Any]]) -> None:
+    shown = mid_round[2]
     assert shown["seat"].locator("#hand .card").count() > 0  # a hand to name
     found = {name: violations(page) for name, page in shown.items()}
     assert found == {name: [] for name in shown}
@@ -116,3 +117,27 @@ def test_stats_and_the_hub_s_standings_pass_axe(
     standings.wait_for_selector("#ranking li[data-player='Aki']")
     found["standings"] = violations(standings)
     assert found == {"stats": [], "standings": []}
+
+
+def test_every_control_is_reached_by_the_keyboard_and_shows_its_focus(
+        mid_round: tuple[SimTable, Any, dict[str, Any]]) -> None:
+    shown = mid_round[2]
+    for name in ("seat", "table", "admin"):
+        page = shown[name]
+        page.bring_to_front()
+        controls = page.evaluate("""() => [...document.querySelectorAll(
+            'button, select, input, a[href]')].filter((e) => e.offsetParent !== null).length""")
+        reached: list[dict[str, Any]] = []
+        page.evaluate("document.activeElement && document.activeElement.blur()")
+        for _ in range(controls + 1):
+            page.keyboard.press("Tab")
+            reached.append(page.evaluate("""() => { const e = document.activeElement;
+                const s = getComputedStyle(e);
+                return { id: e.outerHTML.slice(0, 80), visible: e.matches(':focus-visible'),
+                         ring: s.outlineStyle !== 'none' && parseFloat(s.outlineWidth) >= 2 };
+            }"""))
+        ids = {r["id"] for r in reached}
+        assert len(ids) >= controls, (name, controls, reached)  # every control, in one round
+        missing = [r["id"] for r in reached if not (r["ring"] and r["visible"])
+                   and not r["id"].startswith("<body")]
+        assert missing == [], (name, missing)
