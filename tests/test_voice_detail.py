@@ -123,3 +123,28 @@ def test_demo_takes_the_level_and_refuses_another(capsys: pytest.CaptureFixture[
     assert exit_.value.code == 2
     assert "--voice-detail" in capsys.readouterr().err
     assert main(["demo", "--fast", "--rounds", "1", "--voice-detail", "everything"]) == 0
+
+
+def test_the_daemon_says_each_card_played_with_detail_plays(
+        tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``[voice] detail = "plays"`` at a real daemon: the voice names the card, the event
+    stream (what the web and MQTT get) does not carry the phrase."""
+    import web_harness
+
+    plain = web_harness.sim_config
+    monkeypatch.setattr(web_harness, "sim_config", lambda *a, **k: plain(*a, **k).replace(
+        'backend = "captions"', 'backend = "captions"\ndetail = "plays"', 1))
+    with web_harness.web_daemon(tmp_path) as t:
+        assert t.daemon.config.voice_detail == "plays"
+        t.tap("Y1#1")  # the first card, turned up: said as always
+        t.wait("announcement", key="turn", text="Ken's turn.")
+        t.tap("Y7#1")  # Ken plays
+        t.wait("announcement", key="turn", text="Mio's turn.")
+        assert t.daemon.announcer.idle(timeout=20)
+        spoken = list(t.daemon.announcer.spoken)
+        events: list[Any] = []
+        while not t.events.empty():
+            events.append(dict(t.events.get()))
+    assert spoken[-4:] == ["The first card is yellow one.", "Ken's turn.",
+                           "Ken plays yellow seven.", "Mio's turn."], spoken
+    assert events and not any("plays" in str(e) for e in events)

@@ -19,7 +19,7 @@ from typing import Any, Final
 
 from table.cards import parse_card
 from table.errors import TableError
-from table.referee.announcements import ROUTINE, Announcement, card_words, ja_addressed
+from table.referee.announcements import INFO, Announcement, card_words, ja_addressed
 
 DETAILS: Final = ("turns", "plays", "everything")
 
@@ -58,7 +58,8 @@ def words(ann: Announcement, lang: str, names: Mapping[str, str] | None = None) 
 
 
 def _ann(key: str, **params: str | int) -> Announcement:
-    return Announcement(key, tuple(params.items()), ROUTINE)
+    # As a skip or a wild is said (INFO): after what came before it, before the next turn call.
+    return Announcement(key, tuple(params.items()), INFO)
 
 
 class Detail:
