@@ -19,12 +19,11 @@ from browser import open_page
 from web_harness import web_daemon
 
 from sim.players.bots import make_bot, seat_rng
-from sim.tabletop.match import Seat, play_match
+from sim.tabletop.match import Seat
 from sim.tabletop.virtual import SimTable
 from sim.tabletop.web_people import start_web
 from table.hub.page import StandingsPage
 from table.hub.service import Hub
-from table.rules import make_options
 
 browser = web_tests.browser
 pages = web_tests.pages
@@ -48,23 +47,20 @@ def violations(page: Any) -> list[str]:
 @pytest.fixture
 def mid_round(browser: Any, pages: list[Any]) -> Iterator[tuple[SimTable, Any, dict[str, Any]]]:
     """A four-player table on the web, paused mid-round: its pages, caught up."""
-    table = SimTable(make_options("official"), ["Aki", "Ken", "Mio", "Rin"], 5, hands="full")
+    table = web_tests.sim_table(seed=5, players=4)  # the screenshots' table and moment
     server, remote = start_web(table, "127.0.0.1:0", plays_cards=True)
-    moves = 0
     paused, go_on = threading.Event(), threading.Event()
+    moved = iter(range(1, 10_000))
 
     def after_move(t: SimTable) -> None:
-        nonlocal moves
-        moves += 1
-        if moves == 10:
+        if next(moved) == 10:
             paused.set()
             go_on.wait(60)
 
     bots: list[Seat] = [make_bot("heuristic", seat_rng(5, i)) for i in range(4)]
 
     def play() -> None:
-        with table:
-            play_match(table, bots, rounds=1, after_move=after_move)
+        web_tests._play(table, bots, after_move)
 
     player = threading.Thread(target=play, daemon=True)
     base = server.base_url()
