@@ -64,6 +64,7 @@ BAD = [
     ('[voice]', '[web]\nlanguage = "de"\n[voice]', "web.language", "allowed: en, ja"),
     ('[voice]', '[web]\nport = 8080\n[voice]', "web.port", "unknown key"),
     ('uno_penalty = 2', 'uno_penalty = ', "", "not valid TOML"),
+    ('[voice]', '[voice]\ndetail = "loud"', "voice.detail", "turns, plays, everything"),
 ]
 
 

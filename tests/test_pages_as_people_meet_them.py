@@ -51,10 +51,12 @@ def test_a_seat_page_opened_on_its_own_turn_shows_the_top_card_and_colour(
                               " === 'your-turn'", polling=20)
         seen(ken, "#top .card.red")
         seen(ken, "#facts .swatch.red")
-        # The card is named for a screen reader, not drawn: "red 5"; a skip is "red Skip".
-        assert ken.get_attribute("#top .card", "aria-label") == "red 5"
+        # The card is named on screen as a screen reader names it: "red 5"; a skip is "red
+        # Skip" (its drawn symbols hidden from the reader).
+        assert text(ken, "#top .card .name") == "red 5"
+        assert ken.locator("#top .card [aria-hidden='true']").count() == 2
         t.tap("RS#1")
-        seen(ken, '#top .card[aria-label="red Skip"]')
+        says(ken, "#top .card .name", "red Skip")
 
 
 def test_the_phones_and_the_tv_speak_people_s_words(

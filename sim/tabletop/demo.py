@@ -97,12 +97,15 @@ def choose_voice(requested: str | None, fast: bool) -> str:
     return "espeak-ng"
 
 
-def make_announcer(voice: str, lang: str, names: Sequence[str] = ()) -> Announcer | None:
-    """The voice; in Japanese it says the names in romaji as kana (Aki: アキ)."""
+def make_announcer(voice: str, lang: str, names: Sequence[str] = (),
+                   detail: str = "turns") -> Announcer | None:
+    """The voice; in Japanese it says the names in romaji as kana (Aki: アキ); ``detail``:
+    how much it says (``--voice-detail``)."""
     if voice == "captions":
         return None
     said = spoken_names(names, {}, {}) if lang == "ja" else {}
-    return Announcer(lambda: cast(Backend, make_backend(voice)), lang, spoken_names=said)
+    return Announcer(lambda: cast(Backend, make_backend(voice)), lang, spoken_names=said,
+                     detail=detail)
 
 
 @dataclass
@@ -115,6 +118,7 @@ class TableConfig:
     seed: int = 0
     fast: bool = False
     voice: str | None = None
+    voice_detail: str = "turns"  # --voice-detail: turns, plays or everything
     rounds: int = 0  # 0: the whole match
     lang: str = "en"
     bots: list[str] = field(default_factory=lambda: ["heuristic"])
@@ -158,7 +162,7 @@ def run_demo(
                              f"{cfg.players} players once")
         names = list(cfg.names)
     voice = choose_voice(cfg.voice, cfg.fast)
-    announcer = make_announcer(voice, cfg.lang, names)
+    announcer = make_announcer(voice, cfg.lang, names, cfg.voice_detail)
     live = (not cfg.fast and out is not None and out.isatty()) if live is None else live
     screen = _Screen(out, live)
     seats: list[Seat] = [
@@ -180,6 +184,8 @@ def run_demo(
         say=announcer.announce if announcer else None, hands=cfg.hands,
         journal=journal, noise=cfg.noise,
     )
+    if announcer is not None:
+        table.stream.subscribe(announcer.follow)  # --voice-detail: the plays, draws and counts
     if publish is not None:
         publish.attach(table.stream)
     server = remote = None

@@ -189,7 +189,7 @@ def main_sim(cfg: SimConfig, inp: TextIO = sys.stdin, out: TextIO = sys.stdout) 
     others = [n for n in NAMES if n.lower() != name.lower()][: cfg.players - 1]
     names = [name, *others]
     voice = choose_voice(cfg.voice, cfg.fast)
-    announcer = make_announcer(voice, cfg.lang, names)
+    announcer = make_announcer(voice, cfg.lang, names, cfg.voice_detail)
 
     def show(text: str) -> None:
         out.write(text + "\n")
@@ -206,6 +206,8 @@ def main_sim(cfg: SimConfig, inp: TextIO = sys.stdin, out: TextIO = sys.stdout) 
         options, names, cfg.seed, cfg.lang,
         say=announcer.announce if announcer else None, hands=cfg.hands, noise=cfg.noise,
     )
+    if announcer is not None:
+        table.stream.subscribe(announcer.follow)  # --voice-detail: the plays, draws and counts
     server = remote = None
     person: list[Seat]
     if cfg.web is not None:

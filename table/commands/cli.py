@@ -235,7 +235,7 @@ def _demo(args: argparse.Namespace) -> int:
     cfg = DemoConfig(
         players=args.players, preset=args.rules, overrides=parse_overrides(args.set),
         seed=args.seed, fast=args.fast, voice=args.voice, rounds=args.rounds, lang=args.lang,
-        bots=parse_bots(args.bots), faults=faults,
+        bots=parse_bots(args.bots), faults=faults, voice_detail=args.voice_detail,
         pace=args.pace, hands=args.hands, web=args.web, journal=args.journal, noise=args.noise,
         names=[n.strip() for n in args.names.split(",")] if args.names else [],
         mqtt=_demo_mqtt(args),
@@ -265,7 +265,7 @@ def _sim(args: argparse.Namespace) -> int:
         players=args.players, preset=args.rules, overrides=parse_overrides(args.set),
         seed=args.seed, fast=args.fast, voice=args.voice, lang=args.lang, name=args.name,
         bots=parse_bots(args.bots), rounds=args.rounds, hands=args.hands, web=args.web,
-        people=args.people, noise=args.noise,
+        people=args.people, noise=args.noise, voice_detail=args.voice_detail,
     )
     return main_sim(cfg)
 
@@ -281,6 +281,10 @@ def _table_args(p: argparse.ArgumentParser, players: int) -> None:
     p.add_argument("--fast", action="store_true", help="no pauses, no waiting for speech")
     p.add_argument("--voice", help="pyttsx3, espeak-ng, wav or captions "
                    "(default: a voice where audio works and not --fast, else captions)")
+    p.add_argument("--voice-detail", choices=("turns", "plays", "everything"), default="turns",
+                   help="how much the voice says: turns (the referee's announcements, the "
+                        "default), plays (each card played, named), everything (draws and "
+                        "counts too); the transcript and events are the same")
     p.add_argument("--rounds", type=int, default=0,
                    help="stop after this many rounds (default 0: play the whole match)")
     p.add_argument("--lang", choices=("en", "ja"), default="en", help="announcement language")

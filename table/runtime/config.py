@@ -30,6 +30,7 @@ from table.referee.registry import Deck, DeckError, load_deck, virtual_deck
 from table.rules import PRESETS, SPECS, Options, make_options, same_names
 from table.runtime.board import BoardSettings, parse_board, setup_of, wiring_of
 from table.voice.backends import BACKENDS
+from table.voice.detail import DETAILS
 
 
 class ConfigError(TableError, ValueError):
@@ -40,7 +41,7 @@ SECTIONS: Final = ("table", "rules", "deck", "voice", "journal", "readers", "con
                    "web", "board")
 TABLE_KEYS: Final = ("players", "language", "dealer", "pronunciations", "readings",
                      "color_reminder")
-VOICE_KEYS: Final = ("backend", "folder", "cache", "cache_folder", "prewarm")
+VOICE_KEYS: Final = ("backend", "folder", "cache", "cache_folder", "prewarm", "detail")
 JOURNAL_KEYS: Final = ("path", "sync", "snapshot_every")
 SYNC_MODES: Final = ("full", "normal")
 CONTROL_KEYS: Final = ("seats", "buzzer", "pin_factory")
@@ -84,6 +85,7 @@ class Config:
     voice_cache: bool = True
     voice_cache_folder: Path | None = None  # None: the user's (or the service's) cache folder
     voice_prewarm: bool = True
+    voice_detail: str = "turns"  # how much the voice says: turns, plays, everything
     journal_path: Path = Path(DEFAULT_JOURNAL)
     journal_sync: str = "full"
     snapshot_every: int = 500
@@ -359,6 +361,8 @@ def _voice(c: _Checker, voice: Mapping[str, Any]) -> dict[str, Any]:
         out["voice_cache_folder"] = c.folder("voice.cache_folder", voice["cache_folder"])
     if "prewarm" in voice:
         out["voice_prewarm"] = c.flag("voice.prewarm", voice["prewarm"])
+    if "detail" in voice:
+        out["voice_detail"] = c.choice("voice.detail", voice["detail"], DETAILS)
     return out
 
 

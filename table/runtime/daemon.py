@@ -164,7 +164,7 @@ class Daemon:
         self._finished: tuple[int, Any] | None = None  # a resumed match found over
         self.referee, said = self._resume_or_begin()
         self.announcer = Announcer(self.backend, config.language, config.pronunciations,
-                                   spoken_names=said_as(config))
+                                   spoken_names=said_as(config), detail=config.voice_detail)
         # The parts that listen, each told of every event the one way there is.
         self.stream.subscribe(self._voice)
         if self.controls is not None:
@@ -415,6 +415,8 @@ class Daemon:
         if event["type"] is StreamType.ANNOUNCEMENT:
             log.info("says: %s", event["text"])
             self.announcer.announce(event.extra["said"], event["text"])  # rendered once
+        else:
+            self.announcer.follow(event)  # [voice] detail: the plays, draws and counts
 
     def _lights(self, event: Event) -> None:
         """The LEDs and the buzzer, told of every event: the turn's LED after each verdict

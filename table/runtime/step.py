@@ -99,8 +99,11 @@ class TableStep:
             seat = self.players[item.seat]
             told.append(Told(StreamType.PRESS, {"seat": seat, "button": item.button}, {}))
             where = {"input": "press", "seat": seat}
+        # The action in ``extra`` (this process's parts only: the voice names a card played;
+        # a draw's card is never said nor published).
         told.append(Told(StreamType.VERDICT, {"n": n, "verdict": word, "reason": out.reason,
-                                              **where}, {"refused": refusal(out)}))
+                                              **where}, {"refused": refusal(out),
+                                                         "action": out.action}))
         if word != "rejected":
             told.append(Told(StreamType.STATE, {"n": n, **state_event_json(referee.state)},
                              {"state": referee.state}))

@@ -28,6 +28,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
 from table.referee.announcements import Announcement, names_in, render
+from table.voice import detail as voice_detail
 
 log = logging.getLogger(__name__)
 
@@ -86,6 +87,7 @@ class Announcer:
         max_backlog: int = 8,
         timeout: float = 10.0,
         spoken_names: Mapping[str, str] | None = None,
+        detail: str = "turns",
     ) -> None:
         self.factory = factory
         self.lang = lang
@@ -95,6 +97,7 @@ class Announcer:
         self.max_backlog = max_backlog
         self.timeout = timeout
         self.restarts = 0
+        self.detail = voice_detail.Detail(detail)  # how much it says besides announcements
         self.spoken: deque[str] = deque(maxlen=SPOKEN_KEPT)  # the latest phrases said
         self._backlog: list[tuple[int, int, Announcement, str]] = []  # (priority, order, ann, said)
         self._order = itertools.count()
@@ -115,6 +118,16 @@ class Announcer:
         if self.caption is not None:
             self.caption(written)
         said = self.said_words(ann, written)
+        self._file(ann, said)
+
+    def follow(self, event: Mapping[str, Any]) -> None:
+        """Told of one event of the table's stream: at a ``detail`` above ``turns``, the plays
+        (and at ``everything`` the draws and counts) it brings are said too, after what is
+        already queued; never a caption, never on the stream. Never blocks."""
+        for ann in self.detail.hear(event):
+            self._file(ann, voice_detail.words(ann, self.lang, self.said_as))
+
+    def _file(self, ann: Announcement, said: str) -> None:
         cache = self._speaker.cache
         if cache is not None:
             cache.ahead(said, self.lang)

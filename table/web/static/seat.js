@@ -1,5 +1,10 @@
 // A seat's remote: this seat's situation, its buttons and (where the table knows it) its own
 // hand. Its private view comes from /api/seat/TOKEN, fetched again whenever the table moves.
+// It is also the player's private channel, for the ears (a screen reader, or this page's own
+// speech into an earphone): the table's events in a polite live region, the player's turn and
+// penalties in an assertive one, and answers to the player's questions (the hand, what can be
+// played, the top card, everyone's count, the last events) made here from what the page
+// already holds: asking sends nothing anywhere.
 "use strict";
 
 const token = decodeURIComponent(location.pathname.split("/").pop());
@@ -19,6 +24,11 @@ let again = false;
 let shown = ""; // the view on the page, as fetched
 let notice = ""; // a word for this seat from the table's announcements (caught for UNO)
 let asked = ""; // the button this page pressed last ("catch" goes to the table as "uno")
+const teller = new Teller($("polite"), $("assertive"));
+let heard = []; // the table's latest announcements, for "last events"
+let toldKey = ""; // the situation last told to the player
+let toldTop = undefined; // the top card last told
+let toldMark = ""; // where the table was when the situation was last told
 
 async function refresh() {
   if (gone) return;
@@ -31,7 +41,9 @@ async function refresh() {
     if (status === 403) { gone = true; renderGone(); return; }
     if (status === 200) {
       const text = JSON.stringify(body);
+      const before = view;
       if (text !== shown) { shown = text; view = body; render(); } // unchanged: left as it is
+      tellNews(before, view);
       // Events that came meanwhile and change the view asked for another fetch (again);
       // without one, those that came meanwhile left the view as it is.
       window.unoTable.viewAfter = again || !stream ? after : stream.lastId;
@@ -75,6 +87,33 @@ function render() {
     : mine ? mineLine(mine) : "");
 }
 
+// What a fresh view brings the player, at once: the cards just drawn (this seat's own, so
+// this page alone tells them), then the player's turn or any moment to act, with the top card.
+function tellNews(before, now) {
+  if (!now || gone) return;
+  const dealt = (v) => v.situation.key === "dealing" || !v.hand || !v.hand.length;
+  if (before && now.hand && before.round === now.round && !dealt(before) && !dealt(now)) {
+    const left = before.hand.map((c) => c.code);
+    const drawn = [];
+    for (const c of now.hand) {
+      const at = left.indexOf(c.code);
+      if (at >= 0) left.splice(at, 1); else drawn.push(cardName(c.code));
+    }
+    if (drawn.length && left.length === 0) teller.say(t("drew", { list: drawn.join(t("and")) }), lang, true);
+  }
+  const sit = now.situation;
+  if (sit.key === toldKey) return;
+  toldKey = sit.key;
+  if (!ACTING.has(sit.key)) return;
+  const words = $("situation").textContent;
+  teller.say(table && table.top ? t("turn-says", { s: words, c: topWords() }) : words, lang, true);
+}
+
+function topWords() {
+  return table.color && table.top && table.top.startsWith("W")
+    ? cardName(table.top) + " (" + t(table.color) + ")" : cardName(table.top);
+}
+
 // This seat's own verdict: a catch that came after someone else's says so, not "not time".
 function mineLine(event) {
   if (event.verdict === "rejected" && asked === "catch") {
@@ -88,6 +127,7 @@ function onAnnouncement(frame) {
   if (!view || !["caught", "uno-missed"].includes(frame.key) || !frame.text.includes(view.seat)) return;
   if (frame.key === "caught" && asked === "catch") return; // this seat was the one who caught
   notice = t("caught-you");
+  teller.say(notice, lang, true);
   render();
 }
 
@@ -96,7 +136,7 @@ function renderHand() {
   if (!view.hand) { box.classList.add("hidden"); return; }
   box.classList.remove("hidden");
   const cards = view.hand.map((c) => cardEl(c.code, {
-    code: true, button: view.plays_cards,
+    code: true, button: view.plays_cards, said: view.mine && c.playable ? t("playable") : null,
     extra: (c.playable ? "playable" : "") + (wild === c.code ? " picked" : ""),
     onclick: view.plays_cards ? () => pick(c) : null,
   }));
@@ -109,6 +149,7 @@ function pick(card) {
   if (card.code.startsWith("W")) {
     wild = card.code;
     render();
+    teller.say(t("choose"), lang, true);
     return;
   }
   wild = null;
@@ -167,9 +208,23 @@ async function press(button, extra) {
 function onFrame(frame, id) {
   if (frame.type === "snapshot" || frame.type === "state") {
     table = frame.state;
+    if (frame.type === "snapshot") heard = frame.captions.map((c) => c.text).slice(-10);
+    else if (table.top && table.top !== toldTop && toldTop !== undefined) {
+      teller.say(t("top-now", { c: topWords() }), lang, false);
+    }
+    // The table moved (a card played or drawn, the turn passed on): the player's next moment
+    // to act is told anew, even when it is the same kind of moment as the last one.
+    const mark = JSON.stringify([table.top, table.hands, table.turn, table.color, table.pending_draw]);
+    if (mark !== toldMark) { toldMark = mark; toldKey = ""; }
+    toldTop = table.top;
     render(); // the top card and colour, even when the seat's own view has not changed
   } else if (!["new-match", "resumed"].includes(frame.type)) {
-    if (frame.type === "announcement") onAnnouncement(frame);
+    if (frame.type === "announcement") {
+      heard.push(frame.text);
+      if (heard.length > 10) heard.shift();
+      teller.say(frame.text, tableLang, false);
+      onAnnouncement(frame);
+    }
     if (frame.type === "verdict") {
       const ours = (frame.input === "press" && view && frame.seat === view.seat) || (frame.input === "tag" && playing);
       if (ours) {
@@ -177,6 +232,8 @@ function onFrame(frame, id) {
         notice = "";
         mine = { ...frame, button: frame.input === "press" ? lastButton : undefined };
         render();
+        // A refusal or a penalty of this seat's own: told at once (the referee's own words).
+        if (frame.verdict !== "accepted") teller.say($("mine").textContent, lang, true);
       }
     } else if (frame.type === "press" && view && frame.seat === view.seat) lastButton = frame.button;
     if (!fetching && window.unoTable.viewAfter) window.unoTable.viewAfter = id; // still as new
@@ -184,6 +241,75 @@ function onFrame(frame, id) {
   }
   refresh();
 }
+
+// --- the player's questions: answered from what this page holds, for this player only ---------
+
+function answer(text, language) {
+  $("answer").replaceChildren(el("span", { lang: language || lang }, text));
+  teller.say(text, language || lang, true);
+}
+
+function handWords() {
+  if (!view) return "";
+  if (!view.hand) return t("hand-none", { n: view.unknown });
+  const groups = [];
+  for (const c of view.hand) { // in the table's order: by colour, then by rank
+    const colour = COLOR_OF[c.code[0]] && c.code !== "W+4" && c.code.length > 1 ? COLOR_OF[c.code[0]] : "wild";
+    const rank = c.code.slice(1);
+    const name = colour === "wild" ? cardName(c.code) : /^[0-9]$/.test(rank) ? rank : t("r-" + rank);
+    if (!groups.length || groups[groups.length - 1].colour !== colour) groups.push({ colour, names: [] });
+    groups[groups.length - 1].names.push(name);
+  }
+  const list = groups.map((g) => t("group", { c: g.colour === "wild" ? t("g-wild") : t(g.colour), list: g.names.join(t("and")) }));
+  const n = view.hand.length;
+  let words = t(n === 1 ? "hand-one" : "hand-says", { n, list: list.join(" ") });
+  if (view.unknown) words += " " + t("hand-unknown", { n: view.unknown });
+  return words;
+}
+
+function playWords() {
+  if (!view) return "";
+  if (!view.mine) return ACTING.has(view.situation.key) ? $("situation").textContent
+    : t("play-wait", { p: (table && table.turn) || view.situation.turn || "" });
+  if (!view.hand) return $("situation").textContent;
+  const playable = view.hand.filter((c) => c.playable).map((c) => cardName(c.code));
+  if (playable.length) return t("play-says", { list: playable.join(t("and")) });
+  return view.ready.includes("pass") ? t("play-none-drawn") : t("play-none");
+}
+
+function topAnswer() {
+  if (!table || !table.top) return t("top-none");
+  let words = t("top-says", { c: cardName(table.top), k: table.color ? t(table.color) : "-" });
+  if (table.pending_draw) words += " " + t("pending-says", { n: table.pending_draw });
+  return words;
+}
+
+function countWords() {
+  if (!table) return "";
+  const uno = new Set(table.uno || []);
+  const list = Object.entries(table.hands).map(([p, n]) =>
+    t(n === 1 ? "count-one" : "count", { p, n }) + (uno.has(p) ? " " + t("uno-said") : ""));
+  return t("counts-says", { list: list.join(t("and")) });
+}
+
+const ASK = {
+  hand: () => [handWords()],
+  play: () => [playWords()],
+  top: () => [topAnswer()],
+  counts: () => [countWords()],
+  last: () => heard.length ? [heard.slice(-5).join(" "), tableLang] : [t("last-none")],
+};
+
+for (const button of document.querySelectorAll("[data-ask]")) {
+  button.addEventListener("click", () => answer(...ASK[button.dataset.ask]()));
+}
+
+$("speak").checked = localStorage.getItem("uno-seat-speak") === "1";
+teller.speak = $("speak").checked;
+$("speak").addEventListener("change", () => {
+  teller.speak = $("speak").checked;
+  localStorage.setItem("uno-seat-speak", teller.speak ? "1" : "0");
+});
 
 for (const button of document.querySelectorAll("#colors button")) {
   button.addEventListener("click", () => chooseColor(button.dataset.color));

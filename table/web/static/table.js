@@ -44,6 +44,18 @@ const WORDS = {
     "said-in": "Announcements (in {l}, as the table speaks)", "lang-en": "English", "lang-ja": "Japanese",
     "r-S": "Skip", "r-R": "Reverse", "r-+2": "Draw Two", "r-W": "Wild", "r-W+4": "Wild Draw Four",
     "r-WSH": "Wild Shuffle Hands", "r-WC": "Wild Customizable", "card-name": "{c} {r}",
+    ask: "Ask the table (only you hear it)", "ask-hand": "My hand", "ask-play": "What can I play?",
+    "ask-top": "Top card", "ask-counts": "Cards held", "ask-last": "Last events",
+    speak: "Speak on this phone (earphones)", playable: "playable", told: "What the table tells you",
+    "hand-says": "{n} cards. {list}", "hand-one": "1 card. {list}", "hand-unknown": "{n} cards the table has not seen.",
+    "hand-none": "The table does not see your cards: you hold {n}.", "group": "{c}: {list}.",
+    "g-wild": "Wild cards", "and": ", ",
+    "play-says": "You can play: {list}.", "play-none": "Nothing to play: draw a card.",
+    "play-none-drawn": "Nothing to play: pass.", "play-wait": "Not your turn: {p}'s turn.",
+    "top-says": "Top card: {c}. Colour: {k}.", "top-none": "No card on the pile yet.",
+    "pending-says": "Draw {n} pending.", "counts-says": "{list}.", "count-one": "{p} 1 card",
+    "count": "{p} {n} cards", "uno-said": "UNO", "last-none": "Nothing has happened yet.",
+    "top-now": "Top card now: {c}.", "turn-says": "{s}. Top card: {c}.", drew: "You drew: {list}.",
   },
   ja: {
     title: "ウノ・テーブル",
@@ -86,6 +98,18 @@ const WORDS = {
     "said-in": "アナウンス(テーブルの言葉、{l})", "lang-en": "英語", "lang-ja": "日本語",
     "r-S": "スキップ", "r-R": "リバース", "r-+2": "ドローツー", "r-W": "ワイルド", "r-W+4": "ワイルドドローフォー",
     "r-WSH": "シャッフルワイルド", "r-WC": "白いワイルド", "card-name": "{c}の{r}",
+    ask: "テーブルに聞く (あなただけに聞こえます)", "ask-hand": "手札", "ask-play": "出せるカード",
+    "ask-top": "場のカード", "ask-counts": "みんなの枚数", "ask-last": "最近のできごと",
+    speak: "この端末で読み上げる (イヤホン)", playable: "出せます", told: "テーブルからのお知らせ",
+    "hand-says": "{n}枚。{list}", "hand-one": "1枚。{list}", "hand-unknown": "テーブルがまだ見ていないカードが{n}枚。",
+    "hand-none": "テーブルはあなたの手札を見ていません。{n}枚です。", "group": "{c}: {list}。",
+    "g-wild": "ワイルドカード", "and": "、",
+    "play-says": "出せるカード: {list}。", "play-none": "出せるカードがありません。1枚引いてください。",
+    "play-none-drawn": "出せるカードがありません。パスしてください。", "play-wait": "今は{p}の番です。",
+    "top-says": "場のカード: {c}。色: {k}。", "top-none": "場にはまだカードがありません。",
+    "pending-says": "{n}枚引く番です。", "counts-says": "{list}。", "count-one": "{p} 1枚",
+    "count": "{p} {n}枚", "uno-said": "ウノ", "last-none": "まだ何も起きていません。",
+    "top-now": "場のカード: {c}。", "turn-says": "{s}。場のカード: {c}。", drew: "引いたカード: {list}。",
   },
 };
 
@@ -133,12 +157,15 @@ function cardEl(code, opts) {
   const color = COLOR_OF[code[0]] && code.length > 1 && code !== "W+4" ? COLOR_OF[code[0]] : null;
   const rank = color ? code.slice(1) : code;
   const face = SYMBOLS[rank] || rank;
-  const label = cardName(code);
+  // Named on the card as a screen reader names it ("red 5", 「赤の5」): the drawn symbols are
+  // pictures, hidden from it; a playable card's ring is said as words it alone hears.
   return el(tag, {
     class: "card " + (color || "wild") + (opts.extra ? " " + opts.extra : ""),
-    "data-code": opts.code ? code : null,
-    "aria-label": label, title: label, onclick: opts.onclick,
-  }, el("span", { class: "corner" }, face), el("span", { class: "face" }, face));
+    "data-code": opts.code ? code : null, onclick: opts.onclick,
+  }, el("span", { class: "corner", "aria-hidden": "true" }, face),
+  el("span", { class: "face", "aria-hidden": "true" }, face),
+  el("span", { class: "name" }, cardName(code)),
+  opts.said ? el("span", { class: "sr-only" }, ", " + opts.said) : null);
 }
 
 function applyWords(root) {

@@ -5,6 +5,8 @@
 const model = { standing: null, captions: [], presses: {}, verdict: null };
 const $ = (id) => document.getElementById(id);
 const voice = new Voice($("voice"));
+// The spectators' live region (the table view's; the overlay, a video's, has none).
+const teller = $("polite") ? new Teller($("polite"), null) : null;
 window.unoTable.verdicts = [];
 
 function render() {
@@ -63,7 +65,7 @@ function renderPlayers(s) {
 function renderCaptions() {
   const list = $("captions");
   if (!list) return;
-  list.replaceChildren(...model.captions.slice(-4).map((c) => el("li", {}, c)));
+  list.replaceChildren(...model.captions.slice(-4).map((c) => el("li", { lang: tableLang }, c)));
 }
 
 function renderRounds(s) {
@@ -102,6 +104,7 @@ function onFrame(frame, id) {
       model.captions.push(frame.text);
       if (model.captions.length > 20) model.captions.splice(0, 10);
       voice.say(frame, id);
+      if (teller) teller.say(frame.text, tableLang, false);
       break;
     case "press":
       model.presses[frame.seat] = frame.button;
