@@ -418,12 +418,13 @@ def build_parser() -> argparse.ArgumentParser:
     for add in (_add_replay, _add_selfplay, _add_voice_commands, _add_demo, _add_sim, _add_deck):
         add(sub)
 
-    from table.commands import daemon, stats
+    from table.commands import daemon, ladder, stats
     from table.commands.hub import add_commands as add_hub_commands
 
     daemon.add_commands(sub)
     add_hub_commands(sub)
     stats.add_commands(sub)
+    ladder.add_commands(sub)
     return parser
 
 
