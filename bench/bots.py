@@ -31,12 +31,11 @@ import time
 from typing import Any
 
 from sim.players.arena import ArenaStats, bot_selfplay, wilson
-from sim.players.bots import BOTS, SeatView, make_bot, seat_rng
-from sim.players.expert import ExpertBot, PriorBot
+from sim.players.bots import SeatView, make_bot, seat_rng
+from sim.players.expert import ExpertBot
 from table.analysis.search import DEFAULT_ITERATIONS
 
 TARGETS = {"expert-heuristic": 0.60, "expert-mix": 0.60, "expert-3heuristic": 0.35}
-BOTS.setdefault("prior", PriorBot)  # the expert's prior alone, seated by name in this bench
 
 
 def head_to_head(first: str, other: str, players: int, rounds: int, seed: int) -> dict[str, Any]:

@@ -127,8 +127,8 @@ def test_selfplay_refuses_an_unknown_bot_in_one_line() -> None:
     )
     assert out.returncode == 2
     assert out.stderr.strip() == (
-        "uno-table: unknown bot 'clever' in --bots: use random, heuristic, mix, expert "
-        "(or expert:N)"
+        "uno-table: unknown bot 'clever' in --bots: use random, heuristic, mix, rlcard-rule, "
+        "prior, expert (or expert:N)"
     )
 
 

@@ -7,6 +7,10 @@ actions the rules allow it right now. Bots are registered by name in :data:`BOTS
 - ``random``: the lively random player of ``uno-table selfplay`` (plays a card when it can nine
   times in ten, calls UNO four times in five, challenges at random, names a random colour).
 - ``heuristic``: plays like a decent person (see :class:`HeuristicBot`).
+- ``mix``: chausner/UnoAI's MixBot as published (:class:`MixBot`).
+- ``rlcard-rule``: RLCard's ``uno-rule-v1`` as its code reads (:class:`RuleBot`).
+- ``prior`` and ``expert``: the expert's first choice alone, and its search
+  (:mod:`sim.players.expert`).
 """
 
 from __future__ import annotations
@@ -279,8 +283,7 @@ class MixBot:
         """Its move on turn, by the rules above."""
         acts = view.legal
         if isinstance(acts[0], ChooseColor):
-            named = self.best_color(view.hand)
-            return next(a for a in acts if isinstance(a, ChooseColor) and a.color is named)
+            return _name_held_most(view)
         for a in acts:
             if isinstance(a, CallUno):
                 return a
@@ -321,7 +324,8 @@ class MixBot:
             return others <= 2
         return True
 
-    def best_color(self, hand: tuple[Card, ...]) -> Color:
+    @staticmethod
+    def best_color(hand: tuple[Card, ...]) -> Color:
         """The colour it holds most of (the first in the deck's order on a tie)."""
         held = Counter(c.color for c in hand if c.color is not None)
         return max(COLORS, key=lambda col: (held[col], -COLORS.index(col)))
@@ -335,6 +339,68 @@ class MixBot:
         return None
 
 
+def _name_held_most(view: SeatView) -> Action:
+    """The colour to name that ``view``'s hand holds most of (:meth:`MixBot.best_color`)."""
+    named = MixBot.best_color(view.hand)
+    return next(a for a in view.legal if isinstance(a, ChooseColor) and a.color is named)
+
+
+class RuleBot:
+    """RLCard's rule agent ``uno-rule-v1`` (``rlcard/models/uno_rule_models.py``), as its code
+    reads, on our engine: a reference player from the published results.
+
+    - With no card it may play, it draws; a drawn card that fits is played at once (RLCard's
+      game plays it for the player).
+    - A Wild Draw Four only when nothing else fits (RLCard lists it only then), naming the colour
+      it holds most of.
+    - Otherwise a random playable card that is not a wild; a Wild only when nothing else fits,
+      naming a random colour (RLCard lists a Wild once per colour and picks among them).
+    - RLCard's game has no UNO call, catch or challenge: it calls UNO in time (so it never pays
+      for a rule it never knew), never catches, never challenges.
+    """
+
+    name = "rlcard-rule"
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+
+    def act(self, view: SeatView) -> Action:
+        """Its move on turn, by the rules above."""
+        acts = view.legal
+        if isinstance(acts[0], ChooseColor):
+            return _name_held_most(view)
+        plays = [a for a in acts if isinstance(a, Play) and len(a.cards) == 1]
+        uno = next((a for a in acts if isinstance(a, CallUno)), None)
+        if uno is not None and plays:
+            return uno
+        plain = [p for p in plays if not p.cards[0].is_wild]
+        if plain:
+            return self.rng.choice(plain)
+        wild = next((p for p in plays if p.cards[0].rank == WILD), None)
+        if wild is not None:
+            return Play(view.seat, wild.cards, self.rng.choice(COLORS))
+        if plays:  # a Wild Draw Four, the colour held most
+            rest = list(view.hand)
+            rest.remove(plays[0].cards[0])
+            return Play(view.seat, plays[0].cards, MixBot.best_color(tuple(rest)))
+        return next((a for a in acts if isinstance(a, Draw | Pass)),
+                    next((a for a in acts if not isinstance(a, Challenge)), acts[0]))
+
+    def react(self, view: SeatView) -> Action | None:
+        """A winning Don and its own late UNO call; no catch."""
+        for kind in (Don, CallUno):
+            for a in view.reactions:
+                if isinstance(a, kind):
+                    return a
+        return None
+
+
+def _prior(rng: random.Random) -> Bot:
+    from sim.players.expert import PriorBot  # it builds on the heuristic bot of this module
+
+    return PriorBot(rng)
+
+
 def _expert(rng: random.Random, iterations: int | None = None) -> Bot:
     from sim.players.expert import ExpertBot  # it builds on the heuristic bot of this module
 
@@ -345,6 +411,8 @@ BOTS: Final[dict[str, Callable[[random.Random], Bot]]] = {
     "random": RandomBot,
     "heuristic": HeuristicBot,
     "mix": MixBot,
+    "rlcard-rule": RuleBot,
+    "prior": _prior,
     "expert": _expert,
 }
 

@@ -38,6 +38,8 @@ from table.rules.matching import fits
 ENDGAME = 3  # the expert searches once a hand holds this many cards or fewer ...
 ENDGAME_DEPTH = 300  # ... with playouts this long: to the end of the round
 ROLLOUT = Heuristic  # the policy of every seat in the playouts
+INFERENCE = "filter"  # the opponent's hand: "filter" (a particle filter), "reject" (a test)
+SLIP = 0.1  # the chance the opponent model gives a play the heuristic player would not make
 BLUFF_RATE = 0.1  # how often a player holding the colour is taken to bluff a Wild Draw Four
 _TURN_KEEPERS = frozenset({SKIP, REVERSE, DRAW_TWO, WILD_DRAW_FOUR})  # with two: no reply
 
@@ -219,7 +221,10 @@ class ExpertBot:
         if min(view.counts) > ENDGAME and not isinstance(options[0], ChooseColor):
             return prior  # early in the round the heuristic is better than noisy playouts
         self.search.lacks = self.voids.constraint(view)
-        self.search.accept = self._fits(view)
+        if INFERENCE == "filter":
+            self.search.likelihood = self._likelihood(view)
+        else:
+            self.search.accept = self._fits(view)
         return self.search.choose(view.table, view.seat, options, prior)
 
     def _fits(self, view: SeatView) -> Callable[[State], bool] | None:
@@ -231,6 +236,26 @@ class ExpertBot:
         opp, options = 1 - view.seat, view.options
         return lambda world: all(a.fits([*world.hands[opp].known, *later], options)
                                  for a, later in answers)
+
+    def _likelihood(self, view: SeatView) -> Callable[[State], float] | None:
+        """How likely a world makes the opponent's answers since it last drew, under the
+        heuristic player's model of it (:meth:`Answer.fits`): each answer it would have made
+        counts ``1 - SLIP``, each it would not have ``SLIP`` (a model is never sure: a bluff,
+        a colour named on a tie). Only the opponent's hand in the world is read: a world the
+        search dealt, never the real table."""
+        answers = self.voids.answers
+        if not answers or view.options.preset != "official":
+            return None
+        opp, options = 1 - view.seat, view.options
+
+        def likelihood(world: State) -> float:
+            held = world.hands[opp].known
+            odds = 1.0
+            for a, later in answers:
+                odds *= 1.0 - SLIP if a.fits([*held, *later], options) else SLIP
+            return odds
+
+        return likelihood
 
     def challenge(self, view: SeatView, options: list[Action]) -> Action:
         """Challenge a Wild Draw Four only when the bluff is likelier than one in three (the

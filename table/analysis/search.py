@@ -10,7 +10,9 @@ so the information set's node is the root, and each iteration of :meth:`Search.c
 1. *determinises*: deals the unknown pool (the edition minus every card the seat has seen) at
    random into the unknown places (:func:`determinise`), a world the seat cannot tell from the
    real one; what the seat saw the others do narrows the deal (``lacks``: colours a seat holds
-   none of; ``accept``: a test a world must pass, such as an opponent's last answers);
+   none of; ``accept``: a test a world must pass, such as an opponent's last answers; or
+   ``likelihood``: how likely a world makes what the others did, under a model of them, the
+   worlds then drawn in proportion to it, a particle filter's: :meth:`Search._particles`);
 2. plays *every* candidate in that world, each followed by a *playout* through the one rules
    engine: ``depth`` actions of a policy at every seat (``policy``: the quick
    :class:`table.analysis.policies.Greedy` by default; the expert bot plays its playouts to
@@ -47,6 +49,7 @@ POLICY_ITERATIONS: Final = 40  # playouts per decision of the ``expert`` self-pl
 CONFIDENCE: Final = 2.0  # standard errors by which an action must beat the prior's playouts
 ROLLOUT_POLICY: Final[Callable[[random.Random], Policy]] = Greedy
 TRIES: Final = 30  # deals tried for a world that fits what the seat saw
+OVERSAMPLE: Final = 4  # worlds dealt for each one a particle filter keeps
 DEPTH: Final = 8  # actions a playout looks ahead before the position is valued
 
 
@@ -135,6 +138,9 @@ class Search:
         self.lacks: Mapping[int, tuple[frozenset[Color], int]] = {}  # see determinise
         # A test a world must pass (what the seat saw the others do), tried ``TRIES`` deals.
         self.accept: Callable[[State], bool] | None = None
+        # Or, softer: how likely a world makes what the seat saw the others do (a model of
+        # them); the worlds are then a particle filter's (:meth:`_particles`).
+        self.likelihood: Callable[[State], float] | None = None
 
     def _table(self, s: State) -> RandomTable:
         key = (s.options, len(s.players), self.policy)
@@ -157,6 +163,28 @@ class Search:
                 world = determinise(info, self.rng, self.lacks)
         return world
 
+    def _particles(self, info: State, count: int) -> list[State]:
+        """``count`` worlds drawn in proportion to :attr:`likelihood`: ``OVERSAMPLE`` times as
+        many dealt at random (:func:`determinise`), each weighted by how likely it makes what
+        the seat saw, then resampled systematically (sampling importance resampling)."""
+        likelihood = self.likelihood
+        assert likelihood is not None
+        proposed = [determinise(info, self.rng, self.lacks) for _ in range(count * OVERSAMPLE)]
+        weights = [likelihood(w) for w in proposed]
+        total = sum(weights)
+        if total <= 0.0:
+            return proposed[:count]
+        out: list[State] = []
+        step_size = total / count
+        point = self.rng.random() * step_size
+        running = 0.0
+        for world, weight in zip(proposed, weights, strict=True):
+            running += weight
+            while point < running and len(out) < count:
+                out.append(world)
+                point += step_size
+        return out
+
     def choose(self, info: State, seat: int, acts: Sequence[Action],
                prior: Action | None = None) -> Action:
         """The action of ``seat`` among ``acts`` (legal in ``info``, an information set from
@@ -168,8 +196,9 @@ class Search:
         table = self._table(info)
         deadline = None if self.seconds is None else time.perf_counter() + self.seconds
         worlds = max(2, self.iterations // len(options))
-        for _ in range(worlds):
-            world = self._world(info)
+        particles = self._particles(info, worlds) if self.likelihood is not None else None
+        for i in range(worlds):
+            world = self._world(info) if particles is None else particles[i % len(particles)]
             dice = self.rng.getrandbits(64)
             for k, action in enumerate(options):
                 self._chance.seed(dice)  # common random numbers: the same deals and choices

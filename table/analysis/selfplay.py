@@ -27,6 +27,7 @@ from table.rules import (
     Reshuffle,
     State,
     apply_in_place,
+    apply_legal,
     choose_dealer,
     legal_actions,
     make_options,
@@ -188,30 +189,39 @@ class RandomTable:
 def play_round(table: RandomTable, s: State, stats: Stats | None = None,
                watch: Callable[[list[Event]], None] | None = None) -> State:
     """Play ``s`` (a freshly dealt round) to its end, in place; ``watch`` hears the events of
-    each move."""
+    each move. The policy's actions are taken from the state's own lists of legal actions, so
+    they go in through the engine's unchecked way (``apply_legal``), as in the engine's
+    benchmark loop; the calls made every action are bound once."""
+    supply, policy = table.supply_chance, table.policy
+    act, react = policy.act, policy.react
+    legal, late_actions, push = legal_actions, out_of_turn_actions, apply_legal
+    play, penalty = Phase.PLAY, EventKind.PENALTY
+    penalties = stats.penalties if stats is not None else None
     actions = 0
-    while s.phase is Phase.PLAY:
+    while s.phase is play:
         if actions >= MAX_ACTIONS:
             if stats is not None:
                 stats.capped += 1
             return s
-        table.supply_chance(s)
-        action = table.choose(s)
-        if action is None:  # pragma: no cover - a state in PLAY always has an action
+        supply(s)
+        acts = legal(s)
+        if not acts:  # pragma: no cover - a state in PLAY always has an action
             break
-        events = apply_in_place(s, action)
+        events = push(s, act(s, acts))
         actions += 1
-        late = table.out_of_turn(s)
-        if late is not None:
-            events += apply_in_place(s, late)
-            actions += 1
+        late = late_actions(s)
+        if late:
+            reaction = react(s, late)
+            if reaction is not None:
+                events += push(s, reaction)
+                actions += 1
         if watch is not None:
             watch(events)
-        if stats is not None:
+        if penalties is not None:
             for e in events:
-                if e.kind is EventKind.PENALTY and e.reason:
-                    stats.penalties[e.reason] += 1
-    table.supply_chance(s)
+                if e.kind is penalty and e.reason:
+                    penalties[e.reason] += 1
+    supply(s)
     if stats is not None:
         stats.turns += actions
         stats.games += 1

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from table import __version__
@@ -412,29 +412,61 @@ def _add_deck(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.set_defaults(run=_deck_check)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The ``uno-table`` command line: one sub-command a job."""
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The ``uno-table`` command line: one sub-command a job (``only``: that command's alone,
+    when this module or a light one holds it; every command otherwise)."""
     parser = argparse.ArgumentParser(
         prog="uno-table", description="An automatic referee for UNO played with RFID-tagged cards."
     )
     parser.add_argument("--version", action="version", version=f"uno-table {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    lean = _LEAN.get(only or "")
+    if lean is not None:
+        lean()(sub)
+        return parser
     for add in (_add_replay, _add_selfplay, _add_voice_commands, _add_demo, _add_sim, _add_deck):
         add(sub)
 
-    from table.commands import daemon, stats, wiring
+    from table.commands import daemon, ladder, stats, wiring
     from table.commands.hub import add_commands as add_hub_commands
 
     daemon.add_commands(sub)
     add_hub_commands(sub)
     stats.add_commands(sub)
     wiring.add_commands(sub)
+    ladder.add_commands(sub)
     return parser
+
+
+Adder = Callable[["argparse._SubParsersAction[argparse.ArgumentParser]"], None]
+
+
+def _ladder_adder() -> Adder:
+    from table.commands.ladder import add_commands
+
+    return add_commands
+
+
+def _stats_adder() -> Adder:
+    from table.commands.stats import add_commands
+
+    return add_commands
+
+
+#: The commands whose run builds only its own parser: the start of a run is part of its time
+#: (``selfplay`` and ``study`` are timed as whole processes: docs/performance.md).
+_LEAN: dict[str, Callable[[], Adder]] = {
+    "replay": lambda: _add_replay, "selfplay": lambda: _add_selfplay,
+    "say": lambda: _add_voice_commands, "voices": lambda: _add_voice_commands,
+    "demo": lambda: _add_demo, "sim": lambda: _add_sim, "deck": lambda: _add_deck,
+    "ladder": _ladder_adder, "stats": _stats_adder, "study": _stats_adder,
+}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; the exit code."""
-    args = build_parser().parse_args(argv)
+    given = list(sys.argv[1:] if argv is None else argv)
+    args = build_parser(given[0] if given else None).parse_args(given)
     try:
         code: int = args.run(args)
     except TableError as exc:

@@ -1,0 +1,116 @@
+"""``uno-table selfplay`` as a user runs it, a whole process, beside bench/engine.py's own loop
+as a whole process: what the command costs on top of the engine.
+
+    python bench/selfplay_process.py [--rounds 2000] [--players 2 4] [--repeat 7] [--seed 1]
+                                     [--json]
+
+Each repetition starts two new Python processes, the sides taking turns to go first: the
+engine's timed loop (``bench/engine_run.py``, as ``bench/engine.py --clock process`` runs it)
+and ``uno-table selfplay --policy play-first`` with the same rounds, seed and players (the same
+games: both print their action count, which must agree), started as the console script starts
+it. Each is timed by the wall clock and by its CPU time (user and system, from the kernel's
+accounting of the child), which a loaded machine disturbs less; the medians are reported and
+the overhead is the command's median over the loop's, less one. ``--study`` also times
+``uno-table study`` (two presets, one process) against the same rounds of the loop.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+TARGET = 0.10  # the command's overhead on top of the engine's loop, at most
+
+
+def _loop(players: int, rounds: int, seed: int) -> list[str]:
+    program = (f"import sys; sys.path[:0] = [{str(ROOT / 'bench')!r}, {str(ROOT)!r}]; "
+               "from engine_run import run_engine; "
+               f"print(run_engine({players}, {rounds}, {seed}).actions)")
+    return [sys.executable, "-c", program]
+
+
+def _command(*argv: str) -> list[str]:
+    program = (f"import sys; sys.path[:0] = [{str(ROOT)!r}]; "
+               "from table.commands.cli import main; sys.exit(main())")
+    return [sys.executable, "-c", program, *argv]
+
+
+def _selfplay(players: int, rounds: int, seed: int) -> list[str]:
+    return _command("selfplay", "--policy", "play-first", "--games", str(rounds),
+                    "--players", str(players), "--seed", str(seed))
+
+
+def timed(command: list[str]) -> tuple[float, float, str]:
+    """Wall seconds, CPU seconds and stdout of one process."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    done = subprocess.run(command, capture_output=True, text=True, check=True, cwd=ROOT)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu, done.stdout
+
+
+def compare(name: str, command: list[str], loop: list[str], repeat: int,
+            actions: Any = None) -> dict[str, Any]:
+    """``command`` against ``loop``, ``repeat`` times each, taking turns to go first."""
+    runs: dict[str, list[tuple[float, float]]] = {"loop": [], name: []}
+    for i in range(repeat):
+        order = [("loop", loop), (name, command)]
+        for side, argv in order if i % 2 == 0 else order[::-1]:
+            wall, cpu, out = timed(argv)
+            runs[side].append((wall, cpu))
+            if actions is not None:
+                actions(side, out)
+    out: dict[str, Any] = {}
+    for side, values in runs.items():
+        out[side] = {"wall_s": round(statistics.median(w for w, _ in values), 3),
+                     "cpu_s": round(statistics.median(c for _, c in values), 3),
+                     "cpu_runs": [round(c, 3) for _, c in values]}
+    for clock in ("wall_s", "cpu_s"):
+        out[f"overhead_{clock[:-2]}"] = round(out[name][clock] / out["loop"][clock] - 1, 3)
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    ap.add_argument("--rounds", type=int, default=2000)
+    ap.add_argument("--players", type=int, nargs="+", default=[2, 4])
+    ap.add_argument("--repeat", type=int, default=7)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args()
+    result: dict[str, Any] = {"rounds": args.rounds, "repeat": args.repeat}
+    for players in args.players:
+        seen: dict[str, int] = {}
+
+        def actions(side: str, out: str, seen: dict[str, int] = seen) -> None:
+            text = out.split()[0] if side == "loop" else str(json.loads(out)["actions"])
+            seen[side] = int(text)
+
+        loop = _loop(players, args.rounds, args.seed)
+        row = compare("selfplay", _selfplay(players, args.rounds, args.seed), loop, args.repeat,
+                      actions)
+        if seen["loop"] != seen["selfplay"]:
+            raise SystemExit(f"not the same games: {seen}")
+        result[f"selfplay_{players}p"] = row
+        if not args.json:
+            print(f"{players} players, {args.rounds} rounds, {args.repeat} processes each: "
+                  f"loop {row['loop']['wall_s']} s wall / {row['loop']['cpu_s']} s CPU, "
+                  f"selfplay {row['selfplay']['wall_s']} s / {row['selfplay']['cpu_s']} s: "
+                  f"overhead {row['overhead_wall']:+.1%} wall, {row['overhead_cpu']:+.1%} CPU "
+                  f"(target under {TARGET:.0%})", flush=True)
+    if args.json:
+        print(json.dumps(result, indent=2))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,56 @@
+"""The expert's particle filter: the worlds it searches are drawn in proportion to how likely
+each makes what the opponent was seen to do, and the filter reads no hidden card."""
+
+from __future__ import annotations
+
+import random
+
+from sim.players import expert
+from sim.players.expert import Answer, ExpertBot
+from table.analysis.search import Search, information_set
+from table.cards import Color, parse_card, parse_cards
+from table.rules import Deal, State, make_options, new_game
+
+
+def _dealt(aki: str, ken: str, start: str, pile: str) -> State:
+    hands = [(parse_cards(aki.split()), 0), (parse_cards(ken.split()), 0)]
+    s, _ = new_game(make_options("official"), ["Aki", "Ken"], 1,
+                    Deal(hands=hands, pile=parse_cards(pile.split()), start=parse_cards([start])))
+    return s
+
+
+def test_the_particles_follow_the_likelihood() -> None:
+    """Ken's four hidden cards, dealt at random, hold a wild in about one world in six; a
+    likelihood that favours those worlds twenty to one puts a wild in most particles."""
+    s = _dealt("R1 G7 B3", "Y5 Y6 B9 G2", "R5", pile="R9 YS G3 B4 Y1 Y2 G8 B8")
+    info = information_set(s, 0)
+    search = Search(random.Random(3), 40)
+
+    def has_wild(world: State) -> bool:
+        return any(c.is_wild for c in world.hands[1].known)
+
+    search.likelihood = lambda world: 20.0 if has_wild(world) else 1.0
+    particles = search._particles(info, 400)
+    assert len(particles) == 400
+    share = sum(map(has_wild, particles)) / len(particles)
+    plain = sum(has_wild(search._world(info)) for _ in range(400)) / 400
+    assert plain < 0.35 and share > 0.6
+    assert all(p.hands[0].known == s.hands[0].known for p in particles)  # its own hand stands
+
+
+def test_the_expert_weighs_a_world_by_the_opponents_answers() -> None:
+    """Ken answered Aki's red 7 with a red 2: a heuristic player holding a red Draw Two would
+    have played that first when Aki is close to going out, so a world in which Ken still
+    holds one is unlikely."""
+    s = _dealt("R1 G7", "Y5 Y6 R+2", "R5", pile="R9 YS G3")
+    view_bot = ExpertBot(random.Random(1), 12)
+    answer = Answer(Color.RED, "7", parse_card("R2"), None, 2)
+    view_bot.voids.answers = [(answer, ())]
+    from sim.players.bots import seat_view
+
+    likelihood = view_bot._likelihood(seat_view(s, 0))
+    assert likelihood is not None
+    held = s.copy()
+    assert likelihood(held) == expert.SLIP  # the real hand: R+2 would have been the answer
+    held.hands[1].known = parse_cards(["Y5", "Y6", "G3"])
+    assert likelihood(held) == 1.0 - expert.SLIP
