@@ -153,6 +153,19 @@ def test_rfc7239_forwarded_is_read_from_the_right() -> None:
     assert who('for=unknown') == ("127.0.0.1", False)
 
 
+def test_a_clients_own_forwarded_header_does_not_outrank_the_proxys() -> None:
+    """nginx and Caddy set X-Forwarded-For and pass a client's Forwarded on as it came:
+    read first, it would let each try pick a fresh throttle."""
+    proxies = Proxies(parse_proxies(["127.0.0.1"]))
+    scope = {"type": "http", "client": ("127.0.0.1", 5), "scheme": "http",
+             "headers": [(b"forwarded", b"for=10.9.9.9;proto=https"),
+                         (b"x-real-ip", b"10.8.8.8"),
+                         (b"x-forwarded-for", b"10.7.7.7, 198.51.100.7"),
+                         (b"x-forwarded-proto", b"http")]}
+    client = proxies.client(scope)
+    assert (client.address, client.https) == ("198.51.100.7", False)
+
+
 # --- Secure cookies -------------------------------------------------------------------------
 
 

@@ -165,9 +165,11 @@ def test_through_a_real_proxy_the_cookie_is_secure_and_throttles_are_per_device(
     port = behind[1]
     status, headers, _ = through(port, "POST", "/api/admin/login", {"key": API_KEY})
     assert status == 200 and "secure" in headers["set-cookie"].lower(), headers
-    for _ in range(10):
-        assert through(port, "POST", "/api/admin/login", {"key": "wrong-key-wrong"})[0] == 403
-    assert through(port, "POST", "/api/admin/login", {"key": API_KEY})[0] == 429
+    for n in range(10):  # each with an address of its own choosing, which the proxy passes on
+        assert through(port, "POST", "/api/admin/login", {"key": "wrong-key-wrong"},
+                       {"Forwarded": f"for=10.9.9.{n}", "X-Real-IP": f"10.8.8.{n}"})[0] == 403
+    assert through(port, "POST", "/api/admin/login", {"key": API_KEY},
+                   {"Forwarded": "for=10.9.9.99"})[0] == 429
     assert through(port, "POST", "/api/admin/login", {"key": API_KEY},
                    source="127.0.0.6")[0] == 200
 

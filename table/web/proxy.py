@@ -7,8 +7,8 @@ like the Pi's own, and the local admin (``local_admin``) would be anyone's. So:
 
 - a request that comes from a trusted proxy, or that carries any forwarding header at all
   (:data:`FORWARDING`, whoever sent it), is *proxied*: never the local admin;
-- only a trusted proxy's headers name the client (RFC 7239 ``Forwarded``, else
-  ``X-Forwarded-For``, else ``X-Real-IP``), read from the right: the first address that is not
+- only a trusted proxy's headers name the client (``X-Forwarded-For``, else ``X-Real-IP``,
+  else RFC 7239 ``Forwarded``), read from the right: the first address that is not
   a trusted proxy is the client (anything to its left was written by the client itself and
   proves nothing); from anyone else the headers are ignored and the connection's own address
   counts. The throttles and the cap on event streams per device use that address;
@@ -156,17 +156,19 @@ class Proxies:
         return Client(str(address) if address else str(peer), True, tls or https)
 
     def _from_headers(self, headers: dict[bytes, list[str]]) -> tuple[Address | None, bool]:
-        """The client's address and whether it used https, by a trusted proxy's headers."""
-        if b"forwarded" in headers:
-            elements = forwarded_elements(headers[b"forwarded"])[-MAX_HOPS:]
-            hops = [(_address(e.get("for", "")), e) for e in elements]
-            chosen = self._rightmost_untrusted(hops)
-            if chosen is not None:
-                address, element = chosen
-                return address, element.get("proto", "").lower() == "https"
+        """The client's address and whether it used https, by a trusted proxy's headers:
+        ``X-Forwarded-For`` first (nginx, Caddy and Traefik all set it, and pass a client's
+        own ``Forwarded`` on untouched: read first, that would let a client pick its own
+        address), then ``X-Real-IP``, then RFC 7239 ``Forwarded`` (a proxy that sets only
+        that one must drop the other two: docs/web.md)."""
+        forwarded = forwarded_elements(headers.get(b"forwarded", []))[-MAX_HOPS:]
+        chosen = self._rightmost_untrusted([(_address(e.get("for", "")), e) for e in forwarded])
         protos = [p.strip().lower() for v in headers.get(b"x-forwarded-proto", [])
                   for p in v.split(",")]
-        https = bool(protos) and protos[-1] == "https"
+        if protos:
+            https = protos[-1] == "https"
+        else:
+            https = chosen is not None and chosen[1].get("proto", "").lower() == "https"
         if b"x-forwarded-for" in headers:
             names = [n for v in headers[b"x-forwarded-for"] for n in v.split(",")][-MAX_HOPS:]
             chosen_xff = self._rightmost_untrusted([(_address(n), {}) for n in names])
@@ -174,7 +176,7 @@ class Proxies:
                 return chosen_xff[0], https
         if b"x-real-ip" in headers:
             return _address(headers[b"x-real-ip"][-1]), https
-        return None, https
+        return (chosen[0] if chosen is not None else None), https
 
     def _rightmost_untrusted(self, hops: list[tuple[Address | None, dict[str, str]]]
                              ) -> tuple[Address | None, dict[str, str]] | None:
