@@ -177,9 +177,8 @@ def check_gpio_library(model_file: Path | None = None,
     want = pi_board.wanted(model)
     have, both = pi_board.imported(path), pi_board.installed(path)
     fix = (f"pip uninstall -y {' '.join(pi_board.PACKAGES)}; then, in the checkout, "
-           f"pip install -e '.[{pi_board.extra(want)}]'"
-           + (" && pip install --no-deps mfrc522==0.0.7" if want == "rpi-lgpio" else "")
-           + " (docs/hardware.md: Setting up the Pi)")
+           f"pip install -e '.[{pi_board.extra(want)}]' && pip install --no-deps mfrc522==0.0.7"
+           " (docs/hardware.md: Setting up the Pi)")
     if have is None:
         return [Finding(False, f"RPi.GPIO: not installed; a {model} needs {want}'s", fix)]
     if have != want:
