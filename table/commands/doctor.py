@@ -85,7 +85,11 @@ def _probe(reader: Reader) -> str:
 def _why_not(spec: ReaderSpec, what: str) -> list[Finding]:
     """Likely causes of a reader that did not come live."""
     found = []
-    if spec.port:
+    if spec.port and not os.path.exists(spec.port):
+        found.append(Finding(False, f"{what}: no device at {spec.port} (not plugged in?)",
+                             "plug the reader in; ls -l /dev/serial/by-id /dev/serial/by-path "
+                             "lists the serial devices there are"))
+    elif spec.port:
         found.append(_device_access(Path(spec.port), what))
     if spec.kind == "mfrc522":
         dev = Path(f"/dev/spidev{spec.bus}.{spec.device}")
