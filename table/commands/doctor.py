@@ -19,6 +19,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from table.commands.buttons import check_lines
 from table.errors import TableError
 from table.inputs import ReaderStatus, Report
 from table.journal.entries import JournalError
@@ -343,6 +344,7 @@ def doctor(config_path: str, timeout: float = 3.0, quiet: float = 0.0) -> int:
     findings += check_groups(config)
     if needs_gpio(config):
         findings += check_gpio_library()
+    findings += [Finding(*line) for line in check_lines(config)]
     findings += check_readers(config, timeout, quiet)
     findings.append(check_journal(config))
     findings += check_voice(config)
