@@ -24,6 +24,7 @@
 #                                     the tests run the real Japanese voice)
 #       mosquitto                the MQTT broker the tables publish to and the hub reads
 #       mosquitto-clients        mosquitto_sub, bench/hub.py's observer in a process of its own
+#       strace                   shows the hub's fsync before each PUBACK (test_hub_durable.py)
 #       fonts-noto-cjk           names in Japanese in the plots of `stats` and `study`
 #       chromium                 opens their HTML reports in the tests (through Playwright)
 # install-root: debootstrap      a fresh minbase Debian root for `./uno install` to set up
@@ -41,7 +42,7 @@ set -eu
 DEMO_PACKAGES="python3 python3-venv espeak-ng"
 JAPANESE_PACKAGES="open-jtalk-mecab-naist-jdic"
 TEST_PACKAGES="$DEMO_PACKAGES make gcc-avr avr-libc simavr libsimavr-dev libelf-dev gcc libc6-dev
-python3-dev socat systemd mosquitto mosquitto-clients chromium fonts-noto-cjk $JAPANESE_PACKAGES"
+python3-dev socat systemd mosquitto mosquitto-clients strace chromium fonts-noto-cjk $JAPANESE_PACKAGES"
 INSTALL_ROOT_PACKAGES="debootstrap qemu-user-static binfmt-support"
 APPLIANCE_PACKAGES="python3 qemu-system-x86 qemu-utils debootstrap e2fsprogs"
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -57,6 +58,7 @@ def trace_order(trace: str, store: Path) -> list[str]:
 
 def test_every_result_is_on_the_disk_before_its_puback(
         broker: Broker, tmp_path: Path) -> None:  # noqa: F811
+    assert shutil.which("strace"), "strace not found: sudo sh .ci/sysdeps.sh test"
     store = tmp_path / "hub.sqlite3"
     trace = tmp_path / "trace"
     listener = Listener(broker.port, ("uno-table/hub/standings",))
