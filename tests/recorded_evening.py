@@ -58,7 +58,8 @@ def item_from_json(row: list[Any]) -> Item:
 
 def config_for(setup: MatchSetup, folder: Path, extra: str = "") -> Config:
     """A daemon's configuration whose set-up is ``setup`` (virtual deck, captions, readers on
-    ports that are links to /dev/null in ``folder``: the readers are never started), and ``extra`` lines."""
+    ports that are links to /dev/null in ``folder``: the readers are never started), and
+    ``extra`` lines."""
     lines = [
         "[table]", f"players = {json.dumps(list(setup.players))}", 'language = "en"',
         f"dealer = {json.dumps(setup.players[setup.dealer])}",
