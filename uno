@@ -8,6 +8,8 @@
 #   sudo ./uno install [EXAMPLE]  set up a Raspberry Pi to referee: packages, groups, SPI, a
 #                                venv with the board's extra, /etc/uno-table/config.toml from
 #                                EXAMPLE, the systemd unit (scripts/install-pi.sh; idempotent)
+#   sudo ./uno appliance         the appliance in a virtual machine: a Debian guest built and
+#                                booted under qemu, timed (bench/appliance.py; a first part)
 #
 # Each first installs the Debian packages it needs when they are missing (python3 itself
 # included; .ci/sysdeps.sh), as root or through sudo, or says what to install and stops.
@@ -89,6 +91,11 @@ test)
 install)
     exec sh scripts/install-pi.sh "$@"
     ;;
+appliance)
+    sh .ci/sysdeps.sh appliance
+    need_python
+    exec nice -n 10 python3 bench/appliance.py "$@"
+    ;;
 venv)
     sh .ci/sysdeps.sh test
     need_python
@@ -96,7 +103,7 @@ venv)
     ;;
 *)
     echo "usage: ./uno demo [DEMO OPTIONS] | ./uno test [PYTEST OPTIONS] | ./uno venv |" \
-        "./uno install [EXAMPLE]" >&2
+        "./uno install [EXAMPLE] | ./uno appliance" >&2
     exit 2
     ;;
 esac

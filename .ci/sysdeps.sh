@@ -5,7 +5,8 @@
 #   sh .ci/sysdeps.sh demo-ja  what `./uno demo --lang ja` needs (the demo's and Open JTalk's)
 #   sh .ci/sysdeps.sh test     what `./uno test` needs (the demo's too)
 #   sh .ci/sysdeps.sh install-root  what bench/install_root.py needs (a fresh Debian root)
-#   sh .ci/sysdeps.sh --list demo|demo-ja|test|install-root    print the package names only
+#   sh .ci/sysdeps.sh appliance     what `./uno appliance` needs (a guest booted under qemu)
+#   sh .ci/sysdeps.sh --list demo|demo-ja|test|install-root|appliance    the package names only
 #
 # demo: python3 python3-venv     the interpreter, and venv with pip (a fresh Debian lacks both)
 #       espeak-ng                the referee's voice
@@ -23,12 +24,17 @@
 #                                     the tests run the real Japanese voice)
 #       mosquitto                the MQTT broker the tables publish to and the hub reads
 #       mosquitto-clients        mosquitto_sub, bench/hub.py's observer in a process of its own
+#       strace                   shows the hub's fsync before each PUBACK (test_hub_durable.py)
 #       fonts-noto-cjk           names in Japanese in the plots of `stats` and `study`
 #       ngspice                  simulates the SPI lines over the cables (table/circuit/spice.py)
 #       chromium                 opens their HTML reports in the tests (through Playwright)
 #       nginx caddy openssl      the web view behind a real TLS proxy (tests/test_web_real_proxy.py)
 # install-root: debootstrap      a fresh minbase Debian root for `./uno install` to set up
 #               qemu-user-static binfmt-support   run an arm64 (Raspberry Pi OS) root on x86-64
+# appliance: qemu-system-x86     qemu-system-x86_64, the machine the appliance boots in
+#            qemu-utils          qemu-img: each boot writes to an overlay, the image stays clean
+#            debootstrap         the guest's Debian root (with Debian's kernel, systemd, udev)
+#            e2fsprogs           mke2fs -d: the root made into an ext4 image without a mount
 #
 # Quiet and fast (a few dpkg queries) when everything is present. When something is missing
 # it installs it with apt-get: as root, through sudo (asking for the password on a
@@ -38,9 +44,10 @@ set -eu
 DEMO_PACKAGES="python3 python3-venv espeak-ng"
 JAPANESE_PACKAGES="open-jtalk-mecab-naist-jdic"
 TEST_PACKAGES="$DEMO_PACKAGES make gcc-avr avr-libc simavr libsimavr-dev libelf-dev gcc libc6-dev
-python3-dev socat systemd mosquitto mosquitto-clients chromium fonts-noto-cjk ngspice
+python3-dev socat systemd mosquitto mosquitto-clients strace chromium fonts-noto-cjk ngspice
 $JAPANESE_PACKAGES nginx caddy openssl"
 INSTALL_ROOT_PACKAGES="debootstrap qemu-user-static binfmt-support"
+APPLIANCE_PACKAGES="python3 qemu-system-x86 qemu-utils debootstrap e2fsprogs"
 
 list=false
 if [ "${1:-}" = --list ]; then
@@ -52,8 +59,9 @@ demo) packages=$DEMO_PACKAGES ;;
 demo-ja) packages="$DEMO_PACKAGES $JAPANESE_PACKAGES" ;;
 test) packages=$TEST_PACKAGES ;;
 install-root) packages=$INSTALL_ROOT_PACKAGES ;;
+appliance) packages=$APPLIANCE_PACKAGES ;;
 *)
-    echo "usage: sh .ci/sysdeps.sh [--list] demo|demo-ja|test|install-root" >&2
+    echo "usage: sh .ci/sysdeps.sh [--list] demo|demo-ja|test|install-root|appliance" >&2
     exit 2
     ;;
 esac

@@ -1,16 +1,17 @@
 #!/bin/sh
 # Set up a Raspberry Pi to referee: `sudo ./uno install [EXAMPLE]` (docs/building.md).
 #
-#   1. Debian packages: python3-venv, and python3-dev and gcc to build RPi.GPIO and spidev;
+#   1. Debian packages: python3-venv, and python3-dev and gcc to build spidev;
 #      espeak-ng (the voice), alsa-utils (aplay plays it).
 #   2. The service user uno-table, and the groups spi, gpio, dialout and audio (made when the
-#      system lacks them), with that user and the one running sudo in each; its state folder
-#      /var/lib/uno-table (the journal).
+#      system lacks them), with that user and the one running sudo in each, the one running
+#      sudo in group uno-table too (it reads /etc/uno-table: check-table and hw_tests without
+#      sudo); its state folder /var/lib/uno-table (the journal).
 #   3. SPI on: raspi-config nonint do_spi 0, or dtparam=spi=on in config.txt (reboot after).
-#   4. A virtual environment in /usr/local/lib/uno-table with uno-table and the extra for this
-#      board (.[pi5] on a Pi 5, 500 or CM5, read from /proc/device-tree/model; .[pi] on every
-#      other), and /usr/local/bin/uno-table pointing into it. Made again only when the checkout
-#      or the board changed.
+#   4. A virtual environment in /usr/local/lib/uno-table with uno-table, its pi extra (GPIO
+#      through lgpio on every board: rpi-lgpio, gpiozero) and mfrc522 without its dependencies
+#      (never the original RPi.GPIO, removed from an older venv), and /usr/local/bin/uno-table
+#      pointing into it. Made again only when the checkout changed.
 #   5. /etc/uno-table (group uno-table, mode 2750: the service reads the deck file enrolled
 #      there) and its config.toml from an example (default examples/spi-pad.toml), only when
 #      there is none: a configuration of your own is never overwritten.
@@ -84,7 +85,10 @@ if ! getent passwd "$USER_NAME" >/dev/null; then
 fi
 for member in $USER_NAME ${SUDO_USER:-}; do
     [ "$member" != root ] || continue
-    for group in $GROUPS_WANTED; do
+    wanted=$GROUPS_WANTED
+    # The one installing reads /etc/uno-table (group uno-table) for check-table and hw_tests.
+    [ "$member" = "$USER_NAME" ] || wanted="$wanted $USER_NAME"
+    for group in $wanted; do
         if id -nG "$member" | tr ' ' '\n' | grep -qx "$group"; then
             continue
         fi
@@ -92,7 +96,7 @@ for member in $USER_NAME ${SUDO_USER:-}; do
         did "user $member added to group $group (log in again to use it)"
     done
 done
-ok "groups: $USER_NAME${SUDO_USER:+ and $SUDO_USER} in $GROUPS_WANTED"
+ok "groups: $USER_NAME${SUDO_USER:+ and $SUDO_USER} in $GROUPS_WANTED${SUDO_USER:+ ($SUDO_USER in $USER_NAME too)}"
 if [ ! -d "$STATE_DIR" ]; then
     install -d -m 750 "$STATE_DIR"
     chown "$USER_NAME:$USER_NAME" "$STATE_DIR"
@@ -125,13 +129,11 @@ else
     fi
 fi
 
-# 4. The virtual environment, with the board's extra.
+# 4. The virtual environment, with the pi extra: lgpio on every board (the original RPi.GPIO's
+# edge detection fails on Bookworm's kernels 6.6 and later, and it cannot drive a Pi 5).
 model=""
 if [ -r "$MODEL_FILE" ]; then model=$(tr -d '\000' <"$MODEL_FILE"); fi
-case $model in
-"Raspberry Pi 5"* | "Raspberry Pi 500"* | "Raspberry Pi Compute Module 5"*) extra=pi5 ;;
-*) extra=pi ;;
-esac
+extra=pi
 # What the venv was made from: this checkout's files and the extra.
 stamp=$(
     {
@@ -145,11 +147,14 @@ if [ -f "$VENV/.uno-stamp" ] && [ "$(cat "$VENV/.uno-stamp")" = "$stamp" ]; then
 else
     [ -x "$VENV/bin/python" ] || python3 -m venv "$VENV" || die "python3 -m venv $VENV failed"
     pip="$VENV/bin/python -m pip --disable-pip-version-check --quiet"
-    $pip install "$CHECKOUT[$extra]" || die "pip install $CHECKOUT[$extra] failed"
-    if [ "$extra" = pi5 ]; then
-        # mfrc522 requires RPi.GPIO, which cannot drive a Pi 5: rpi-lgpio stands in for it.
-        $pip install --no-deps mfrc522==0.0.7 || die "pip install mfrc522 failed"
+    if [ -f "$VENV/.uno-stamp" ]; then
+        # An older venv may hold the original RPi.GPIO, whose file rpi-lgpio shares: both go,
+        # and rpi-lgpio comes back with the extra.
+        $pip uninstall -y RPi.GPIO rpi-lgpio >/dev/null 2>&1 || true
     fi
+    $pip install "$CHECKOUT[$extra]" || die "pip install $CHECKOUT[$extra] failed"
+    # mfrc522 requires the original RPi.GPIO: rpi-lgpio stands in for it.
+    $pip install --no-deps mfrc522==0.0.7 || die "pip install mfrc522 failed"
     echo "$stamp" >"$VENV/.uno-stamp"
     did "venv: uno-table with the $extra extra installed in $VENV${model:+ ($model)}"
 fi

@@ -58,7 +58,8 @@ def item_from_json(row: list[Any]) -> Item:
 
 def config_for(setup: MatchSetup, folder: Path, extra: str = "") -> Config:
     """A daemon's configuration whose set-up is ``setup`` (virtual deck, captions, readers on
-    ports that are files in ``folder``: the readers are never started), and ``extra`` lines."""
+    ports that are links to /dev/null in ``folder``: the readers are never started), and
+    ``extra`` lines."""
     lines = [
         "[table]", f"players = {json.dumps(list(setup.players))}", 'language = "en"',
         f"dealer = {json.dumps(setup.players[setup.dealer])}",
@@ -69,7 +70,9 @@ def config_for(setup: MatchSetup, folder: Path, extra: str = "") -> Config:
         "[journal]", 'path = "journal.sqlite3"',
     ]
     for role in setup.readers:
-        (folder / f"port-{role.name}").write_text("", encoding="utf-8")
+        port = folder / f"port-{role.name}"
+        if not port.is_symlink():
+            port.symlink_to("/dev/null")  # a character device
         lines += ["[[readers]]", f'name = "{role.name}"', f'role = "{role.role}"',
                   'kind = "serial-line"', f'port = "port-{role.name}"']
         if role.seat is not None:

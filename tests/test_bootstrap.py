@@ -211,4 +211,4 @@ def test_a_wrong_step_is_one_usage_line(tmp_path: Path, command: str) -> None:
     done = Machine(tmp_path).run(command)
     assert done.returncode == 2
     assert done.stderr == ("usage: ./uno demo [DEMO OPTIONS] | ./uno test [PYTEST OPTIONS] "
-                           "| ./uno venv | ./uno install [EXAMPLE]\n")
+                           "| ./uno venv | ./uno install [EXAMPLE] | ./uno appliance\n")

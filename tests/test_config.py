@@ -46,7 +46,12 @@ BAD = [
     ('kind = "serial-line"', 'kind = "telepathy"', "readers[0] (pad).kind",
      "allowed: " + ", ".join(sorted(factory.KINDS))),
     ('role = "play"', 'role = "dealer"', "readers[0] (pad).role", "allowed: play, seat, draw"),
-    ('port = "pad"', 'port = "ttyUSB9"', "readers[0] (pad).port", "does not exist"),
+    ('port = "pad"', 'port = "pad/ttyUSB9"', "readers[0] (pad).port",
+     "cannot be a device: a part of it is a file"),
+    ('port = "pad"', 'port = "/dve/ttyUSB0"', "readers[0] (pad).port",
+     "/dve/ttyUSB0 cannot appear: its folder /dve does not exist"),
+    ('port = "pad"', 'port = "table.toml"', "readers[0] (pad).port", "is a file, not a device"),
+    ('port = "pad"', 'port = "/"', "readers[0] (pad).port", "/ is a folder, not a device"),
     ('port = "pad"', "", "readers[0] (pad).port", "missing"),
     ('port = "pad"', 'port = "pad"\nspeed = 9600', "readers[0].speed", "unknown key"),
     ('role = "play"', 'role = "seat"\nseat = "Aki"', "readers", "exactly one play pad"),
@@ -70,7 +75,7 @@ BAD = [
 
 @pytest.fixture
 def folder(tmp_path: Path) -> Path:
-    (tmp_path / "pad").write_text("")  # stands for the port: it only has to exist here
+    (tmp_path / "pad").symlink_to("/dev/null")  # stands for the port: a character device
     return tmp_path
 
 

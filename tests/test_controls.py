@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from gpiozero.pins.mock import MockFactory
+from gpiozero.pins.mock import MockFactory, MockPin
 
 from table.inputs import Press
-from table.runtime.controls import Controls, SeatPins
+from table.runtime.controls import Controls, PinTrouble, SeatPins
 
 
 class Clock:
@@ -76,3 +76,51 @@ def test_turn_led_and_buzzer(factory: MockFactory) -> None:
 def test_unknown_button_is_named(factory: MockFactory) -> None:
     with pytest.raises(ValueError, match="seat 1: unknown button 'skip'"):
         Controls([SeatPins({"skip": 4})], print, pin_factory=factory)
+
+
+class EdgelessPin(MockPin):
+    """A pin as the original RPi.GPIO gives it on a kernel 6.6 or later: edge detection fails."""
+
+    def _enable_event_detect(self) -> None:
+        raise RuntimeError("Failed to add edge detection")
+
+
+class BusyPin(MockPin):
+    """A line another driver holds, as lgpio refuses it."""
+
+    def __init__(self, factory: MockFactory, info: object) -> None:
+        raise OSError("GPIO busy")
+
+
+@pytest.mark.parametrize(("pin_class", "cause", "fix"), [
+    (EdgelessPin, "RuntimeError: Failed to add edge detection",
+     "the original RPi.GPIO is installed, whose edge detection fails on current kernels: use "
+     "lgpio: sudo ./uno install again"),
+    (BusyPin, "OSError: GPIO busy",
+     "another driver or program holds GPIO27: `gpioinfo` names it"),
+])
+def test_a_pin_that_fails_is_named_with_what_fixes_it(
+        pin_class: type[MockPin], cause: str, fix: str) -> None:
+    factory = MockFactory()
+    try:
+        with pytest.raises(PinTrouble) as caught:
+            Controls([SeatPins({"uno": 17, "draw": 27})], print,
+                     pin_factory=_failing(factory, 27, pin_class))
+        assert str(caught.value).startswith(f"GPIO27 (seat 1 draw button): {cause}; {fix}")
+        # the pins had before the failure were given back: the same seat starts without 27
+        Controls([SeatPins({"uno": 17})], print, pin_factory=factory).close()
+    finally:
+        factory.reset()
+
+
+def _failing(factory: MockFactory, pin: int, pin_class: type[MockPin]) -> MockFactory:
+    """``factory``, with ``pin`` of ``pin_class``, asked for as seat 1's draw button."""
+    real = factory.pin
+
+    def pin_of(name: object, pin_class_: object = None, **kwargs: object) -> object:
+        number = int(str(name).removeprefix("GPIO").removeprefix("BCM"))
+        chosen = pin_class if number == pin else pin_class_
+        return real(name, pin_class=chosen, **kwargs)
+
+    factory.pin = pin_of  # type: ignore[method-assign]
+    return factory

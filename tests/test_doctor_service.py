@@ -94,13 +94,15 @@ def test_doctor_names_a_port_another_program_holds(
 def test_doctor_says_what_to_fix_for_a_dead_reader(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    (tmp_path / "pad").write_text("")  # a path that exists but is no serial device
-    config = write_config(tmp_path)
+    config = write_config(tmp_path)  # its port "pad": nothing there, a reader not plugged in
     assert main(["doctor", "--config", str(config), "--timeout", "1"]) == 1
     out = capsys.readouterr().out
     assert "FIX  reader pad (serial-line, play): not live after 1 s" in out
     assert "-> check the cable and power of the reader" in out
-    assert out.rstrip().endswith("1 to fix")
+    assert (f"FIX  reader pad (serial-line, play): no device at {tmp_path / 'pad'} (not plugged "
+            "in?)\n       -> plug the reader in; ls -l /dev/serial/by-id /dev/serial/by-path "
+            "lists the serial devices there are") in out
+    assert out.rstrip().endswith("2 to fix")
 
 
 def test_doctor_runs_before_the_deck_is_enrolled(

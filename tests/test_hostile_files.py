@@ -67,7 +67,8 @@ HOSTILE: dict[str, Callable[[Path], Path]] = {
 
 def good_config(folder: Path, deck: str = "virtual", voice: Path | None = None) -> Path:
     """A configuration that runs, but for the deck file or voice folder it is given."""
-    (folder / "pad").write_text("")  # the reader's port: it only has to exist
+    if not (folder / "pad").is_symlink():
+        (folder / "pad").symlink_to("/dev/null")  # the reader's port: a character device
     text = sim_config(("Aki", "Ken", "Mio")).replace('"virtual"', json.dumps(deck))
     if voice is not None:
         wav = f"backend = \"wav\"\nfolder = {json.dumps(str(voice))}"

@@ -144,10 +144,12 @@ def test_a_second_install_changes_nothing_and_says_so(tmp_path: Path) -> None:
         "changed user uno-table made (the service runs as it)",
         *[f"changed user {user} added to group {group} (log in again to use it)"
           for user in ("uno-table", "pi") for group in ("spi", "gpio", "dialout", "audio")],
+        # the one installing reads /etc/uno-table: check-table and hw_tests without sudo
+        "changed user pi added to group uno-table (log in again to use it)",
         f"changed folder {pi.root}/var/lib/uno-table for the journal, the service user's",
         f"changed SPI: dtparam=spi=on added to {pi.root}/boot/firmware/config.txt (reboot "
         "before the readers can work)",
-        f"changed venv: uno-table with the pi5 extra installed in {venv} (Raspberry Pi 5 Model B "
+        f"changed venv: uno-table with the pi extra installed in {venv} (Raspberry Pi 5 Model B "
         "Rev 1.0)",
         "changed command: /usr/local/bin/uno-table",
         f"changed folder {pi.root}/etc/uno-table: group uno-table, mode 2750 (its group reads "
@@ -157,7 +159,7 @@ def test_a_second_install_changes_nothing_and_says_so(tmp_path: Path) -> None:
         f"changed service: {pi.root}/etc/systemd/system/uno-table.service written",
     ]
     pips = [line for line in pi.log() if line.startswith("pip ")]
-    assert [p.split("install ")[1] for p in pips] == [f"{pi.checkout}[pi5]",
+    assert [p.split("install ")[1] for p in pips] == [f"{pi.checkout}[pi]",
                                                        "--no-deps mfrc522==0.0.7"]
     assert (pi.root / "etc/uno-table/config.toml").read_text() == (
         ROOT / "examples/spi-pad.toml").read_text()
@@ -177,7 +179,7 @@ def test_a_second_install_changes_nothing_and_says_so(tmp_path: Path) -> None:
     assert (pi.root / "boot/firmware/config.txt").read_text() == boot
 
 
-def test_a_config_of_ones_own_is_kept_and_a_new_board_gets_its_extra(tmp_path: Path) -> None:
+def test_a_config_of_ones_own_is_kept_and_every_board_gets_lgpio(tmp_path: Path) -> None:
     pi = Pi(tmp_path)
     assert pi.install().returncode == 0
     mine = pi.root / "etc/uno-table/config.toml"
@@ -186,11 +188,20 @@ def test_a_config_of_ones_own_is_kept_and_a_new_board_gets_its_extra(tmp_path: P
     again = pi.install("examples/bridge-four-seats.toml")
     assert again.returncode == 0, again.stderr
     assert "ok      config: " in again.stdout and mine.read_text() == "# my table\n"
-    assert [line for line in again.stdout.splitlines() if line.startswith("changed")] == [
-        f"changed venv: uno-table with the pi extra installed in "
-        f"{pi.root}/usr/local/lib/uno-table/venv (Raspberry Pi 4 Model B Rev 1.4)"]
-    assert pi.log()[-1] == f"pip -m pip --disable-pip-version-check --quiet install " \
-                           f"{pi.checkout}[pi]"
+    assert again.stdout.splitlines()[-1] == "nothing changed: everything was in place"
+
+
+def test_an_older_venv_loses_the_original_rpi_gpio(tmp_path: Path) -> None:
+    """A venv made with the original RPi.GPIO (the old pi extra): both RPi.GPIO packages are
+    removed before the extra brings rpi-lgpio back, so the file is lgpio's."""
+    pi = Pi(tmp_path, model="Raspberry Pi 4 Model B Rev 1.4")
+    assert pi.install().returncode == 0
+    (pi.root / "usr/local/lib/uno-table/venv/.uno-stamp").write_text("older\n")
+    again = pi.install()
+    assert again.returncode == 0, again.stderr
+    pips = [line.split("--quiet ")[1] for line in pi.log() if line.startswith("pip ")]
+    assert pips[-3:] == ["uninstall -y RPi.GPIO rpi-lgpio", f"install {pi.checkout}[pi]",
+                         "install --no-deps mfrc522==0.0.7"]
 
 
 def test_a_japanese_table_gets_open_jtalk_once(tmp_path: Path) -> None:

@@ -118,7 +118,8 @@ def test_a_name_the_voice_cannot_say_is_one_line(name: str, why: str) -> None:
 
 def write_config(tmp_path: Path, players: list[str], table: str = "") -> Path:
     """A simulated table in Japanese; ``table`` adds lines to its [table] section."""
-    (tmp_path / "pad").touch()  # where the play pad's serial port would be
+    if not (tmp_path / "pad").is_symlink():
+        (tmp_path / "pad").symlink_to("/dev/null")  # where the play pad's serial port would be
     path = tmp_path / "table.toml"
     text = sim_config(players).replace('language = "en"', f'language = "ja"\n{table}')
     path.write_text(text, encoding="utf-8")

@@ -209,7 +209,7 @@ def test_the_listen_address_takes_ascii_digits_only() -> None:
 
 def test_hosts_in_the_configuration_are_names(tmp_path: Path) -> None:
     path = tmp_path / "table.toml"
-    (tmp_path / "pad").touch()  # the play pad's port: a file that exists
+    (tmp_path / "pad").symlink_to("/dev/null")  # the play pad's port: a character device
     for value, error in (('"uno.lan"', "not a list"), ('["evil example"]', "not a host name"),
                          ("[5]", "not a host name"), ('["-x"]', "not a host name")):
         path.write_text(sim_config(PLAYERS, extra=f"\n[web]\nhosts = {value}\n"),

@@ -139,10 +139,13 @@ def _doctor(args: argparse.Namespace) -> int:
 
 
 def _check_table(args: argparse.Namespace) -> int:
+    from table.commands.buttons import check_buttons_command
     from table.commands.check_table import check_table_command
 
     for name in ("timeout", "settle"):
         seconds(f"--{name}", getattr(args, name))
+    if args.buttons:
+        return check_buttons_command(args.config, args.timeout)
     return check_table_command(args.config, args.timeout, args.settle)
 
 
@@ -214,6 +217,8 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     p.add_argument("--settle", type=float, default=1.0,
                    help="seconds a card rests before the other pads count as silent "
                    "(default 1)")
+    p.add_argument("--buttons", action="store_true",
+                   help="check the seat buttons instead: each press asked for in turn")
     p.set_defaults(run=_check_table)
 
     p = sub.add_parser("service", help="print a systemd unit that runs the daemon at boot")

@@ -19,6 +19,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from table.commands.buttons import check_lines
 from table.errors import TableError
 from table.inputs import ReaderStatus, Report
 from table.journal.entries import JournalError
@@ -85,7 +86,11 @@ def _probe(reader: Reader) -> str:
 def _why_not(spec: ReaderSpec, what: str) -> list[Finding]:
     """Likely causes of a reader that did not come live."""
     found = []
-    if spec.port:
+    if spec.port and not os.path.exists(spec.port):
+        found.append(Finding(False, f"{what}: no device at {spec.port} (not plugged in?)",
+                             "plug the reader in; ls -l /dev/serial/by-id /dev/serial/by-path "
+                             "lists the serial devices there are"))
+    elif spec.port:
         found.append(_device_access(Path(spec.port), what))
     if spec.kind == "mfrc522":
         dev = Path(f"/dev/spidev{spec.bus}.{spec.device}")
@@ -177,9 +182,8 @@ def check_gpio_library(model_file: Path | None = None,
     want = pi_board.wanted(model)
     have, both = pi_board.imported(path), pi_board.installed(path)
     fix = (f"pip uninstall -y {' '.join(pi_board.PACKAGES)}; then, in the checkout, "
-           f"pip install -e '.[{pi_board.extra(want)}]'"
-           + (" && pip install --no-deps mfrc522==0.0.7" if want == "rpi-lgpio" else "")
-           + " (docs/hardware.md: Setting up the Pi)")
+           f"pip install -e '.[{pi_board.extra(want)}]' && pip install --no-deps mfrc522==0.0.7"
+           " (docs/hardware.md: Setting up the Pi)")
     if have is None:
         return [Finding(False, f"RPi.GPIO: not installed; a {model} needs {want}'s", fix)]
     if have != want:
@@ -340,6 +344,7 @@ def doctor(config_path: str, timeout: float = 3.0, quiet: float = 0.0) -> int:
     findings += check_groups(config)
     if needs_gpio(config):
         findings += check_gpio_library()
+    findings += [Finding(*line) for line in check_lines(config)]
     findings += check_readers(config, timeout, quiet)
     findings.append(check_journal(config))
     findings += check_voice(config)

@@ -26,6 +26,7 @@ from typing import Any, Final
 
 from table.cards import edition_copies, edition_counts, parse_copy
 from table.errors import TableError
+from table.files.durable import replace_durably
 from table.files.private import open_private
 from table.inputs import ReaderStatus, Report, TagRead
 from table.readers.factory import ReaderSpec, make_reader
@@ -115,7 +116,7 @@ def save(path: Path, entries: dict[str, str], edition: str) -> None:
             f.write(text)
             f.flush()
             os.fsync(f.fileno())
-        os.replace(tmp, path)
+        replace_durably(tmp, path)  # the folder synced: a cut keeps the new file
     except OSError as exc:
         raise DeckError(f"{path}: cannot write the deck file: {exc.strerror}") from None
 

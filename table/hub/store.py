@@ -44,9 +44,11 @@ class HubStore:
             self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False,
                                       timeout=10.0)
             self.db.execute("PRAGMA journal_mode=WAL")
-            # A result is also in its table's journal: the hub's store survives a crash of the
-            # hub, and trades only the last commits before a power cut for speed.
-            self.db.execute("PRAGMA synchronous=NORMAL")
+            # Every commit on the disk before it returns: the hub acknowledges a result to the
+            # broker (PUBACK) only after keeping it, and a table that got its PUBACK never sends
+            # it again, so a power cut of the hub's machine must not take a kept result back.
+            # One fsync per result: a table sends one a round.
+            self.db.execute("PRAGMA synchronous=FULL")
             for statement in SCHEMA:
                 self.db.execute(statement)
         except sqlite3.Error as exc:

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Final, TypeVar
 
+from table.files.durable import replace_durably
 from table.files.private import keep_private, make_private
 from table.inputs import Kept
 from table.journal import unsaved
@@ -300,7 +301,7 @@ class Journal:
             src = Path(str(self.path) + suffix)
             if src.exists():
                 os.replace(src, Path(str(moved) + suffix))
-        os.replace(fresh, self.path)
+        replace_durably(fresh, self.path)  # the folder synced: the damaged names too
         self.repair = Repair(len(salvaged), None, moved)
         return _connect(self.path, self.sync)
 

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Final
 
 from table.errors import TableError
+from table.files.durable import replace_durably, sync_folder
 from table.files.private import open_private
 
 log = logging.getLogger(__name__)
@@ -102,8 +103,9 @@ def keep(journal: Path, after: int, crc: int, rows: Sequence[Row]) -> tuple[Path
         source.unlink()
         return target, 0
     if source != target:
-        os.replace(source, target)
-    _sync_folder(target.parent)
+        replace_durably(source, target)
+    else:
+        sync_folder(target.parent)
     return target, kept
 
 
@@ -118,14 +120,6 @@ def _write_all(fd: int, data: bytes) -> int:
                 raise
             break
     return written
-
-
-def _sync_folder(folder: Path) -> None:
-    fd = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def read(journal: Path) -> Unsaved | None:
@@ -151,11 +145,11 @@ def read(journal: Path) -> Unsaved | None:
 def set_aside(kept: Unsaved) -> Path:
     """Move a file of unsaved inputs that no longer fits its journal out of the way."""
     moved = kept.path.with_name(f"{kept.path.name}-{time.strftime('%Y%m%dT%H%M%S')}")
-    os.replace(kept.path, moved)
+    replace_durably(kept.path, moved)
     return moved
 
 
 def done(kept: Unsaved) -> None:
     """The inputs are in the journal: the file goes."""
     kept.path.unlink(missing_ok=True)
-    _sync_folder(kept.path.parent)
+    sync_folder(kept.path.parent)

@@ -122,6 +122,9 @@ class Publisher(Delivery):
     from paho's thread. ``persistent``: the broker keeps this client's subscriptions and
     queues its QoS 1 messages while it is away (a session that is not clean, under a fixed
     client id): what the hub needs so that a result sent while it reconnects still reaches it.
+    A message is acknowledged to the broker (PUBACK) only once ``on_message`` has returned
+    (paho's manual acknowledgements): what it kept durably is kept before the broker lets go,
+    and one it raised on stays the broker's, to be sent again on the next connection.
     """
 
     def __init__(
@@ -159,7 +162,8 @@ class Publisher(Delivery):
         self._sending: set[str] = set()  # result ids sent on this connection (this thread's)
         self._acked = threading.Condition()
         client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=client_id,
-                             protocol=mqtt.MQTTv311, clean_session=not persistent)
+                             protocol=mqtt.MQTTv311, clean_session=not persistent,
+                             manual_ack=True)
         if settings.username:
             client.username_pw_set(settings.username, settings.password)
         if settings.tls:
@@ -291,12 +295,15 @@ class Publisher(Delivery):
                 self._cond.notify()
 
     def _on_message(self, client: Any, userdata: Any, message: Any) -> None:
-        if self.on_message is None:
-            return
         try:
-            self.on_message(message.topic, bytes(message.payload))
+            if self.on_message is not None:
+                self.on_message(message.topic, bytes(message.payload))
         except Exception:  # a bad message must not stop the network thread
-            log.exception("mqtt: message on %s could not be handled", message.topic)
+            log.exception("mqtt: message on %s could not be handled; left to the broker, which "
+                          "sends it again on the next connection", message.topic)
+            return
+        if message.qos:
+            client.ack(message.mid, message.qos)  # after whatever it kept is on the disk
 
     # --- the publisher's thread ---------------------------------------------------------------
 

@@ -8,6 +8,7 @@ tell) and :class:`ReaderStatus` (``connecting``, ``live``, ``lost``), the inputs
 
 from __future__ import annotations
 
+import os
 import threading
 from abc import ABC, abstractmethod
 from collections.abc import Callable
@@ -69,7 +70,8 @@ class Debounce:
 
 class ReaderThread(ABC):
     """What every reader running in its own thread shares: start and stop, and each change of
-    state (``connecting``, ``live``, ``lost``) reported once. Subclasses write :meth:`_run`,
+    state (``connecting``, ``waiting`` for a device not plugged in, ``live``, ``lost``)
+    reported once. Subclasses write :meth:`_run`,
     which returns when ``self._stop`` is set."""
 
     def __init__(self, name: str, sink: Sink, clock: Callable[[], float]) -> None:
@@ -87,6 +89,21 @@ class ReaderThread(ABC):
         self._stop.set()
         if self._thread.is_alive():
             self._thread.join(timeout)
+
+    def _trying(self) -> str:
+        """The state to report while trying to open the port: ``lost`` and ``waiting`` stay
+        (said once), anything else is ``connecting``."""
+        return self.state if self.state in ("lost", "waiting") else "connecting"
+
+    def _not_opened(self, port: str) -> None:
+        """The port could not be opened: nothing at its path is a reader not plugged in yet
+        (``waiting``, once); a device there that still fails is ``connecting``."""
+        if self.state == "lost":
+            return  # unplugged while live: it stays lost until it is back
+        if not os.path.exists(port):
+            self._status("waiting", f"no device at {port}: waiting for it to be plugged in")
+        elif self.state == "waiting":
+            self._status("connecting")
 
     def _status(self, state: str, detail: str = "") -> None:
         if state != self.state:

@@ -264,7 +264,13 @@ class BridgePort:
         attempt = 0
         lost = False
         while not self._stop.is_set():
-            self._status("lost" if lost else "connecting")
+            if lost:
+                self._status("lost")
+            elif not os.path.exists(self.port):  # not plugged in yet: said once, waited for
+                self._status("waiting", f"no device at {self.port}: waiting for it to be "
+                                        "plugged in")
+            else:
+                self._status("connecting")
             try:
                 port = serial.Serial(self.port, BAUD, timeout=0.05, exclusive=True)
             except (serial.SerialException, OSError) as exc:

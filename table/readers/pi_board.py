@@ -1,11 +1,12 @@
-"""Which Raspberry Pi this is, and which ``RPi.GPIO`` it needs.
+"""Which Raspberry Pi this is, and which ``RPi.GPIO`` it needs: rpi-lgpio's, on every board.
 
 Two packages install the module ``RPi.GPIO``, each writing ``RPi/GPIO/__init__.py`` over the
 other's: RPi.GPIO itself (C, through ``/dev/gpiomem``; what ``mfrc522`` requires) and
-rpi-lgpio (the same API on lgpio's ``/dev/gpiochip*``). RPi.GPIO cannot drive the GPIO of a
-board with the RP1 I/O chip (Pi 5, Pi 500, Compute Module 5); rpi-lgpio can. The choice, on
-purpose: RPi.GPIO on a Pi 4 and older (the ``pi`` extra), rpi-lgpio on a Pi 5 (the ``pi5``
-extra, with ``mfrc522`` installed without its dependencies so that RPi.GPIO never comes).
+rpi-lgpio (the same API on lgpio's ``/dev/gpiochip*``). The original cannot drive the GPIO of a
+board with the RP1 I/O chip (Pi 5, Pi 500, Compute Module 5), and on every board its edge
+detection fails under Raspberry Pi OS Bookworm's kernels 6.6 and later ("Failed to add edge
+detection"), which stops seat buttons. So the ``pi`` extra brings rpi-lgpio on every board, and
+``mfrc522`` is installed without its dependencies so that the original never comes.
 """
 
 from __future__ import annotations
@@ -32,16 +33,16 @@ def board_model(model_file: Path | None = None) -> str | None:
 
 
 def wanted(model: str) -> str:
-    """The package whose ``RPi.GPIO`` the board needs: rpi-lgpio on an RP1 board (a Pi 5, 500 or
-    Compute Module 5, and what comes after), RPi.GPIO on every earlier one (a Pi 4, 400, 3,
-    Zero 2...)."""
-    found = re.match(r"Raspberry Pi (?:Compute Module )?(\d)", model)
-    return "rpi-lgpio" if found and int(found[1]) >= 5 else "RPi.GPIO"
+    """The package whose ``RPi.GPIO`` ``model`` needs: rpi-lgpio on every board (the original's
+    edge detection fails on current kernels, and it cannot drive an RP1 board at all)."""
+    del model  # the same on every board; the model is named in doctor's messages
+    return "rpi-lgpio"
 
 
 def extra(package: str) -> str:
-    """The extra of uno-table that installs ``package``'s RPi.GPIO."""
-    return "pi5" if package == "rpi-lgpio" else "pi"
+    """The extra of uno-table that installs ``package``'s RPi.GPIO (only ``pi`` does now)."""
+    del package
+    return "pi"
 
 
 def imported(path: list[str] | None = None) -> str | None:

@@ -2,7 +2,8 @@
 
 The port is opened by its stable path (``/dev/serial/by-id/...``), so a replugged reader is
 found again under the same name. States: connecting -> live -> lost -> connecting..., with a
-backoff between attempts; every change is reported to the sink, which announces it.
+backoff between attempts (``waiting`` while nothing is at the path: a reader not plugged in
+yet); every change is reported to the sink, which announces it.
 """
 
 from __future__ import annotations
@@ -71,7 +72,7 @@ class SerialReader(ReaderThread):
         attempt = 0
         held = False  # the port is another program's: said once, until it is ours
         while not self._stop.is_set():
-            self._status("connecting" if self.state != "lost" else "lost")
+            self._status(self._trying())
             try:
                 # Exclusive: a second program on the port would take some of its bytes.
                 port = serial.Serial(self.port, BAUD[self.kind], timeout=0.1, exclusive=True)
@@ -83,6 +84,7 @@ class SerialReader(ReaderThread):
                                 self.name, self.port)
                 held = exc.errno in IN_USE
                 log.debug("reader %s: cannot open %s (%s)", self.name, self.port, exc)
+                self._not_opened(self.port)
                 self._stop.wait(wait)
                 continue
             attempt, held = 0, False

@@ -152,6 +152,7 @@ CATALOGUE: Final[dict[str, dict[str, str]]] = {
     "rejected-token-on-seat-pad": {"en": "Please tap that token where the cards are played.",
                                    "ja": "そのトークンは、カードを出すところにタッチしてください。"},
     "reader-lost": {"en": "The {reader} reader is disconnected.", "ja": "リーダー「{reader}」の接続が切れました。"},
+    "reader-waiting": {"en": "The {reader} reader is not plugged in. Waiting for it.", "ja": "リーダー「{reader}」がつながっていません。つながるのをまっています。"},
     "reader-back": {"en": "The {reader} reader is back.", "ja": "リーダー「{reader}」がつながりました。"},
     "unknown-tag": {"en": "Unknown card. Please try another.", "ja": "登録されていないカードです。別のカードをどうぞ。"},
     # Competition, local and Musician rules.

@@ -107,6 +107,7 @@ class Referee:
     color_since: float | None = None  # when the referee started waiting for a colour
     due: int | None = None  # the seat that was last given cards (for the draw shoe)
     reader_states: dict[str, str] = field(default_factory=dict)  # reader -> its last state
+    readers_down: set[str] = field(default_factory=set)  # said lost or waiting, not back yet
     last_play: Play | None = None  # the latest accepted action, when it was a play
     reshown: str | None = None  # the last card of a hand just shown, resting on the play pad
     speaking: bool = True  # False while a journal is replayed: nothing is said, only state
@@ -206,15 +207,21 @@ class Referee:
         return out
 
     def _reader_status(self, status: ReaderStatus) -> Outcome:
-        """A reader lost or back: said aloud; the game state is untouched."""
+        """A reader lost, not plugged in yet, or back: said aloud; the game state is untouched."""
         was = self.reader_states.get(status.reader)
         self.reader_states[status.reader] = status.state
         if status.state == "lost" and was != "lost":
             key = "reader-lost"
-        elif status.state == "live" and was == "lost":
+        elif status.state == "waiting" and was not in ("waiting", "lost"):
+            key = "reader-waiting"
+        elif status.state == "live" and status.reader in self.readers_down:
             key = "reader-back"
         else:
             return Outcome("ignored")
+        if key == "reader-back":
+            self.readers_down.discard(status.reader)
+        else:
+            self.readers_down.add(status.reader)
         return Outcome("accepted", None, (Announcement(key, (("reader", status.reader),), 2),))
 
     def _tick(self) -> Outcome:

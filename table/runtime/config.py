@@ -13,6 +13,7 @@ import ipaddress
 import math
 import os
 import re
+import stat
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -177,6 +178,30 @@ class _Checker:
         except OSError as exc:
             raise self.fail(key, f"cannot reach {path}: {exc.strerror}",
                             "an existing file or device") from None
+        return path
+
+    def device(self, key: str, value: object) -> Path:
+        """A serial device's path, relative to the configuration file's folder: there now, or
+        one that can appear (a USB bridge plugged in later: a reader that is down, not a
+        mistake). Refused: what can never be a device (a file, a folder, a path through a
+        file, a folder that does not exist outside /dev, where udev makes its folders)."""
+        path = self.relative(self.string(key, value, "a path"))
+        allowed = "a serial device, e.g. /dev/serial/by-id/... (it may be plugged in later)"
+        try:
+            mode = path.stat().st_mode
+        except FileNotFoundError:
+            if path.parts[:2] == ("/", "dev") or path.parent.is_dir():
+                return path  # not there yet: the reader waits for it
+            raise self.fail(key, f"{path} cannot appear: its folder {path.parent} does not "
+                                 "exist", allowed) from None
+        except NotADirectoryError:
+            raise self.fail(key, f"{path} cannot be a device: a part of it is a file",
+                            allowed) from None
+        except OSError as exc:
+            raise self.fail(key, f"cannot reach {path}: {exc.strerror}", allowed) from None
+        if not stat.S_ISCHR(mode):
+            what = "a folder" if stat.S_ISDIR(mode) else "a file"
+            raise self.fail(key, f"{path} is {what}, not a device", allowed)
         return path
 
     def folder(self, key: str, value: object) -> Path:
@@ -413,7 +438,7 @@ def _readers(c: _Checker, value: object, players: tuple[str, ...]) -> tuple[Read
             allowed = 'seat only with role = "seat"'
             raise c.fail(f"{where}.seat", f"a {role} reader has no seat", allowed)
         if "port" in entry:
-            fields["port"] = str(c.file(f"{where}.port", entry["port"]))
+            fields["port"] = str(c.device(f"{where}.port", entry["port"]))
         elif kind in ("serial-line", "rdm6300", "bridge"):
             allowed = "the reader's serial port, e.g. /dev/serial/by-id/..."
             raise c.fail(f"{where}.port", "missing", allowed)

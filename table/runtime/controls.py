@@ -6,6 +6,10 @@ use gpiozero's own ``MockFactory``. Debounce is ours (the mock does not simulate
 cheap buttons bounce for several milliseconds): a press within ``debounce`` seconds of the
 previous one on the same button is the same press. gpiozero is imported only here, when
 controls are configured.
+
+A pin that cannot be had is a :class:`PinTrouble` naming the pin, what it was for and what
+fixes it (:func:`gpio_advice`): the original RPi.GPIO's edge detection, a line another driver
+holds, the group gpio, no GPIO library.
 """
 
 from __future__ import annotations
@@ -13,10 +17,46 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
+from table.errors import TableError
 from table.inputs import Press
 from table.referee.referee import BUTTONS
+
+REINSTALL: Final = ("sudo ./uno install again (or pip uninstall -y RPi.GPIO rpi-lgpio, then "
+                    "pip install '.[pi]' && pip install --no-deps mfrc522==0.0.7)")
+
+
+class PinTrouble(TableError, RuntimeError):
+    """A GPIO line that cannot be used: which, for what, why, and what fixes it."""
+
+    def __init__(self, pin: int, what: str, cause: BaseException) -> None:
+        self.pin, self.what, self.cause = pin, what, cause
+        super().__init__(f"GPIO{pin} ({what}): {type(cause).__name__}: {cause}; "
+                         f"{gpio_advice(cause, pin)}")
+
+
+def gpio_advice(exc: BaseException, pin: int | None = None) -> str:
+    """What fixes ``exc``, raised when ``pin`` (or GPIO at all) was asked for (its type and
+    words tell the library: RPi.GPIO, lgpio, gpiozero)."""
+    kind, text = type(exc).__name__, str(exc).lower()
+    line = "the pin" if pin is None else f"GPIO{pin}"
+    if "edge detection" in text:  # the original RPi.GPIO on a kernel 6.6 or later
+        return ("the original RPi.GPIO is installed, whose edge detection fails on current "
+                f"kernels: use lgpio: {REINSTALL}")
+    if "busy" in text or kind == "GPIOPinInUse":
+        return (f"another driver or program holds {line}: `gpioinfo` names it; stop it, "
+                "remove its dtoverlay from config.txt, or wire this to a free pin")
+    if isinstance(exc, PermissionError) or "permission" in text or "/dev/mem" in text or (
+            "can not open gpiochip" in text):
+        return ("no access to /dev/gpiochip*: sudo usermod -aG gpio $USER, then log in again "
+                "(the service's user is in it after sudo ./uno install)")
+    if kind == "BadPinFactory" or isinstance(exc, ImportError):
+        return (f"no GPIO library: on a Pi {REINSTALL}; elsewhere set [controls] "
+                'pin_factory = "mock"')
+    if kind in ("PinInvalidPin", "PinUnsupported") or isinstance(exc, ValueError):
+        return f"{line} is not a usable pin on this board: choose a BCM number 2 to 27"
+    return f"check the wiring and that the pi extra is installed: {REINSTALL}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,6 +65,14 @@ class SeatPins:
 
     buttons: Mapping[str, int]
     led: int | None = None
+
+
+def _made(device: Any, pin: int, what: str, pin_factory: Any) -> Any:
+    """gpiozero's ``device`` on ``pin``, or :class:`PinTrouble` saying why not."""
+    try:
+        return device(pin, pin_factory=pin_factory)
+    except Exception as exc:  # gpiozero's, lgpio's, RPi.GPIO's errors: any is the pin's
+        raise PinTrouble(pin, what, exc) from None
 
 
 class Controls:
@@ -39,25 +87,38 @@ class Controls:
         debounce: float = 0.05,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        from gpiozero import LED, Button, Buzzer
-
         self.sink = sink
         self.debounce = debounce
         self.clock = clock
         self._last: dict[tuple[int, str], float] = {}
         self.buttons: list[Any] = []
         self.leds: list[Any] = []
+        self.buzzer: Any = None
+        try:
+            self._make(seats, buzzer, pin_factory)
+        except BaseException:
+            self.close()  # the pins already had go back: a later try finds them free
+            raise
+
+    def _make(self, seats: list[SeatPins], buzzer: int | None, pin_factory: Any) -> None:
+        from gpiozero import LED, Button, Buzzer
+
         for seat, pins in enumerate(seats):
             for name, pin in pins.buttons.items():
                 if name not in BUTTONS:
                     allowed = ", ".join(BUTTONS)
                     raise ValueError(f"seat {seat + 1}: unknown button {name!r}: use {allowed}")
-                button = Button(pin, pin_factory=pin_factory)
-                button.when_pressed = self._handler(seat, name)
+                button = _made(Button, pin, f"seat {seat + 1} {name} button", pin_factory)
                 self.buttons.append(button)
-            led = LED(pins.led, pin_factory=pin_factory) if pins.led is not None else None
+                try:  # edge detection is asked for here: where the original RPi.GPIO fails
+                    button.when_pressed = self._handler(seat, name)
+                except Exception as exc:
+                    raise PinTrouble(pin, f"seat {seat + 1} {name} button", exc) from None
+            led = (_made(LED, pins.led, f"seat {seat + 1} LED", pin_factory)
+                   if pins.led is not None else None)
             self.leds.append(led)
-        self.buzzer = Buzzer(buzzer, pin_factory=pin_factory) if buzzer is not None else None
+        self.buzzer = (_made(Buzzer, buzzer, "buzzer", pin_factory)
+                       if buzzer is not None else None)
 
     def _handler(self, seat: int, name: str) -> Callable[[], None]:
         def pressed() -> None:

@@ -277,7 +277,7 @@ class Daemon:
             reader.start()
 
     def _make_controls(self) -> Any:
-        from table.runtime.controls import Controls, SeatPins
+        from table.runtime.controls import Controls, PinTrouble, SeatPins, gpio_advice
 
         config = self.config
         if not config.controls and config.buzzer is None:
@@ -294,10 +294,11 @@ class Daemon:
             for note in caught:
                 log.debug("gpiozero: %s", note.message)
             return controls
-        except Exception as exc:  # gpiozero's errors: no pin factory here, a pin in use...
+        except PinTrouble as exc:  # the pin, what for, and what fixes it
+            raise TableError(f"{config.path}: controls: {exc}") from None
+        except Exception as exc:  # gpiozero's errors outside a pin: name what fixes them
             raise TableError(f"{config.path}: controls: the GPIO pins cannot be used "
-                             f"({type(exc).__name__}: {exc}); on a Pi install the pi extra, "
-                             'elsewhere set [controls] pin_factory = "mock"') from None
+                             f"({type(exc).__name__}: {exc}); {gpio_advice(exc)}") from None
 
     def _make_reader(self, spec: ReaderSpec) -> Reader:
         try:
