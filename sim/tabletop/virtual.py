@@ -65,6 +65,7 @@ from table.rules import (
     Phase,
     Play,
     State,
+    Swap,
     TurnUp,
     apply,
     choose_dealer,
@@ -429,6 +430,13 @@ class SimTable:
             return self.tap(PAD, Token(f"color:{action.color.value}"), name)
         if isinstance(action, Draw):
             return self._draw(seat)
+        if isinstance(action, Swap):  # Seven-O: the target's seat token on the play pad
+            target = self.players[action.target]
+            self.say_move("swaps", player=name, target=target)
+            out = self.tap(PAD, Token(f"seat:{action.target + 1}"), name)
+            if out.verdict == "accepted":
+                self.world.move_hands({seat: action.target, action.target: seat})
+            return out
         if isinstance(action, Pass):
             self.say_move("passes", player=name)
             return self.press(seat, "pass")
@@ -458,6 +466,9 @@ class SimTable:
         if out.word == "rejected":
             self.world.unshow(seat, copy)
             return out
+        if any(a.key == "hands-passed" for a in out.announcements):  # Seven-O's 0
+            s = self.state
+            self.world.move_hands({i: s.next_seat(i) for i in s.active})
         if any(a.key == "shuffle-hands" for a in out.announcements):
             # Every hand collected, shuffled and dealt out again: the seat pads name them.
             self.world.redeal_hands([len(h) for h in self.state.hands])

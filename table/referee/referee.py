@@ -171,6 +171,7 @@ class Referee:
             drew = event.kind in (EventKind.PENALTY, EventKind.DREW)
             if drew and event.count and event.player is not None:
                 self.due = event.player
+        self._hands_moved(step.events)
         if any(e.kind is EventKind.SHUFFLE_HANDS for e in step.events):
             # Every hand was collected and dealt again: the seat pads name the cards anew.
             self.places = {c: p for c, p in self.places.items() if not p.startswith("hand:")}
@@ -180,6 +181,21 @@ class Referee:
             top = self._top_copy()
             self.places = {c: p for c, p in self.places.items() if p != "discard" or c is top}
         return Outcome(step.verdict, step.reason, anns, action)
+
+    def _hands_moved(self, events: Sequence[Event]) -> None:
+        """Seven-O: the copies in hands that changed owner (a swap, a 0 passing every hand
+        on) are now the new owner's, so their owner may play them."""
+        moved: dict[str, str] = {}
+        for e in events:
+            if e.kind is EventKind.SWAPPED and e.player is not None and e.target is not None:
+                moved = {f"hand:{e.player}": f"hand:{e.target}",
+                         f"hand:{e.target}": f"hand:{e.player}"}
+            elif e.kind is EventKind.HANDS_PASSED:
+                s = self.state
+                moved = {f"hand:{i}": f"hand:{s.next_seat(i, direction=e.count)}"
+                         for i in s.active}
+        if moved:
+            self.places = {c: moved.get(p, p) for c, p in self.places.items()}
 
     def _top_copy(self) -> CardCopy | None:
         """The copy on top of the discard pile: the one placed there last, when it is the
