@@ -44,7 +44,7 @@ from sim.tabletop.radio_pads import RadioPads, check_noise
 from sim.tabletop.world import World
 from table.cards import Card, CardCopy, edition_counts
 from table.errors import TableError
-from table.inputs import Admin, Input, Kept, Press, ReaderRole, ReaderStatus, TagRead
+from table.inputs import Admin, Input, Press, ReaderRole, ReaderStatus, TagRead
 from table.journal.records import UNDO_DEPTH, MatchSetup
 from table.journal.store import Journal
 from table.readers.factory import SimReader
@@ -77,6 +77,7 @@ from table.rules.flow import next_draw_source
 from table.runtime.event_stream import EventStream
 from table.runtime.loop import TableLoop
 from table.runtime.step import TableStep, Told
+from table.runtime.table import Table
 
 PAD = "pad"
 SHOE = "shoe"
@@ -96,6 +97,7 @@ class Heard:
     outcome: Outcome
     said: tuple[Told, ...] = ()  # its announcements, each rendered once by the table's step
     joined: bool = False  # a card joined the play before it: that play, made again with it
+    new_match: bool = False  # the next-round token after the match: a new match began
 
 
 @dataclass
@@ -127,16 +129,14 @@ class SimTable:
         # The table top after each action the referee can undo, by the undo snapshot it left.
         self.worlds: dict[int, tuple[object, World]] = {}
         self.dealer = self._draw_dealer()
-        self.referee, said = Referee.create(
-            self.options, self.players, self.deck, self._roles(), self.dealer
-        )
         self._outcomes: queue.Queue[Heard] = queue.Queue()
-        # The daemon's event stream: the web view and the MQTT broadcast subscribe to it.
+        # The daemon's table and event stream: the web view and the MQTT broadcast subscribe
+        # to it; the journal, when there is one, keeps the match input by input.
         self.stream = EventStream(None)
-        self.step = TableStep(self.players, self.lang)
-        if self.journal is not None:
-            self.journal.begin(MatchSetup(tuple(self.players), self.options, self.dealer,
-                                          tuple(self._roles()), self.deck))
+        setup = MatchSetup(tuple(self.players), self.options, self.dealer,
+                           tuple(self._roles()), self.deck)
+        self.table = Table(setup, self.stream, self.journal, lang=self.lang)
+        said = self.table.new_match()
         self.loop = TableLoop(self._take, tick_every=3600.0, clock=self.clock)
         self.sink = FaultySink(self.loop.put, self.faults, random.Random(self.seed + 2))
         self.pads: dict[str, SimReader] = {
@@ -151,32 +151,35 @@ class SimTable:
         self.radio = None if self.noise == "off" else RadioPads(
             [(r.name, r.role) for r in self._roles()], self.noise, self.seed,
             lambda uid: self.deck.lookup(uid) is not None)
-        self._announce(map(self.step.announcement, said))
+        self._announce([self.table.say(ann) for ann in said])
+
+    @property
+    def referee(self) -> Referee:
+        """The table's referee (a new one at each new match)."""
+        return self.table.referee
+
+    @property
+    def step(self) -> TableStep:
+        """The table's step."""
+        return self.table.step
 
     def _take(self, item: Input) -> None:
-        """In the referee's thread, as ``uno-table run`` does it: the table's step, the input
-        into the journal with its verdict, its events and announcements on the stream, then
+        """In the referee's thread, as ``uno-table run`` does it (:meth:`Table.take`), then
         the thread that waits for it is told."""
         history = self.referee.history
         top = history[-1] if history else None
-        step = self.step(self.referee, item)
+        taken, said = self.table.take(item)
         # A joined card takes the play back and makes it again from the same state: the new
         # undo snapshot holds the state the play it replaces was made from.
+        history = self.referee.history
         joined = top is not None and bool(history) and history[-1] is not top and (
             history[-1].state is top.state)
-        if self.journal is not None and step.word is not None and isinstance(item, Kept):
-            self.journal.append(item, step.word)
-        said = tuple(map(self.step.announcement, step.said))
-        for told in (*step.events, *said):
-            self.stream.emit(told.kind, told.extra, **told.fields)
-        self.stream.settle()
-        self._outcomes.put(Heard(item, step.outcome, said, joined))
+        self._outcomes.put(Heard(item, taken.outcome, said, joined, taken.next_match))
 
     def tell(self, ann: Announcement) -> None:
         """Say ``ann`` as the referee's own words are (a voice test): on the stream, in the
         transcript and by the voice, rendered once."""
-        told = self.step.announcement(ann)
-        self.stream.emit(told.kind, told.extra, **told.fields)
+        told = self.table.say(ann)
         self.stream.settle()
         self._announce((told,))
 
@@ -264,6 +267,10 @@ class SimTable:
         if out.verdict == "ignored" and out.reason:
             self.say_move("ignored", reason=out.reason)
         self._announce(heard.said)
+        if heard.new_match:  # the match the log replays is over: the new one starts empty
+            self.log.clear()
+            self.worlds.clear()
+            return
         if out.action is not None and out.verdict in ("accepted", "penalty"):
             if heard.joined and self.log:
                 self.log[-1] = out.action  # the play it joined, now with every card
