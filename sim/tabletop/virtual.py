@@ -115,6 +115,7 @@ class SimTable:
     hands: str = "full"  # full: seat pads and a draw shoe; counts: only the play pad
     journal: Journal | None = None  # the match kept there, input by input, as the daemon does
     noise: str = "off"  # realistic, harsh: every pad a chip model on a noisy radio
+    first_dealer: int | None = None  # who deals first (None: drawn with the shuffled deck)
 
     def __post_init__(self) -> None:
         if self.hands not in HAND_TRACKING:
@@ -128,7 +129,7 @@ class SimTable:
         self.log: list[Action | None] = []  # accepted engine actions; None: the next round
         # The table top after each action the referee can undo, by the undo snapshot it left.
         self.worlds: dict[int, tuple[object, World]] = {}
-        self.dealer = self._draw_dealer()
+        self.dealer = self._draw_dealer() if self.first_dealer is None else self.first_dealer
         self._outcomes: queue.Queue[Heard] = queue.Queue()
         # The daemon's table and event stream: the web view and the MQTT broadcast subscribe
         # to it; the journal, when there is one, keeps the match input by input.
