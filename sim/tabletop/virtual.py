@@ -39,11 +39,13 @@ from sim.terminal.view import move_text
 
 if TYPE_CHECKING:
     from table.readers.serial_reader import SerialReader
+from sim.tabletop import dealing
 from sim.tabletop.clock import VirtualClock
+from sim.tabletop.errors import SimError
+from sim.tabletop.pads import PAD, SHOE
 from sim.tabletop.radio_pads import RadioPads, check_noise
 from sim.tabletop.world import World
 from table.cards import Card, CardCopy, edition_counts
-from table.errors import TableError
 from table.inputs import Admin, Input, Press, ReaderRole, ReaderStatus, TagRead
 from table.journal.records import UNDO_DEPTH, MatchSetup
 from table.journal.store import Journal
@@ -62,7 +64,6 @@ from table.rules import (
     Identify,
     Options,
     Pass,
-    Phase,
     Play,
     State,
     Swap,
@@ -79,14 +80,8 @@ from table.runtime.loop import TableLoop
 from table.runtime.step import TableStep, Told
 from table.runtime.table import Table
 
-PAD = "pad"
-SHOE = "shoe"
 RETRIES = 50  # taps of one card before the simulator gives up (a fault rate near 1)
 HAND_TRACKING = ("full", "counts")
-
-
-class SimError(TableError, RuntimeError):
-    """The simulated table cannot go on (a reader that never answers, a bot stuck)."""
 
 
 @dataclass
@@ -517,57 +512,8 @@ class SimTable:
 
     def sync(self, quiet: bool = False) -> None:
         """Cards the referee has given a hand unseen (a deal, a penalty, a redeal) are taken
-        from the pile and tapped on that seat's pad."""
-        if self.hands == "counts":
-            self._sync_counts(quiet)
-            return
-        given = [0] * len(self.players)
-        for _ in range(20 * len(self.world.pile) + 200):
-            s = self.state
-            owed = [i for i, h in enumerate(s.hands) if h.unknown]
-            if not owed:
-                break
-            for seat in owed:
-                if len(self.world.hands[seat]) < len(s.hands[seat]):
-                    copy = self.world.take()
-                    if copy is None:
-                        raise SimError("the referee gave out more cards than the table has")
-                    self.world.give(seat, copy)
-                    given[seat] += 1
-                else:
-                    # Cards the hand holds that the referee has not seen yet (a redeal).
-                    known = list(s.hands[seat].known)
-                    copy = next(c for c in self.world.hands[seat] if not _remove(known, c.card))
-                self.tap(self.players[seat], copy, self.players[seat])
-        else:
-            raise SimError("the seat pads could not name every card the referee gave out")
-        if not quiet:
-            for seat, n in enumerate(given):
-                if n:
-                    self.say_move("takes", player=self.players[seat], count=n)
-
-    def _sync_counts(self, quiet: bool) -> None:
-        """With only a play pad: cards given out are just taken into the hands, and a hand the
-        referee must see (a challenge, the score) is shown card by card on the play pad."""
-        s = self.state
-        for seat, hand in enumerate(s.hands):
-            n = len(hand) - len(self.world.hands[seat])
-            for _ in range(n):
-                copy = self.world.take()
-                if copy is None:
-                    raise SimError("the referee gave out more cards than the table has")
-                self.world.give(seat, copy)
-            if n > 0 and not quiet:
-                self.say_move("takes-hand", player=self.players[seat], count=n)
-        for _ in range(len(self.players) + 1):
-            shower = self.referee.shower()
-            if shower is None:
-                return
-            name = self.players[shower]
-            self.say_move("shows", player=name)
-            for copy in list(self.world.hands[shower]):
-                self.tap(PAD, copy, name)
-        raise SimError("a hand was shown and the referee still asks for it")
+        from the pile and named on that seat's pad (:func:`sim.tabletop.dealing.sync`)."""
+        dealing.sync(self, quiet)
 
     def view(self, seat: int) -> SeatView:
         """What ``seat`` knows: the table, and its own hand (which with only a play pad the
@@ -588,22 +534,9 @@ class SimTable:
         return own
 
     def deal(self) -> None:
-        """Deal a round: cards to every seat pad, then turn up the first card on the play pad."""
-        s = self.state
-        dealer = s.players[s.dealer]
-        self.world.gather()
-        self.say_move("deals", player=dealer, count=s.options.hand_size)
-        self.sync(quiet=True)  # with only a play pad the deal is taken as done
-        while self.state.phase is Phase.START:
-            copy = self.world.take()
-            if copy is None:
-                raise SimError("no card left to turn up")
-            self.world.turn_up(copy)
-            self.say_move("turns-up", player=dealer, card=copy.card.code)
-            out = self.tap(PAD, copy, dealer)
-            if any(a.key == "buried" for a in out.announcements):
-                self.world.bury()
-        self.sync()
+        """Deal a round: cards to every seat pad, then turn up the first card on the play pad
+        (:func:`sim.tabletop.dealing.deal`)."""
+        dealing.deal(self)
 
     def next_round(self) -> Outcome:
         """Tap the next-round token."""
@@ -657,10 +590,3 @@ class SimTable:
                 raise SimError(f"the replay refused {action!r}: {step.reason}")
             s = step.state
         return s
-
-
-def _remove(cards: list[Card], card: Card) -> bool:
-    if card in cards:
-        cards.remove(card)
-        return True
-    return False

@@ -19,8 +19,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sim.players.bots import SeatView
+from sim.tabletop.errors import SimError
 from sim.tabletop.match import Command
-from sim.tabletop.virtual import PAD, SHOE, SimError, SimTable
+from sim.tabletop.pads import PAD, SHOE
+from sim.tabletop.virtual import SimTable
 from table.referee.announcements import Announcement
 from table.rules import (
     Action,
