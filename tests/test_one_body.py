@@ -8,11 +8,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from recorded_evening import UNSTABLE, load
+from recorded_evening import UNSTABLE, load, rows_of
 
 from sim.tabletop.virtual import SimTable
-from table.inputs import Press, TagLifted, TagRead
-from table.journal.records import input_json, input_kind
 from table.journal.store import Journal
 from table.runtime.event_stream import SETTLED
 
@@ -22,14 +20,7 @@ DAEMON_ONLY = ("start", "ready")  # the daemon's own start, and its readers all 
 def test_the_recorded_evening_through_the_simulated_table(tmp_path: Path) -> None:
     setup, items, rows, events = load()
     journal = Journal(tmp_path / "journal.sqlite3")
-    got_rows: list[list[str]] = []
-    append = journal.append
-
-    def kept(item: TagRead | TagLifted | Press, word: str) -> bool:
-        got_rows.append([input_kind(item), input_json(item, word)])
-        return append(item, word)
-
-    journal.append = kept  # type: ignore[method-assign]
+    got_rows = rows_of(journal)
     got: list[dict[str, Any]] = []
     table = SimTable(setup.options, list(setup.players), 0, journal=journal,
                      first_dealer=setup.dealer)
