@@ -28,7 +28,7 @@ import queue
 import random
 import shutil
 import tempfile
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -75,9 +75,9 @@ from table.rules import (
 )
 from table.rules.actions import actor
 from table.rules.flow import next_draw_source
-from table.runtime.event_stream import EventStream
+from table.runtime.event_stream import Event, EventStream, StreamType
 from table.runtime.loop import TableLoop
-from table.runtime.step import TableStep, Told
+from table.runtime.step import TableStep
 from table.runtime.table import Table
 
 RETRIES = 50  # taps of one card before the simulator gives up (a fault rate near 1)
@@ -86,11 +86,11 @@ HAND_TRACKING = ("full", "counts")
 
 @dataclass
 class Heard:
-    """One input and what came of it."""
+    """The referee's answer to one input, for the thread that waits for it (what was said of
+    it went to the transcript and the voice as events of the stream)."""
 
     item: Input
     outcome: Outcome
-    said: tuple[Told, ...] = ()  # its announcements, each rendered once by the table's step
     joined: bool = False  # a card joined the play before it: that play, made again with it
     new_match: bool = False  # the next-round token after the match: a new match began
 
@@ -132,6 +132,7 @@ class SimTable:
         setup = MatchSetup(tuple(self.players), self.options, self.dealer,
                            tuple(self._roles()), self.deck)
         self.table = Table(setup, self.stream, self.journal, lang=self.lang)
+        self.stream.subscribe(self._told)  # the transcript and the voice: a face of the table
         said = self.table.new_match()
         self.loop = TableLoop(self._take, tick_every=3600.0, clock=self.clock)
         self.sink = FaultySink(self.loop.put, self.faults, random.Random(self.seed + 2))
@@ -147,7 +148,8 @@ class SimTable:
         self.radio = None if self.noise == "off" else RadioPads(
             [(r.name, r.role) for r in self._roles()], self.noise, self.seed,
             lambda uid: self.deck.lookup(uid) is not None)
-        self._announce([self.table.say(ann) for ann in said])
+        for ann in said:
+            self.table.say(ann)
 
     @property
     def referee(self) -> Referee:
@@ -164,20 +166,19 @@ class SimTable:
         the thread that waits for it is told."""
         history = self.referee.history
         top = history[-1] if history else None
-        taken, said = self.table.take(item)
+        taken, _ = self.table.take(item)
         # A joined card takes the play back and makes it again from the same state: the new
         # undo snapshot holds the state the play it replaces was made from.
         history = self.referee.history
         joined = top is not None and bool(history) and history[-1] is not top and (
             history[-1].state is top.state)
-        self._outcomes.put(Heard(item, taken.outcome, said, joined, taken.next_match))
+        self._outcomes.put(Heard(item, taken.outcome, joined, taken.next_match))
 
     def tell(self, ann: Announcement) -> None:
         """Say ``ann`` as the referee's own words are (a voice test): on the stream, in the
         transcript and by the voice, rendered once."""
-        told = self.table.say(ann)
+        self.table.say(ann)
         self.stream.settle()
-        self._announce((told,))
 
     # --- set-up -------------------------------------------------------------------------------
 
@@ -250,19 +251,22 @@ class SimTable:
         """A move of the table in the transcript's words."""
         self.line(move_text(key, self.lang, **params))
 
-    def _announce(self, said: Iterable[Told]) -> None:
-        """Announcements in the transcript and to the voice, in the words the step rendered."""
-        for told in said:
-            text = told.fields["text"]
-            self.line("  > " + text)
+    def _told(self, event: Event) -> None:
+        """The transcript and the voice, told of every event of the table: a read the referee
+        ignored, and each announcement in the words the table rendered (the referee's thread;
+        the thread that plays waits for the answer, so the lines keep their order)."""
+        kind = event["type"]
+        if kind is StreamType.VERDICT:
+            out = event.extra["outcome"]
+            if out.verdict == "ignored" and out.reason:
+                self.say_move("ignored", reason=out.reason)
+        elif kind is StreamType.ANNOUNCEMENT:
+            self.line("  > " + event["text"])
             if self.say is not None:
-                self.say(told.extra["said"], text)
+                self.say(event.extra["said"], event["text"])
 
     def _heard(self, heard: Heard) -> None:
         out = heard.outcome
-        if out.verdict == "ignored" and out.reason:
-            self.say_move("ignored", reason=out.reason)
-        self._announce(heard.said)
         if heard.new_match:  # the match the log replays is over: the new one starts empty
             self.log.clear()
             self.worlds.clear()

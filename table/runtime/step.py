@@ -100,7 +100,7 @@ class TableStep:
             told.append(Told(StreamType.PRESS, {"seat": seat, "button": item.button}, {}))
             where = {"input": "press", "seat": seat}
         told.append(Told(StreamType.VERDICT, {"n": n, "verdict": word, "reason": out.reason,
-                                              **where}, {"refused": refusal(out)}))
+                                              **where}, {"refused": refusal(out), "outcome": out}))
         if word != "rejected":
             told.append(Told(StreamType.STATE, {"n": n, **state_event_json(referee.state)},
                              {"state": referee.state}))
