@@ -71,6 +71,12 @@ demo)
         venv ""
         ;;
     esac
+    # --noise runs the real mfrc522 driver on simulated chips, RPi.GPIO and spidev simulated
+    # too: the driver alone (its declared Pi dependencies do not work off a Pi).
+    .venv/bin/python -c 'import importlib.util as u, sys; sys.exit(not u.find_spec("mfrc522"))' ||
+        .venv/bin/python -m pip install --quiet --disable-pip-version-check --no-deps \
+            mfrc522==0.0.7 ||
+        echo "uno: mfrc522 cannot be installed: the demo runs without --noise" >&2
     # shellcheck disable=SC2086  # DEMO is a list of words
     exec .venv/bin/uno-table demo $DEMO "$@"
     ;;

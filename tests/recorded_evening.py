@@ -105,14 +105,7 @@ def play(folder: Path, setup: MatchSetup, items: list[Item]
     config = config_for(setup, folder)
     stream = Lines()
     journal = Journal(config.journal_path)
-    rows: list[list[str]] = []
-    append = journal.append
-
-    def kept(item: TagRead | TagLifted | Press, word: str) -> bool:
-        rows.append([input_kind(item), input_json(item, word)])
-        return append(item, word)
-
-    journal.append = kept  # type: ignore[method-assign]
+    rows = rows_of(journal)
     daemon = Daemon(config, stream, journal=journal,  # type: ignore[arg-type]
                     backend=CaptionsBackend)
     try:
@@ -124,6 +117,19 @@ def play(folder: Path, setup: MatchSetup, items: list[Item]
     events = [{k: _here(v, folder) for k, v in e.items() if k not in UNSTABLE}
               for e in stream.events]
     return rows, events
+
+
+def rows_of(journal: Journal) -> list[list[str]]:
+    """The rows ``journal`` is given from now on, as the fixture keeps them."""
+    rows: list[list[str]] = []
+    append = journal.append
+
+    def kept(item: TagRead | TagLifted | Press, word: str) -> bool:
+        rows.append([input_kind(item), input_json(item, word)])
+        return append(item, word)
+
+    journal.append = kept  # type: ignore[method-assign]
+    return rows
 
 
 def _here(value: Any, folder: Path) -> Any:

@@ -221,3 +221,13 @@ def test_a_table_with_only_a_play_pad() -> None:
     said = "\n".join(clean.transcript)
     assert "shows the hand on the play pad" in said and "draws a card (shoe)" not in said
     assert faulty.scores == clean.scores and _moves(faulty) == _moves(clean)
+
+
+@pytest.mark.parametrize("hands", ["full", "counts"])
+def test_seven_o_swaps_hands_by_seat_token(hands: str) -> None:
+    """Seven-O on the simulated table: the player of a 7 taps the seat token of whose hand they
+    take, a 0 passes every hand on, and the referee and the table top stay in step."""
+    result = demo(seed=4, players=3, rounds=3, hands=hands, overrides={"seven_o": "true"})
+    assert any("swaps hands with" in line for line in result.transcript)
+    assert any("(seat token)" in line for line in result.transcript)
+    assert len(result.winners) == 3  # each round checked: every card in one place, same scores

@@ -2,7 +2,7 @@
 values, default and the sentence it rests on; every command in the README's command table and
 every option of it somewhere in the docs; every link and every path named in them pointing at
 something that exists; the layout page naming every module and the import direction the layout
-test enforces; and a README under 12 KB."""
+test enforces; and a README under 10 KB."""
 
 from __future__ import annotations
 
@@ -109,9 +109,9 @@ def anchors(text: str) -> set[str]:
     return out
 
 
-def test_the_readme_is_under_12_kb() -> None:
+def test_the_readme_is_under_10_kb() -> None:
     size = len(README.read_bytes())
-    assert size < 12 * 1024, f"README.md is {size} bytes: move the detail into docs/"
+    assert size < 10 * 1024, f"README.md is {size} bytes: move the detail into docs/"
 
 
 def test_every_link_of_the_readme_and_the_docs_reaches_a_file_and_a_heading() -> None:

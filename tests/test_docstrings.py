@@ -14,6 +14,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 TABLE = ROOT / "table"
+SOURCES = (TABLE, ROOT / "sim")  # the program and its simulator, under the same rules
 
 Definition = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
 
@@ -41,7 +42,7 @@ def census() -> tuple[int, list[str]]:
     """How many public names ``table/`` has, and ``path:line name`` of those without a
     docstring."""
     total, missing = 0, []
-    for path in sorted(TABLE.rglob("*.py")):
+    for path in (p for root in SOURCES for p in sorted(root.rglob("*.py"))):
         for name, line, documented in public_names(path.read_text(encoding="utf-8")):
             total += 1
             if not documented:

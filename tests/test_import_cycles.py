@@ -20,6 +20,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 TABLE = ROOT / "table"
+SIM = ROOT / "sim"  # the simulator, under the same rule
+# The registry of bots (bots.py) makes the expert by name, lazily, and the expert builds on the
+# heuristic bot of the same module: the design (docs/layout.md), not to be copied elsewhere.
+KNOWN_SIM: frozenset[frozenset[str]] = frozenset({
+    frozenset({"sim.players.bots", "sim.players.expert"}),
+})
 
 # Cycles through a lazy import, known today, each to be broken; none may be added. (The voice's,
 # espeak.py -> kana.py -> openjtalk.py -> espeak.py, was broken: ``SpeechError`` lives in
@@ -118,6 +124,26 @@ def table_sources() -> dict[str, tuple[str, bool]]:
                                        path.name == "__init__.py")
             for path in sorted(TABLE.rglob("*.py"))
             if "rules" not in path.relative_to(TABLE).parts[:1]}
+
+
+def sim_sources() -> dict[str, tuple[str, bool]]:
+    return {module_name(path, SIM): (path.read_text(encoding="utf-8"),
+                                     path.name == "__init__.py")
+            for path in sorted(SIM.rglob("*.py"))}
+
+
+def test_no_import_cycle_among_the_modules_of_sim_at_module_level() -> None:
+    edges = graph(sim_sources())
+    assert "sim.tabletop.virtual" in edges and "sim.tabletop.dealing" in edges
+    found = cycles(edges)
+    assert found == [], "modules of sim/ that import one another at module level:\n" + \
+        rings(found)
+
+
+def test_no_import_cycle_in_sim_through_a_lazy_import_but_the_known_ones() -> None:
+    new = [c for c in cycles(graph(sim_sources(), lazy=True)) if c not in KNOWN_SIM]
+    assert new == [], "modules of sim/ that import one another (lazy imports counted):\n" + \
+        rings(new)
 
 
 def test_a_cycle_is_found_and_a_lazy_or_typing_import_is_an_edge_only_when_asked() -> None:

@@ -1,6 +1,7 @@
-"""Small modules named for what they hold: no module of ``table/`` over 600 lines, no function
-over 80, read from the source with ``ast``. The ones over today are listed in ``KNOWN``, each to
-be cut (then taken off the list; the test passes either way); none may be added."""
+"""Small modules named for what they hold: no module of ``table/`` or ``sim/`` over 600 lines,
+no function over 80, read from the source with ``ast``. The ones over today are listed in
+``KNOWN``, each to be cut (then taken off the list; the test passes either way); none may be
+added."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 TABLE = ROOT / "table"
+SOURCES = (TABLE, ROOT / "sim")  # the program and its simulator, under the same rules
 MODULE_LINES = 600
 FUNCTION_LINES = 80
 
@@ -31,7 +33,7 @@ def oversized(path: Path, source: str) -> Iterator[tuple[str, int]]:
 
 
 def found() -> dict[str, int]:
-    return {name: length for path in sorted(TABLE.rglob("*.py"))
+    return {name: length for root in SOURCES for path in sorted(root.rglob("*.py"))
             for name, length in oversized(path.relative_to(ROOT),
                                           path.read_text(encoding="utf-8"))}
 
@@ -44,7 +46,7 @@ def test_a_long_function_and_a_long_module_are_found() -> None:
                                                      "m.py long": FUNCTION_LINES + 1}
 
 
-def test_no_module_or_function_of_table_is_too_long_but_the_known_ones() -> None:
+def test_no_module_or_function_of_table_or_sim_is_too_long_but_the_known_ones() -> None:
     over = found()
     new = {name: n for name, n in over.items() if name not in KNOWN}
     assert new == {}, f"over {MODULE_LINES} lines a module, {FUNCTION_LINES} a function: {new}"

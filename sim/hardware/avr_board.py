@@ -87,6 +87,7 @@ def build_board() -> Path:
 
 def board_command(link: Path | str, readers: int = 4, turn_fields: int = 0, gain: int = 33,
                   misses: int = 3) -> list[str]:
+    """The command line that runs the simulated board (built first) with this firmware."""
     return [str(build_board()), str(build_firmware(turn_fields, gain, misses)), "--link",
             str(link), "--readers", str(readers)]
 
@@ -157,18 +158,23 @@ class AvrBoard:
         return [counts[i : i + 4] for i in range(0, len(counts), 4)]
 
     def reset(self) -> None:
+        """Reset the microcontroller, as its reset pin would."""
         self.command("reset")
 
     def noise(self, count: int) -> None:
+        """Send ``count`` bytes of line noise into the board's serial port."""
         self.command(f"noise {count}")
 
     def freeze(self) -> None:
+        """Stop the simulated clock: the firmware hangs (the watchdog's test)."""
         self.command("freeze")
 
     def thaw(self) -> None:
+        """Let the simulated clock run again."""
         self.command("thaw")
 
     def close(self) -> None:
+        """Stop the simulated board and its process."""
         if self._proc.poll() is None:
             with contextlib.suppress(BoardError):
                 self.command("quit", timeout=5.0)
@@ -194,6 +200,7 @@ class AvrBoard:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run a simulated board from the command line; the exit code."""
     parser = argparse.ArgumentParser(
         prog="python -m sim.hardware.avr_board",
         description="Run the bridge firmware on a simulated board with four MFRC522 readers.",

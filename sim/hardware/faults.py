@@ -29,6 +29,8 @@ class FaultError(TableError, ValueError):
 
 @dataclass(frozen=True, slots=True)
 class Faults:
+    """The faults a simulated table injects into its reads: lost, doubled, a noisy serial pad,
+    unplugs."""
     drop: float = 0.0  # probability that a tag read is lost
     duplicate: float = 0.0  # probability that a tag read is reported twice
     noisy_serial: bool = False  # the play pad is a serial reader on a pty, with line noise
@@ -45,9 +47,11 @@ class Faults:
 
     @property
     def any(self) -> bool:
+        """Whether any fault is asked for."""
         return bool(self.drop or self.duplicate or self.noisy_serial or self.unplug)
 
     def describe(self) -> str:
+        """The faults in the demo's header's words."""
         parts = []
         if self.drop:
             parts.append(f"{self.drop:.0%} of reads dropped")
@@ -95,6 +99,7 @@ class FaultySink:
             self._cond.notify_all()
 
     def counts(self) -> tuple[int, int]:
+        """The reads seen so far and the reads delivered (doubles included)."""
         with self._cond:
             return self.seen, self.delivered
 
@@ -119,12 +124,14 @@ class PtyPad:
         self.plug()
 
     def plug(self) -> None:
+        """Plug the pad in: a new pty, its link pointing at it."""
         self.master, self.slave = os.openpty()
         if self.link.is_symlink() or self.link.exists():
             self.link.unlink()
         self.link.symlink_to(os.ttyname(self.slave))
 
     def unplug(self) -> None:
+        """Pull the pad's cable: both ends of the pty closed."""
         for fd in (self.master, self.slave):
             if fd >= 0:
                 os.close(fd)

@@ -90,13 +90,16 @@ class VirtualTag:
 
     @classmethod
     def of(cls, uid_hex: str, sak: int | None = None) -> VirtualTag:
+        """A tag with the UID ``uid_hex`` (and its SAK, or the one its UID length gives)."""
         return cls(bytes.fromhex(uid_hex), sak)
 
     @property
     def atqa(self) -> bytes:
+        """The tag's answer to a request (ATQA), by the length of its UID."""
         return bytes(({4: 0x04, 7: 0x44, 10: 0x84}[len(self.uid)], 0x00))
 
     def power_off(self) -> None:
+        """The tag left the field: it forgets its state (back to idle)."""
         self.state, self.level, self.woken = "IDLE", 0, False
 
     def _fall_back(self) -> None:
@@ -210,6 +213,7 @@ class Mfrc522Model:
         return tag
 
     def remove(self, tag: VirtualTag) -> None:
+        """Take ``tag`` out of the chip's field."""
         with self._lock:
             self.tags.remove(tag)
             tag.power_off()
@@ -229,6 +233,7 @@ class Mfrc522Model:
     # ------------------------------------------------------------------ SPI
 
     def transfer(self, data: list[int]) -> list[int]:
+        """One SPI transfer with this chip selected: the bytes it answers."""
         with self._lock:
             return self._transfer(data)
 
@@ -274,6 +279,7 @@ class Mfrc522Model:
     # ------------------------------------------------------------------ registers
 
     def soft_reset(self) -> None:
+        """The SoftReset command: the registers back to their reset values."""
         self.regs = bytearray(64)
         for reg, value in RESET_VALUES.items():
             self.regs[reg] = value
@@ -289,9 +295,11 @@ class Mfrc522Model:
 
     @property
     def antenna_on(self) -> bool:
+        """Whether the antenna drivers are on (TxControlReg)."""
         return self.regs[TX_CONTROL] & 0x03 == 0x03
 
     def read(self, reg: int) -> int:
+        """The value of register ``reg`` as the chip answers it."""
         if reg == FIFO_DATA:
             return self.fifo.pop(0) if self.fifo else 0
         if reg == FIFO_LEVEL:
@@ -301,6 +309,7 @@ class Mfrc522Model:
         return self.regs[reg]
 
     def write(self, reg: int, value: int) -> None:
+        """Write ``value`` into register ``reg`` (and do what it starts)."""
         if reg == COMMAND:
             self._command(value)
         elif reg == FIFO_DATA:

@@ -37,11 +37,13 @@ class PtyReader(SerialPty):
         super().__init__(link)
 
     def plug(self) -> None:
+        """Plug the reader in, its pty in raw mode."""
         super().plug()
         if self.plugged:
             tty.setraw(self.slave)
 
     def send_uid(self, uid: str) -> None:
+        """Send one read, ``uid`` as a line."""
         self.send(f"{uid}\r\n".encode())
 
     def pending(self) -> int:
@@ -171,6 +173,7 @@ def _deck(config: Path, data: dict[str, Any]) -> Deck:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run simulated serial readers from the command line; the exit code."""
     parser = argparse.ArgumentParser(prog="python -m sim.hardware.ptys", description=__doc__)
     parser.add_argument("--config", required=True, type=Path)
     args = parser.parse_args(argv)

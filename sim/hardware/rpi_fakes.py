@@ -38,6 +38,7 @@ PUD_OFF, PUD_DOWN, PUD_UP = 20, 21, 22
 
 @dataclass
 class WiredChip:
+    """One chip on the simulated board: its bus, chip enable or GPIO chip select, and reset line."""
     chip: Mfrc522Model
     bus: int
     ce: int | None  # hardware chip enable (spidevB.<ce>), or None
@@ -58,6 +59,7 @@ class SimGpio:
 
     # The RPi.GPIO API -----------------------------------------------------------------
     def setmode(self, mode: int) -> None:
+        """RPi.GPIO's setmode: BOARD or BCM numbering, once."""
         if mode not in (BOARD, BCM):
             raise ValueError("An invalid mode was passed to setmode()")
         if self.mode is not None and mode != self.mode:
@@ -65,9 +67,11 @@ class SimGpio:
         self.mode = mode
 
     def getmode(self) -> int | None:
+        """RPi.GPIO's getmode: the numbering set, or None."""
         return self.mode
 
     def setwarnings(self, flag: bool) -> None:
+        """RPi.GPIO's setwarnings."""
         self.warnings = bool(flag)
 
     def setup(
@@ -77,6 +81,7 @@ class SimGpio:
         pull_up_down: int = PUD_OFF,
         initial: int = -1,
     ) -> None:
+        """RPi.GPIO's setup: a line as an input or an output (with its first level)."""
         for bcm in self._channels(channel):
             with self.board.lock:
                 self.directions[bcm] = direction
@@ -87,6 +92,7 @@ class SimGpio:
                     self._drive(bcm, HIGH if pull_up_down == PUD_UP else LOW)
 
     def output(self, channel: int | Sequence[int], value: int | Sequence[int]) -> None:
+        """RPi.GPIO's output: drive a line (a reset line powers its chip up or down)."""
         channels = self._channels(channel)
         values = list(value) if isinstance(value, Sequence) else [value] * len(channels)
         with self.board.lock:
@@ -96,12 +102,14 @@ class SimGpio:
                 self._drive(bcm, HIGH if level else LOW)
 
     def input(self, channel: int) -> int:
+        """RPi.GPIO's input: a line's level."""
         (bcm,) = self._channels(channel)
         if bcm not in self.directions:
             raise RuntimeError("You must setup() the GPIO channel first")
         return self.levels.get(bcm, LOW)
 
     def cleanup(self, channel: int | Sequence[int] | None = None) -> None:
+        """RPi.GPIO's cleanup: lines back to inputs (all of them, or those named)."""
         with self.board.lock:
             if channel is None:
                 self.cleanups += 1
@@ -139,6 +147,7 @@ class SimGpio:
                 wired.chip.set_reset_line(level == HIGH)
 
     def selected(self, bcm: int) -> bool:
+        """Whether line ``bcm`` selects its chip now (an output driven low)."""
         return self.directions.get(bcm) == OUT and self.levels.get(bcm) == LOW
 
 
@@ -181,6 +190,7 @@ class SimBoard:
         return chip
 
     def transfer(self, bus: int, device: int, data: list[int]) -> list[int]:
+        """One SPI transfer on a device node: what the selected chips answer, ANDed."""
         with self.lock:
             self.transfers += 1
             if self.on_transfer is not None:
@@ -219,11 +229,13 @@ class FakeSpiDev:
             self.open(bus, device)
 
     def open(self, bus: int, device: int) -> None:
+        """spidev's open: the device node of ``bus`` and ``device``."""
         if (bus, device) not in self.board.nodes:
             raise FileNotFoundError(2, "No such file or directory")
         self.node = (bus, device)
 
     def close(self) -> None:
+        """spidev's close."""
         self.node = None
 
     def _node(self) -> tuple[int, int]:
@@ -232,40 +244,49 @@ class FakeSpiDev:
         return self.node
 
     def xfer2(self, data: list[int], *_: int) -> list[int]:
+        """spidev's xfer2: one transfer, chip select held throughout."""
         return self.board.transfer(*self._node(), list(data))
 
     xfer = xfer2  # one transaction either way for these short register accesses
 
     def writebytes(self, data: list[int]) -> None:
+        """spidev's writebytes: a transfer whose answer is dropped."""
         self.xfer2(data)
 
     def readbytes(self, n: int) -> list[int]:
+        """spidev's readbytes: the answer to ``n`` zero bytes clocked out."""
         return self.xfer2([0] * n)
 
     @property
     def no_cs(self) -> bool:
+        """spidev's no_cs: whether the device drives no chip enable."""
         return bool(self.board.nodes[self._node()]["no_cs"])
 
     @no_cs.setter
     def no_cs(self, value: bool) -> None:
+        """spidev's no_cs: whether the device drives no chip enable."""
         self.board.nodes[self._node()]["no_cs"] = bool(value)
 
     @property
     def mode(self) -> int:
+        """spidev's SPI mode."""
         return int(self.board.nodes[self._node()]["mode"])
 
     @mode.setter
     def mode(self, value: int) -> None:
+        """spidev's SPI mode."""
         self.board.nodes[self._node()]["mode"] = value
 
 
 def spidev_module(board: SimBoard) -> ModuleType:
+    """A ``spidev`` module whose ``SpiDev`` talks to ``board``."""
     mod = ModuleType("spidev")
     mod.SpiDev = type("SpiDev", (FakeSpiDev,), {"board": board})  # type: ignore[attr-defined]
     return mod
 
 
 def gpio_module(board: SimBoard) -> ModuleType:
+    """An ``RPi.GPIO`` module whose lines are ``board``'s."""
     mod = ModuleType("RPi.GPIO")
     gpio = board.gpio
     for name in ("setmode", "getmode", "setwarnings", "setup", "output", "input", "cleanup"):

@@ -27,6 +27,7 @@ class SerialPty:
 
     @property
     def plugged(self) -> bool:
+        """Whether the port is plugged in."""
         return self.master >= 0
 
     def plug(self) -> None:
@@ -65,6 +66,7 @@ class SerialPty:
         return pieces
 
     def close(self) -> None:
+        """Unplug the port and remove its link."""
         self.unplug()
         if self.link.is_symlink():
             self.link.unlink()

@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 
-from sim.tabletop.virtual import PAD
+from sim.tabletop.pads import PAD
 from table.journal.outbox import Outbox
 from table.mqtt.broadcast import TableBroadcast
 from table.mqtt.settings import MqttSettings

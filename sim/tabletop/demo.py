@@ -25,14 +25,15 @@ from typing import TextIO, cast
 from sim.hardware.faults import Faults
 from sim.players.bots import make_bot, seat_rng
 from sim.tabletop.broadcast import DemoBroadcast
+from sim.tabletop.errors import SimError
 from sim.tabletop.match import Seat, play_match
-from sim.tabletop.virtual import SimError, SimTable
+from sim.tabletop.virtual import SimTable
 from sim.tabletop.web_people import start_web
 from sim.terminal.view import demo_line, table_lines
 from table.errors import TableError
 from table.journal.store import Journal
 from table.mqtt.settings import MqttSettings
-from table.rules import Options, Phase, make_options, standings
+from table.rules import Options, Phase, State, make_options, standings
 from table.voice.announcer import Announcer, Backend
 from table.voice.backends import BACKENDS, audio_player, make_backend
 from table.voice.names import spoken_names
@@ -148,19 +149,8 @@ def run_demo(
     ``live`` redraws the view in place (default: when ``out`` is a terminal and not fast).
     With ``cfg.web`` the seat links are written to ``out`` before ``before_play`` and play, and
     the result holds the web server, still serving the finished match."""
-    if not 2 <= cfg.players <= len(NAMES):
-        raise TableError(f"--players {cfg.players}: use 2 to {len(NAMES)}")
-    if cfg.rounds < 0:
-        raise TableError("--rounds must be 0 (the whole match) or more")
-    if not math.isfinite(cfg.pace) or cfg.pace < 0:
-        raise TableError(f"--pace {cfg.pace}: use seconds from 0 up")
+    names = _checked_names(cfg)
     options = table_options(cfg.preset, cfg.overrides)
-    names = list(NAMES[: cfg.players])
-    if cfg.names:
-        if len(cfg.names) != cfg.players or len(set(cfg.names)) != len(cfg.names):
-            raise TableError(f"--names {','.join(cfg.names)}: name each of the "
-                             f"{cfg.players} players once")
-        names = list(cfg.names)
     voice = choose_voice(cfg.voice, cfg.fast)
     announcer = make_announcer(voice, cfg.lang, names, cfg.voice_detail)
     live = (not cfg.fast and out is not None and out.isatty()) if live is None else live
@@ -230,6 +220,28 @@ def run_demo(
             announcer.close(timeout=30 if not cfg.fast else 0.1)
         if journal is not None:
             journal.close()
+    return _result(table, names, replay, publish, server)
+
+
+def _checked_names(cfg: DemoConfig) -> list[str]:
+    """The players' names, once the demo's numbers are checked (a clear error otherwise)."""
+    if not 2 <= cfg.players <= len(NAMES):
+        raise TableError(f"--players {cfg.players}: use 2 to {len(NAMES)}")
+    if cfg.rounds < 0:
+        raise TableError("--rounds must be 0 (the whole match) or more")
+    if not math.isfinite(cfg.pace) or cfg.pace < 0:
+        raise TableError(f"--pace {cfg.pace}: use seconds from 0 up")
+    if not cfg.names:
+        return list(NAMES[: cfg.players])
+    if len(cfg.names) != cfg.players or len(set(cfg.names)) != len(cfg.names):
+        raise TableError(f"--names {','.join(cfg.names)}: name each of the "
+                         f"{cfg.players} players once")
+    return list(cfg.names)
+
+
+def _result(table: SimTable, names: list[str], replay: State,
+            publish: DemoBroadcast | None, server: WebServer | None) -> DemoResult:
+    """What the demo did, once the referee's scores are checked against the replay."""
     s = table.state
     if replay.scores != s.scores or replay.results != s.results:
         raise SimError(

@@ -14,7 +14,8 @@ from collections.abc import Callable, Sequence
 from typing import Literal, Protocol
 
 from sim.players.bots import SeatView
-from sim.tabletop.virtual import SimError, SimTable
+from sim.tabletop.errors import SimError
+from sim.tabletop.virtual import SimTable
 from table.rules import Action, Phase
 from table.rules.variants import don
 

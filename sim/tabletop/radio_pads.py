@@ -15,6 +15,7 @@ from the game's, so a seed plays the same game whatever the noise.
 
 from __future__ import annotations
 
+import importlib.util
 import random
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -34,6 +35,8 @@ REST = 0.35  # seconds the table is watched after a card is let go on the pile
 SLIDE_OVER = (0.02, 0.05)  # seconds a card slid to the pile spends over the player's own pad
 SLIDES = 0.15  # share of plays slid across the player's own pad
 PILE_TURNED_AT = 12  # cards resting on the pile before it is turned over
+# What the noise mode needs beyond the base install (``./uno demo`` does it): the driver alone.
+DRIVER_FIX = "pip install --no-deps mfrc522==0.0.7"
 FORGET = max(rule.forget for rule in ROLE_CONFIRMATION.values()) + 0.2
 
 # What each effect of :data:`~sim.hardware.radio_noise.EFFECTS` is, in the summary's words.
@@ -59,6 +62,10 @@ def check_noise(level: str, pads: int) -> None:
     if level != "off" and pads > MAX_PADS:
         raise NoiseError(f"--noise {level} simulates at most {MAX_PADS} MFRC522 pads and this "
                          f"table has {pads}: use fewer players or --hands counts")
+    if level != "off" and importlib.util.find_spec("mfrc522") is None:
+        raise NoiseError(f"--noise {level} runs the real mfrc522 driver on simulated chips, "
+                         f"and it is not installed: {DRIVER_FIX} (RPi.GPIO and spidev are "
+                         "simulated: install neither)")
 
 
 @dataclass

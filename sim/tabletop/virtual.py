@@ -28,7 +28,7 @@ import queue
 import random
 import shutil
 import tempfile
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -39,12 +39,14 @@ from sim.terminal.view import move_text
 
 if TYPE_CHECKING:
     from table.readers.serial_reader import SerialReader
+from sim.tabletop import dealing
 from sim.tabletop.clock import VirtualClock
+from sim.tabletop.errors import SimError
+from sim.tabletop.pads import PAD, SHOE
 from sim.tabletop.radio_pads import RadioPads, check_noise
 from sim.tabletop.world import World
 from table.cards import Card, CardCopy, edition_counts
-from table.errors import TableError
-from table.inputs import Admin, Input, Kept, Press, ReaderRole, ReaderStatus, TagRead
+from table.inputs import Admin, Input, Press, ReaderRole, ReaderStatus, TagRead
 from table.journal.records import UNDO_DEPTH, MatchSetup
 from table.journal.store import Journal
 from table.readers.factory import SimReader
@@ -62,9 +64,9 @@ from table.rules import (
     Identify,
     Options,
     Pass,
-    Phase,
     Play,
     State,
+    Swap,
     TurnUp,
     apply,
     choose_dealer,
@@ -73,28 +75,24 @@ from table.rules import (
 )
 from table.rules.actions import actor
 from table.rules.flow import next_draw_source
-from table.runtime.event_stream import EventStream
+from table.runtime.event_stream import Event, EventStream, StreamType
 from table.runtime.loop import TableLoop
-from table.runtime.step import TableStep, Told
+from table.runtime.step import TableStep
+from table.runtime.table import Table
 
-PAD = "pad"
-SHOE = "shoe"
 RETRIES = 50  # taps of one card before the simulator gives up (a fault rate near 1)
 HAND_TRACKING = ("full", "counts")
 
 
-class SimError(TableError, RuntimeError):
-    """The simulated table cannot go on (a reader that never answers, a bot stuck)."""
-
-
 @dataclass
 class Heard:
-    """One input and what came of it."""
+    """The referee's answer to one input, for the thread that waits for it (what was said of
+    it went to the transcript and the voice as events of the stream)."""
 
     item: Input
     outcome: Outcome
-    said: tuple[Told, ...] = ()  # its announcements, each rendered once by the table's step
     joined: bool = False  # a card joined the play before it: that play, made again with it
+    new_match: bool = False  # the next-round token after the match: a new match began
 
 
 @dataclass
@@ -112,6 +110,7 @@ class SimTable:
     hands: str = "full"  # full: seat pads and a draw shoe; counts: only the play pad
     journal: Journal | None = None  # the match kept there, input by input, as the daemon does
     noise: str = "off"  # realistic, harsh: every pad a chip model on a noisy radio
+    first_dealer: int | None = None  # who deals first (None: drawn with the shuffled deck)
 
     def __post_init__(self) -> None:
         if self.hands not in HAND_TRACKING:
@@ -125,17 +124,16 @@ class SimTable:
         self.log: list[Action | None] = []  # accepted engine actions; None: the next round
         # The table top after each action the referee can undo, by the undo snapshot it left.
         self.worlds: dict[int, tuple[object, World]] = {}
-        self.dealer = self._draw_dealer()
-        self.referee, said = Referee.create(
-            self.options, self.players, self.deck, self._roles(), self.dealer
-        )
+        self.dealer = self._draw_dealer() if self.first_dealer is None else self.first_dealer
         self._outcomes: queue.Queue[Heard] = queue.Queue()
-        # The daemon's event stream: the web view and the MQTT broadcast subscribe to it.
+        # The daemon's table and event stream: the web view and the MQTT broadcast subscribe
+        # to it; the journal, when there is one, keeps the match input by input.
         self.stream = EventStream(None)
-        self.step = TableStep(self.players, self.lang)
-        if self.journal is not None:
-            self.journal.begin(MatchSetup(tuple(self.players), self.options, self.dealer,
-                                          tuple(self._roles()), self.deck))
+        setup = MatchSetup(tuple(self.players), self.options, self.dealer,
+                           tuple(self._roles()), self.deck)
+        self.table = Table(setup, self.stream, self.journal, lang=self.lang)
+        self.stream.subscribe(self._told)  # the transcript and the voice: a face of the table
+        said = self.table.new_match()
         self.loop = TableLoop(self._take, tick_every=3600.0, clock=self.clock)
         self.sink = FaultySink(self.loop.put, self.faults, random.Random(self.seed + 2))
         self.pads: dict[str, SimReader] = {
@@ -150,34 +148,37 @@ class SimTable:
         self.radio = None if self.noise == "off" else RadioPads(
             [(r.name, r.role) for r in self._roles()], self.noise, self.seed,
             lambda uid: self.deck.lookup(uid) is not None)
-        self._announce(map(self.step.announcement, said))
+        for ann in said:
+            self.table.say(ann)
+
+    @property
+    def referee(self) -> Referee:
+        """The table's referee (a new one at each new match)."""
+        return self.table.referee
+
+    @property
+    def step(self) -> TableStep:
+        """The table's step."""
+        return self.table.step
 
     def _take(self, item: Input) -> None:
-        """In the referee's thread, as ``uno-table run`` does it: the table's step, the input
-        into the journal with its verdict, its events and announcements on the stream, then
+        """In the referee's thread, as ``uno-table run`` does it (:meth:`Table.take`), then
         the thread that waits for it is told."""
         history = self.referee.history
         top = history[-1] if history else None
-        step = self.step(self.referee, item)
+        taken, _ = self.table.take(item)
         # A joined card takes the play back and makes it again from the same state: the new
         # undo snapshot holds the state the play it replaces was made from.
+        history = self.referee.history
         joined = top is not None and bool(history) and history[-1] is not top and (
             history[-1].state is top.state)
-        if self.journal is not None and step.word is not None and isinstance(item, Kept):
-            self.journal.append(item, step.word)
-        said = tuple(map(self.step.announcement, step.said))
-        for told in (*step.events, *said):
-            self.stream.emit(told.kind, told.extra, **told.fields)
-        self.stream.settle()
-        self._outcomes.put(Heard(item, step.outcome, said, joined))
+        self._outcomes.put(Heard(item, taken.outcome, joined, taken.next_match))
 
     def tell(self, ann: Announcement) -> None:
         """Say ``ann`` as the referee's own words are (a voice test): on the stream, in the
         transcript and by the voice, rendered once."""
-        told = self.step.announcement(ann)
-        self.stream.emit(told.kind, told.extra, **told.fields)
+        self.table.say(ann)
         self.stream.settle()
-        self._announce((told,))
 
     # --- set-up -------------------------------------------------------------------------------
 
@@ -250,19 +251,26 @@ class SimTable:
         """A move of the table in the transcript's words."""
         self.line(move_text(key, self.lang, **params))
 
-    def _announce(self, said: Iterable[Told]) -> None:
-        """Announcements in the transcript and to the voice, in the words the step rendered."""
-        for told in said:
-            text = told.fields["text"]
-            self.line("  > " + text)
+    def _told(self, event: Event) -> None:
+        """The transcript and the voice, told of every event of the table: a read the referee
+        ignored, and each announcement in the words the table rendered (the referee's thread;
+        the thread that plays waits for the answer, so the lines keep their order)."""
+        kind = event["type"]
+        if kind is StreamType.VERDICT:
+            out = event.extra["outcome"]
+            if out.verdict == "ignored" and out.reason:
+                self.say_move("ignored", reason=out.reason)
+        elif kind is StreamType.ANNOUNCEMENT:
+            self.line("  > " + event["text"])
             if self.say is not None:
-                self.say(told.extra["said"], text)
+                self.say(event.extra["said"], event["text"])
 
     def _heard(self, heard: Heard) -> None:
         out = heard.outcome
-        if out.verdict == "ignored" and out.reason:
-            self.say_move("ignored", reason=out.reason)
-        self._announce(heard.said)
+        if heard.new_match:  # the match the log replays is over: the new one starts empty
+            self.log.clear()
+            self.worlds.clear()
+            return
         if out.action is not None and out.verdict in ("accepted", "penalty"):
             if heard.joined and self.log:
                 self.log[-1] = out.action  # the play it joined, now with every card
@@ -430,6 +438,13 @@ class SimTable:
             return self.tap(PAD, Token(f"color:{action.color.value}"), name)
         if isinstance(action, Draw):
             return self._draw(seat)
+        if isinstance(action, Swap):  # Seven-O: the target's seat token on the play pad
+            target = self.players[action.target]
+            self.say_move("swaps", player=name, target=target)
+            out = self.tap(PAD, Token(f"seat:{action.target + 1}"), name)
+            if out.verdict == "accepted":
+                self.world.move_hands({seat: action.target, action.target: seat})
+            return out
         if isinstance(action, Pass):
             self.say_move("passes", player=name)
             return self.press(seat, "pass")
@@ -459,6 +474,9 @@ class SimTable:
         if out.word == "rejected":
             self.world.unshow(seat, copy)
             return out
+        if any(a.key == "hands-passed" for a in out.announcements):  # Seven-O's 0
+            s = self.state
+            self.world.move_hands({i: s.next_seat(i) for i in s.active})
         if any(a.key == "shuffle-hands" for a in out.announcements):
             # Every hand collected, shuffled and dealt out again: the seat pads name them.
             self.world.redeal_hands([len(h) for h in self.state.hands])
@@ -499,57 +517,8 @@ class SimTable:
 
     def sync(self, quiet: bool = False) -> None:
         """Cards the referee has given a hand unseen (a deal, a penalty, a redeal) are taken
-        from the pile and tapped on that seat's pad."""
-        if self.hands == "counts":
-            self._sync_counts(quiet)
-            return
-        given = [0] * len(self.players)
-        for _ in range(20 * len(self.world.pile) + 200):
-            s = self.state
-            owed = [i for i, h in enumerate(s.hands) if h.unknown]
-            if not owed:
-                break
-            for seat in owed:
-                if len(self.world.hands[seat]) < len(s.hands[seat]):
-                    copy = self.world.take()
-                    if copy is None:
-                        raise SimError("the referee gave out more cards than the table has")
-                    self.world.give(seat, copy)
-                    given[seat] += 1
-                else:
-                    # Cards the hand holds that the referee has not seen yet (a redeal).
-                    known = list(s.hands[seat].known)
-                    copy = next(c for c in self.world.hands[seat] if not _remove(known, c.card))
-                self.tap(self.players[seat], copy, self.players[seat])
-        else:
-            raise SimError("the seat pads could not name every card the referee gave out")
-        if not quiet:
-            for seat, n in enumerate(given):
-                if n:
-                    self.say_move("takes", player=self.players[seat], count=n)
-
-    def _sync_counts(self, quiet: bool) -> None:
-        """With only a play pad: cards given out are just taken into the hands, and a hand the
-        referee must see (a challenge, the score) is shown card by card on the play pad."""
-        s = self.state
-        for seat, hand in enumerate(s.hands):
-            n = len(hand) - len(self.world.hands[seat])
-            for _ in range(n):
-                copy = self.world.take()
-                if copy is None:
-                    raise SimError("the referee gave out more cards than the table has")
-                self.world.give(seat, copy)
-            if n > 0 and not quiet:
-                self.say_move("takes-hand", player=self.players[seat], count=n)
-        for _ in range(len(self.players) + 1):
-            shower = self.referee.shower()
-            if shower is None:
-                return
-            name = self.players[shower]
-            self.say_move("shows", player=name)
-            for copy in list(self.world.hands[shower]):
-                self.tap(PAD, copy, name)
-        raise SimError("a hand was shown and the referee still asks for it")
+        from the pile and named on that seat's pad (:func:`sim.tabletop.dealing.sync`)."""
+        dealing.sync(self, quiet)
 
     def view(self, seat: int) -> SeatView:
         """What ``seat`` knows: the table, and its own hand (which with only a play pad the
@@ -570,22 +539,9 @@ class SimTable:
         return own
 
     def deal(self) -> None:
-        """Deal a round: cards to every seat pad, then turn up the first card on the play pad."""
-        s = self.state
-        dealer = s.players[s.dealer]
-        self.world.gather()
-        self.say_move("deals", player=dealer, count=s.options.hand_size)
-        self.sync(quiet=True)  # with only a play pad the deal is taken as done
-        while self.state.phase is Phase.START:
-            copy = self.world.take()
-            if copy is None:
-                raise SimError("no card left to turn up")
-            self.world.turn_up(copy)
-            self.say_move("turns-up", player=dealer, card=copy.card.code)
-            out = self.tap(PAD, copy, dealer)
-            if any(a.key == "buried" for a in out.announcements):
-                self.world.bury()
-        self.sync()
+        """Deal a round: cards to every seat pad, then turn up the first card on the play pad
+        (:func:`sim.tabletop.dealing.deal`)."""
+        dealing.deal(self)
 
     def next_round(self) -> Outcome:
         """Tap the next-round token."""
@@ -639,10 +595,3 @@ class SimTable:
                 raise SimError(f"the replay refused {action!r}: {step.reason}")
             s = step.state
         return s
-
-
-def _remove(cards: list[Card], card: Card) -> bool:
-    if card in cards:
-        cards.remove(card)
-        return True
-    return False

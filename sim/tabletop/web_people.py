@@ -19,9 +19,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sim.players.bots import SeatView
+from sim.tabletop.errors import SimError
 from sim.tabletop.match import Command
-from sim.tabletop.virtual import PAD, SHOE, SimError, SimTable
+from sim.tabletop.pads import PAD, SHOE
+from sim.tabletop.virtual import SimTable
 from table.referee.announcements import Announcement
+from table.referee.presses import Refused, SeatPress
 from table.rules import (
     Action,
     CallUno,
@@ -37,7 +40,6 @@ from table.rules import (
 from table.web.app import WebTable
 from table.web.feed import Feed
 from table.web.server import WebServer, parse_listen
-from table.web.side import Refused, SeatPress
 
 log = logging.getLogger(__name__)
 

@@ -92,6 +92,13 @@ class World:
             self.hands.append(cards[:n])
             del cards[:n]
 
+    def move_hands(self, owners: dict[int, int]) -> None:
+        """Seven-O: hands change owner, seat to seat (a swap, a 0 passing every hand on)."""
+        hands = list(self.hands)
+        for old, new in owners.items():
+            hands[new] = self.hands[old]
+        self.hands = hands
+
     def snapshot(self) -> World:
         """A copy of the table top, for an undo."""
         return World(

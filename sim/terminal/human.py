@@ -173,8 +173,8 @@ class SimConfig(TableConfig):
     people: int = 1  # people at the table, the first seats (more than one: each at a phone)
 
 
-def main_sim(cfg: SimConfig, inp: TextIO = sys.stdin, out: TextIO = sys.stdout) -> int:
-    """The ``sim`` command: a person plays bots on a simulated table."""
+def _checked_name(cfg: SimConfig) -> str:
+    """The person's name, once the numbers of ``sim`` are checked (a clear error otherwise)."""
     if not 2 <= cfg.players <= len(NAMES):
         raise TableError(f"--players {cfg.players}: use 2 to {len(NAMES)}")
     name = cfg.name.strip()
@@ -185,6 +185,12 @@ def main_sim(cfg: SimConfig, inp: TextIO = sys.stdin, out: TextIO = sys.stdout) 
     if cfg.people > 1 and cfg.web is None:
         raise TableError(f"--people {cfg.people}: more than one person needs --web PORT "
                          "(each plays from their own phone)")
+    return name
+
+
+def main_sim(cfg: SimConfig, inp: TextIO = sys.stdin, out: TextIO = sys.stdout) -> int:
+    """The ``sim`` command: a person plays bots on a simulated table."""
+    name = _checked_name(cfg)
     options = table_options(cfg.preset, cfg.overrides)
     others = [n for n in NAMES if n.lower() != name.lower()][: cfg.players - 1]
     names = [name, *others]

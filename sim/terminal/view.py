@@ -22,6 +22,8 @@ MOVES: Final[dict[str, dict[str, str]]] = {
                 "ja": "{player}: {target}のウノ忘れを指摘 (ボタン)"},
     "challenges": {"en": "{player} challenges (button)", "ja": "{player}: チャレンジ (ボタン)"},
     "presses": {"en": "{player} presses {button}", "ja": "{player}: {button} (ボタン)"},
+    "swaps": {"en": "{player} swaps hands with {target} (seat token)",
+              "ja": "{player}: {target}と手札を交換 (席トークン)"},
     "draws-button": {"en": "{player} draws (button)", "ja": "{player}: 引く (ボタン)"},
     "draws-shoe": {"en": "{player} draws a card (shoe)", "ja": "{player}: 1枚引く (シュー)"},
     "takes": {"en": "{player} takes {count} onto the seat pad",

@@ -164,18 +164,45 @@ class Referee:
         self.state = step.state
         self.last_play = action if isinstance(action, Play) else None
         if copy is not None and place and not any(e.kind is EventKind.BURIED for e in step.events):
-            self.places[copy] = place  # (a buried first card went back into the pile)
+            # (a buried first card went back into the pile). Placed last: the newest copy on
+            # the discard pile is its top, the one copy a reshuffle leaves there.
+            self.places.pop(copy, None)
+            self.places[copy] = place
         for event in step.events:
             drew = event.kind in (EventKind.PENALTY, EventKind.DREW)
             if drew and event.count and event.player is not None:
                 self.due = event.player
+        self._hands_moved(step.events)
         if any(e.kind is EventKind.SHUFFLE_HANDS for e in step.events):
             # Every hand was collected and dealt again: the seat pads name the cards anew.
             self.places = {c: p for c, p in self.places.items() if not p.startswith("hand:")}
         if any(e.kind is EventKind.RESHUFFLED for e in step.events):
-            top = self.state.top
-            self.places = {c: p for c, p in self.places.items() if p != "discard" or c.card is top}
+            # Only the copy lying on top stays played; another copy of the same card that was
+            # under it is in the new draw pile now, and may be drawn.
+            top = self._top_copy()
+            self.places = {c: p for c, p in self.places.items() if p != "discard" or c is top}
         return Outcome(step.verdict, step.reason, anns, action)
+
+    def _hands_moved(self, events: Sequence[Event]) -> None:
+        """Seven-O: the copies in hands that changed owner (a swap, a 0 passing every hand
+        on) are now the new owner's, so their owner may play them."""
+        moved: dict[str, str] = {}
+        for e in events:
+            if e.kind is EventKind.SWAPPED and e.player is not None and e.target is not None:
+                moved = {f"hand:{e.player}": f"hand:{e.target}",
+                         f"hand:{e.target}": f"hand:{e.player}"}
+            elif e.kind is EventKind.HANDS_PASSED:
+                s = self.state
+                moved = {f"hand:{i}": f"hand:{s.next_seat(i, direction=e.count)}"
+                         for i in s.active}
+        if moved:
+            self.places = {c: moved.get(p, p) for c, p in self.places.items()}
+
+    def _top_copy(self) -> CardCopy | None:
+        """The copy on top of the discard pile: the one placed there last, when it is the
+        engine's top card (a card the referee was told of without a tag has no copy)."""
+        played = [c for c, p in self.places.items() if p == "discard"]
+        return played[-1] if played and played[-1].card is self.state.top else None
 
     def _who(self, default: int) -> int:
         seat = self.actor if self.actor is not None else default
@@ -436,7 +463,7 @@ class Referee:
         self.history.pop()
         self.state, self.places = before.state, before.places
         out = self._act(whole, copy, "discard")
-        self.places.update(played)
+        self.places = {**played, **self.places}  # the card tapped last stays on top
         return out
 
     def _due(self) -> int:

@@ -24,8 +24,8 @@ from typing import Any, TextIO
 
 from table import __version__
 from table.errors import TableError
-from table.inputs import Input, Kept, Press, ReaderStatus, Report, TagRead, Tick
-from table.journal.records import MatchSetup, freeze, resume
+from table.inputs import Input, Press, ReaderStatus, Report, Tick
+from table.journal.records import MatchSetup, resume
 from table.journal.store import Journal
 from table.readers.factory import Reader, ReaderSpec, make_reader
 from table.referee.announcements import Announcement
@@ -35,7 +35,8 @@ from table.rules import Phase
 from table.runtime.config import Config
 from table.runtime.event_stream import Event, EventStream, StreamType
 from table.runtime.loop import TableLoop
-from table.runtime.step import TableStep
+from table.runtime.step import Taken
+from table.runtime.table import Table
 from table.voice.announcer import Announcer, Backend
 from table.voice.prewarm import prewarm_texts
 
@@ -43,7 +44,6 @@ log = logging.getLogger(__name__)
 
 EXIT_UNSAVED = 1  # the exit code of a stop that could not write every input into the journal
 READY_DEADLINE = 10.0  # seconds to wait for every reader before saying ready anyway
-CHECKPOINT_EVERY = 500  # commits between checkpoints when the table never pauses
 
 
 def setup_of(config: Config) -> MatchSetup:
@@ -155,14 +155,15 @@ class Daemon:
         self.journal = journal or Journal(config.journal_path, config.journal_sync,
                                           auto_checkpoint=False)
         self.backend = backend or backend_factory(config)
-        self.step = TableStep(config.players, config.language, config.pronunciations)
-        self._unsnapped = 0  # inputs since the last snapshot
         self._setup = setup_of(config)
         self._live: set[str] = set()
         self._ready = False
         self._started = time.monotonic()
+        self.table = Table(self._setup, self.stream, self.journal, lang=config.language,
+                           pronounce=config.pronunciations, snapshot_every=config.snapshot_every,
+                           unkept_id=lambda: f"t{int(self._started * 1000)}")
         self._finished: tuple[int, Any] | None = None  # a resumed match found over
-        self.referee, said = self._resume_or_begin()
+        said = self._resume_or_begin()
         self.announcer = Announcer(self.backend, config.language, config.pronunciations,
                                    spoken_names=said_as(config), detail=config.voice_detail)
         # The parts that listen, each told of every event the one way there is.
@@ -176,11 +177,16 @@ class Daemon:
     @property
     def inputs(self) -> int:
         """The inputs of this match so far (journaled or waiting)."""
-        return self.step.inputs
+        return self.table.inputs
+
+    @property
+    def referee(self) -> Referee:
+        """The table's referee (a new one at each new match)."""
+        return self.table.referee
 
     # --- start and stop -----------------------------------------------------------------------
 
-    def _resume_or_begin(self) -> tuple[Referee, list[Announcement]]:
+    def _resume_or_begin(self) -> list[Announcement]:
         setup = self._setup
         said: list[Announcement] = []
         if self.journal.restored:
@@ -197,31 +203,20 @@ class Daemon:
             self._finished = (record.id, ref.state)  # its results go out (again) if unsent
             if ref.state.phase is not Phase.MATCH_OVER:
                 self.journal.carry_on(record)
-                self.step.inputs = len(record.inputs)
+                self.table.resumed(ref, len(record.inputs))
                 log.info("resuming match %d after %d inputs", record.id, self.inputs)
                 self.stream.emit(StreamType.RESUMED, inputs=self.inputs, **standing_json(ref.state))
                 said.append(Announcement("match-resumed", (("round", ref.state.round),), 2))
                 said.extend(_where_we_are(ref))
-                return ref, said
+                return said
         elif record is not None:
             log.info("the configuration changed since match %d: a new match begins", record.id)
-        ref, opening = self._new_match(setup)
-        return ref, said + opening
-
-    def _new_match(self, setup: MatchSetup) -> tuple[Referee, list[Announcement]]:
-        ref, opening = setup.create()
-        self.journal.begin(setup)
-        self.referee = ref  # before the new match is told of: the LEDs show its turn
-        self.step.inputs = 0
-        self._unsnapped = 0
-        self.stream.emit(StreamType.NEW_MATCH, {"match": self._match_id()},
-                         players=list(setup.players), preset=setup.options.preset)
-        return ref, opening
+        return said + self.table.new_match()
 
     def begin_new_match(self) -> None:
         """Leave the match in progress where it is in the journal and begin a new one (a
         remote control's "new match"; from the referee's thread, :meth:`TableLoop.call`)."""
-        for ann in self._new_match(self._setup)[1]:
+        for ann in self.table.new_match():
             self._say(ann)
         self.stream.settle()
 
@@ -253,8 +248,7 @@ class Daemon:
         return broadcast
 
     def _match_id(self) -> int | str:
-        return self.journal.match_id if self.journal.match_id is not None else \
-            f"t{int(self._started * 1000)}"
+        return self.table.match_id()
 
     def _assigned(self, hub_round: int, players: list[str]) -> None:
         """The hub seated players at this table (paho's thread: the announcer is a queue)."""
@@ -356,60 +350,22 @@ class Daemon:
         """Readers' and buttons' reports (from their threads) into the referee's queue."""
         self.loop.put(report)
 
-    def _journal(self, item: Kept, word: str) -> list[Announcement]:
-        """``item`` on disk (before a word of it is said); what to say if the disk filled up
-        or has room again."""
-        healthy = self.journal.healthy
-        self.journal.append(item, word)
-        self._unsnapped += 1
-        if healthy and not self.journal.healthy:
-            self.stream.emit(StreamType.JOURNAL, state="full", waiting=len(self.journal.waiting))
-            return [Announcement("journal-full", (), 2)]
-        if not healthy and self.journal.healthy:
-            self.stream.emit(StreamType.JOURNAL, state="saved")
-            return [Announcement("journal-back", (), 2)]
-        return []
-
     def take(self, item: Input) -> None:
-        """One input in the referee's thread: the table's step, the input into the journal
-        before a word of it is said, its events, then what is said about it."""
-        step = self.step(self.referee, item)
-        said = list(step.said)
-        if step.word is not None and isinstance(item, Kept):
-            said[:0] = self._journal(item, step.word)
-            if isinstance(item, TagRead):
-                log.debug("tag %s on %s: %s", item.uid, item.reader, step.word)
-        for told in step.events:
-            self.stream.emit(told.kind, told.extra, **told.fields)
-        if step.next_match:
-            said = self._new_match(self._setup)[1]  # the loop's thread: a safe swap
+        """One input in the referee's thread: all the table does with it
+        (:meth:`Table.take`), and the daemon's own: its readers ready, a pause's snapshot."""
+        self.table.take(item, self._between)
+
+    def _between(self, step: Taken) -> None:
+        item = step.item
         if isinstance(item, ReaderStatus) and item.state == "live":
             self._live.add(item.reader)
         if isinstance(item, ReaderStatus | Tick):
             self._check_ready()
         if isinstance(item, Tick):
-            if self._unsnapped:
-                self._snapshot()  # a pause at the table: the cheapest moment
-            if self.journal.unchecked:
-                self.journal.checkpoint()
-        for ann in said:
-            self._say(ann)
-        if self._unsnapped >= self.config.snapshot_every:
-            self._snapshot()
-        if self.journal.unchecked >= CHECKPOINT_EVERY:
-            self.journal.checkpoint()  # after the verdict is out, not inside a tap's commit
-        self.stream.settle()  # publishing starts once the tap is done with
-
-    def _snapshot(self) -> None:
-        """Save the referee so that a resume replays only the inputs after this point."""
-        if not self.journal.healthy or self.journal.waiting:
-            return  # it must match the inputs on disk; it waits for them
-        if self.journal.save_snapshot(*freeze(self.referee)):
-            self._unsnapped = 0
+            self.table.pause()
 
     def _say(self, ann: Announcement) -> None:
-        told = self.step.announcement(ann)
-        self.stream.emit(told.kind, told.extra, **told.fields)
+        self.table.say(ann)
 
     def _voice(self, event: Event) -> None:
         """The voice, told of every event: it says the announcements."""

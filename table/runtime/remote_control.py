@@ -12,35 +12,15 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
-from table.errors import TableError
 from table.inputs import ADMIN_INPUTS, Admin, Press
 from table.referee.announcements import Announcement
+from table.referee.presses import Refused, SeatPress
 from table.rules import State
 
 if TYPE_CHECKING:
     from table.runtime.daemon import Daemon
-
-
-class SeatPress(Protocol):
-    """A checked press from a seat page (the web's :class:`table.web.side.SeatPress`)."""
-
-    @property
-    def seat(self) -> int:
-        """The seat that pressed."""
-
-    @property
-    def button(self) -> str:
-        """The button pressed on the page."""
-
-    @property
-    def color(self) -> object:
-        """The colour named, for the ``color`` button."""
-
-
-class RemoteError(TableError, ValueError):
-    """What the table cannot do from afar (a card play: cards are tapped on the play pad)."""
 
 
 class DaemonRemote:
@@ -80,7 +60,7 @@ class DaemonRemote:
     def press(self, press: SeatPress) -> None:
         """A seat page's press, queued for the referee as a button's would be."""
         if press.button == "play":
-            raise RemoteError("play your cards on the table's play pad")
+            raise Refused("play your cards on the table's play pad")
         button = press.button
         if button == "catch":
             button = "uno"  # the UNO button catches whoever is caught out (the referee decides)
@@ -98,7 +78,7 @@ class DaemonRemote:
         elif action == "voice-test":
             daemon.loop.call(lambda: daemon.announce(Announcement("voice-test", (), 2)))
         else:
-            raise RemoteError(f"no admin action {action!r}")
+            raise Refused(f"no admin action {action!r}")
 
     def readers(self) -> dict[str, str]:
         """Each reader's last state."""

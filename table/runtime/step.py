@@ -103,7 +103,7 @@ class TableStep:
         # a draw's card is never said nor published).
         told.append(Told(StreamType.VERDICT, {"n": n, "verdict": word, "reason": out.reason,
                                               **where}, {"refused": refusal(out),
-                                                         "action": out.action}))
+                                                         "action": out.action, "outcome": out}))
         if word != "rejected":
             told.append(Told(StreamType.STATE, {"n": n, **state_event_json(referee.state)},
                              {"state": referee.state}))

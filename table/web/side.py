@@ -9,35 +9,15 @@ handed over to the table's own thread and never wait for it.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from table.cards import Card, Color
-from table.errors import TableError
+from table.referee.presses import ADMIN_ACTIONS, SEAT_BUTTONS, Refused, SeatPress
 from table.rules import State
 
-# The buttons of a seat page. ``catch`` is the UNO button pressed while another player is
-# caught out; ``color`` names the colour of a wild; ``play`` plays a card, where the table
-# holds the seat's cards itself (the simulator). Colours are "color:red"... in presses.
-SEAT_BUTTONS = ("uno", "draw", "pass", "challenge", "don", "catch", "color", "play")
-ADMIN_ACTIONS = ("undo", "next-round", "new-match", "voice-test")
-
-
-class Refused(TableError, ValueError):
-    """What a table cannot do from the web (a card play at a real table, an action the
-    simulator does not have); the web answers 409 with this message."""
-
-
-@dataclass(frozen=True, slots=True)
-class SeatPress:
-    """A press from a seat page, checked: a button of :data:`SEAT_BUTTONS`, the colour of a
-    ``color`` press or of a wild played, the card of a ``play``."""
-
-    seat: int
-    button: str
-    color: Color | None = None
-    card: Card | None = None
+# The words of the pages' buttons and actions, a checked press and the refusal: one home,
+# table/referee/presses.py, for the web and every table that offers it a side.
+__all__ = ["ADMIN_ACTIONS", "SEAT_BUTTONS", "Refused", "SeatPress", "TableSide"]
 
 
 class TableSide(Protocol):
