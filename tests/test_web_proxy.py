@@ -115,7 +115,7 @@ def test_an_untrusted_sender_cannot_pick_its_own_bucket(tmp_path: Path) -> None:
 
 def test_trusted_proxies_are_checked_in_the_configuration(tmp_path: Path) -> None:
     path = tmp_path / "table.toml"
-    (tmp_path / "pad").touch()  # the play pad's port: a file that exists
+    (tmp_path / "pad").symlink_to("/dev/null")  # the play pad's port: a character device
     for value, error in (('"127.0.0.1"', "not a list"), ('["a-proxy"]', "not an address"),
                          ('["10.0.0.0/33"]', "not an address"), ("[1]", "not an address")):
         path.write_text(sim_config(PLAYERS, extra=f"\n[web]\ntrusted_proxies = {value}\n"),

@@ -162,10 +162,8 @@ def run_demo(
         "header", cfg.lang, seats=", ".join(f"{n} ({s.name})" for n, s in zip(names, seats,
                                                                               strict=True)),
         rules=cfg.preset, hands=cfg.hands, voice=voice, seed=cfg.seed)
-    if cfg.noise != "off":
-        screen.header += f" | noise: {cfg.noise}"
-    if cfg.faults.any:
-        screen.header += f" | faults: {cfg.faults.describe()}"
+    screen.header += (f" | noise: {cfg.noise}" if cfg.noise != "off" else "") + (
+        f" | faults: {cfg.faults.describe()}" if cfg.faults.any else "")
     screen.write(screen.header)
     publish = DemoBroadcast(cfg.mqtt, names, options.scoring) if cfg.mqtt else None
     journal = Journal(Path(cfg.journal)) if cfg.journal is not None else None

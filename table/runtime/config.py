@@ -9,7 +9,6 @@ from the reader factory's registry, so a backend added there is accepted here to
 from __future__ import annotations
 
 import dataclasses
-import ipaddress
 import math
 import os
 import re
@@ -30,6 +29,7 @@ from table.referee.referee import BUTTONS
 from table.referee.registry import Deck, DeckError, load_deck, virtual_deck
 from table.rules import PRESETS, SPECS, Options, make_options, same_names
 from table.runtime.board import BoardSettings, parse_board, setup_of, wiring_of
+from table.runtime.proxies import PROXIES_ALLOWED, trusted_proxies
 from table.voice.backends import BACKENDS
 from table.voice.detail import DETAILS
 
@@ -561,25 +561,11 @@ def _web(c: _Checker, web: Mapping[str, Any]) -> dict[str, Any]:
                 raise c.fail("web.hosts", f"{_show(name)} is not a host name", allowed)
         out["web_hosts"] = tuple(name.lower() for name in names)
     if "trusted_proxies" in web:
-        out["web_trusted_proxies"] = _proxies(c, web["trusted_proxies"])
-    return out
-
-
-def _proxies(c: _Checker, values: object) -> tuple[str, ...]:
-    """``[web] trusted_proxies``: addresses or networks, each checked."""
-    allowed = 'a list of addresses or networks, e.g. ["127.0.0.1", "::1"] or ["10.0.0.0/24"]'
-    if not isinstance(values, list) or len(values) > 32:
-        raise c.fail("web.trusted_proxies", f"{_show(values)} is not a list of up to 32",
-                     allowed)
-    for value in values:
-        if not isinstance(value, str) or len(value) > 64:
-            raise c.fail("web.trusted_proxies", f"{_show(value)} is not an address", allowed)
         try:
-            ipaddress.ip_network(value.strip(), strict=False)
-        except ValueError:
-            raise c.fail("web.trusted_proxies", f"{_show(value)} is not an address or a "
-                         "network", allowed) from None
-    return tuple(v.strip() for v in values)
+            out["web_trusted_proxies"] = trusted_proxies(web["trusted_proxies"])
+        except ValueError as e:
+            raise c.fail("web.trusted_proxies", str(e), PROXIES_ALLOWED) from None
+    return out
 
 
 def pi_setup(config: Config) -> PiSetup:
