@@ -106,12 +106,14 @@ def test_stats_and_the_hub_s_standings_pass_axe(
         stats = open_page(browser, pages, f"http://127.0.0.1:{t.port}/stats", 1280, 800)
         stats.wait_for_selector("h1")
         found = {"stats": violations(stats)}
+        keyboard_reaches_every_control(stats, "stats")
     served = hub_page[1]
     hub_tests.result(hub_page, 1, "Aki", {"Aki": 12, "Ken": -12})
     standings = open_page(browser, pages, f"http://127.0.0.1:{served.port}/", 1280, 800)
     live(standings)
     standings.wait_for_selector("#ranking li[data-player='Aki']")
     found["standings"] = violations(standings)
+    keyboard_reaches_every_control(standings, "standings")
     assert found == {"stats": [], "standings": []}
 
 
@@ -119,21 +121,27 @@ def test_every_control_is_reached_by_the_keyboard_and_shows_its_focus(
         mid_round: tuple[SimTable, Any, dict[str, Any]]) -> None:
     shown = mid_round[2]
     for name in ("seat", "table", "admin"):
-        page = shown[name]
-        page.bring_to_front()
-        controls = page.evaluate("""() => [...document.querySelectorAll(
-            'button, select, input, a[href]')].filter((e) => e.offsetParent !== null).length""")
-        reached: list[dict[str, Any]] = []
-        page.evaluate("document.activeElement && document.activeElement.blur()")
-        for _ in range(controls + 1):
-            page.keyboard.press("Tab")
-            reached.append(page.evaluate("""() => { const e = document.activeElement;
-                const s = getComputedStyle(e);
-                return { id: e.outerHTML.slice(0, 80), visible: e.matches(':focus-visible'),
-                         ring: s.outlineStyle !== 'none' && parseFloat(s.outlineWidth) >= 2 };
-            }"""))
-        ids = {r["id"] for r in reached}
-        assert len(ids) >= controls, (name, controls, reached)  # every control, in one round
-        missing = [r["id"] for r in reached if not (r["ring"] and r["visible"])
-                   and not r["id"].startswith("<body")]
-        assert missing == [], (name, missing)
+        shown[name].bring_to_front()
+        keyboard_reaches_every_control(shown[name], name)
+
+
+def keyboard_reaches_every_control(page: Any, name: str) -> None:
+    """Tab from the top reaches every visible control, each with a visible focus ring of at
+    least 2 px."""
+    controls = page.evaluate("""() => [...document.querySelectorAll(
+        'button, select, input, summary, a[href]')]
+        .filter((e) => e.offsetParent !== null).length""")
+    reached: list[dict[str, Any]] = []
+    page.evaluate("document.activeElement && document.activeElement.blur()")
+    for _ in range(controls + 1):
+        page.keyboard.press("Tab")
+        reached.append(page.evaluate("""() => { const e = document.activeElement;
+            const s = getComputedStyle(e);
+            return { id: e.outerHTML.slice(0, 80), visible: e.matches(':focus-visible'),
+                     ring: s.outlineStyle !== 'none' && parseFloat(s.outlineWidth) >= 2 };
+        }"""))
+    ids = {r["id"] for r in reached}
+    assert len(ids) >= controls, (name, controls, reached)  # every control, in one round
+    missing = [r["id"] for r in reached if not (r["ring"] and r["visible"])
+               and not r["id"].startswith("<body")]
+    assert missing == [], (name, missing)

@@ -190,6 +190,16 @@ def test_a_login_over_tls_sets_a_secure_cookie(proxied: WebDaemon, local: WebDae
     assert "secure" not in plain.lower()  # plain HTTP on the LAN: a Secure cookie is not kept
 
 
+def test_a_direct_tls_connection_is_https_without_a_proxy() -> None:
+    """The table's server may be run behind nothing but TLS of its own (an ASGI server with a
+    certificate): its cookies must say Secure too, and plain HTTP must not."""
+    proxies = Proxies(())
+    for scheme, https in (("https", True), ("wss", True), ("http", False)):
+        scope = {"type": "http", "client": ("192.0.2.9", 5), "scheme": scheme, "headers": []}
+        client = proxies.client(scope)
+        assert (client.address, client.proxied, client.https) == ("192.0.2.9", False, https)
+
+
 # --- event streams ----------------------------------------------------------------------------
 
 

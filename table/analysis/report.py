@@ -28,6 +28,7 @@ table { display: block; max-width: 100%; overflow-x: auto; }
 figure svg { width: 100%; height: auto; }
 figcaption { color: #555; font-size: 0.9em; }
 p.note { color: #555; }
+:focus-visible { outline: 0.2em solid #1a4fa0; outline-offset: 0.15em; }
 """
 
 Cell = str | int | float | None
