@@ -54,11 +54,20 @@ def test_a_guilty_wild_draw_four_as_the_seeds_write_it(overrides: dict[str, str]
 
 def test_two_wild_draw_fours_together_make_the_next_player_draw_8() -> None:
     """[000] local rule 4: both cards go on the play pad, then the colour is named once."""
-    lines = transcript("official", {"multi_play": "same-number"}, seed=15)
+    lines = transcript("official", {"multi_play": "same-number"}, seed=2)
     i = next(i for i, line in enumerate(lines) if line.endswith(", draw 8."))
     before = lines[i - 6:i]  # plays W+4, asked for a colour, plays W+4 again, names it
     assert sum(line.endswith("plays W+4") for line in before) == 2
     assert sum(" names " in line for line in before) == 1
+
+
+@pytest.mark.parametrize("seed", [2, 6, 7])
+def test_a_card_joined_to_a_play_leaves_the_first_on_the_pile(seed: int) -> None:
+    """Cards put down together under multi_play arrive one tap at a time: when the second
+    joins the play, the first stays on the discard pile. The referee once put the first back
+    in the hand it came from; drawn again after a reshuffle, it was ignored as "already in
+    hand" and the simulated table stalled (these three deals)."""
+    assert transcript("official", {"multi_play": "same-number"}, seed=seed)
 
 
 def test_a_first_draw_two_is_passed_on_under_stacking() -> None:

@@ -463,7 +463,9 @@ class Referee:
         self.history.pop()
         self.state, self.places = before.state, before.places
         out = self._act(whole, copy, "discard")
-        self.places = {**played, **self.places}  # the card tapped last stays on top
+        # The cards of the play stay on the discard pile, the card tapped last on top.
+        rest = {c: p for c, p in self.places.items() if c not in played}
+        self.places = {**played, **rest}
         return out
 
     def _due(self) -> int:
