@@ -189,4 +189,4 @@ def test_through_a_real_proxy_the_stream_flows(behind: tuple[WebDaemon, int]) ->
     if not table.web.proxies.trusts(ipaddress.ip_address("127.0.0.1")):
         # nginx passes the close on at once (Caddy 2.6 only when it next writes to the page
         # and fails: within three of the table's keep-alives, 45 s; docs/web.md).
-        assert table.web.feed.wait_pages(lambda n: n == 0, 10)
+        assert table.web.feed.wait_pages(lambda n: n == 0, 30)
