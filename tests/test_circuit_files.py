@@ -1,13 +1,16 @@
 """Every file made from the circuit model is in step with it: the firmware's pins.h, the
 schematics in docs/circuits/, the wiring tables and cable harness in docs/hardware.md, and the
-example configurations' control pins (placed by table/circuit/plan.py)."""
+example configurations' pins (their hardware described in table/circuit/examples.py, the
+pins placed there and by table/circuit/plan.py)."""
 
 from __future__ import annotations
 
+import tomllib
 from pathlib import Path
 
-from table.circuit.boards import held_pins
-from table.circuit.plan import controls_plan
+import pytest
+
+from table.circuit import examples
 from table.commands import circuit_files
 from table.runtime.config import load_for_wiring
 
@@ -34,16 +37,42 @@ def test_a_wiring_table_edited_by_hand_is_caught(tmp_path: Path) -> None:
     assert made[doc] != doc.read_text(encoding="utf-8")
 
 
-def test_the_four_seat_example_takes_its_pins_from_the_plan() -> None:
-    config = load_for_wiring(ROOT / "examples" / "bridge-four-seats.toml")
-    pins = {"controls.buzzer": config.buzzer}
-    for seat in config.controls:
-        name = config.players[seat.seat]
-        pins.update({f"controls.seats.{name}.{b}": p for b, p in seat.buttons.items()})
-        pins[f"controls.seats.{name}.led"] = seat.led
-    held = sorted(set(held_pins([(0, 1)], config.board.audio, config.board.uart)) | {25})
-    plan = controls_plan(config.players, ("uno", "draw", "pass"), True, True, held)
-    assert pins == plan
+def test_every_example_takes_its_pins_from_the_description() -> None:
+    """Each example configuration's reset lines, buttons, LEDs and buzzer are the ones
+    table/circuit/examples.py places (one reset line a reader, controls by the plan)."""
+    for name, example in examples.EXAMPLES.items():
+        config = load_for_wiring(ROOT / "examples" / f"{name}.toml")
+        pins = {f"readers[{i}].reset_pin": r.reset_pin
+                for i, r in enumerate(x for x in config.readers if x.kind == "mfrc522")}
+        if config.buzzer is not None:
+            pins["controls.buzzer"] = config.buzzer
+        for seat in config.controls:
+            who = config.players[seat.seat]
+            pins.update({f"controls.seats.{who}.{b}": p for b, p in seat.buttons.items()})
+            if seat.led is not None:
+                pins[f"controls.seats.{who}.led"] = seat.led
+        assert pins == examples.pins(example), name
+        assert config.board.model == example.board and config.board.audio == example.audio
+
+
+@pytest.mark.parametrize(("name", "line", "edited"), [
+    ("spi-pad", "reset_pin = 25 ", "reset_pin = 24 "),
+    ("spi-pad", "device = 0 ", "device = 1 "),
+    ("bridge-four-seats", "led = 13", "led = 26"),
+])
+def test_an_example_pin_edited_by_hand_is_caught(tmp_path: Path, name: str, line: str,
+                                                 edited: str) -> None:
+    rel = f"examples/{name}.toml"
+    text = (ROOT / rel).read_text(encoding="utf-8")
+    assert line in text
+    (tmp_path / "examples").mkdir()
+    for other in examples.EXAMPLES:
+        (tmp_path / "examples" / f"{other}.toml").write_text(
+            (ROOT / "examples" / f"{other}.toml").read_text(encoding="utf-8"), encoding="utf-8")
+    (tmp_path / rel).write_text(text.replace(line, edited, 1), encoding="utf-8")
+    khz = tomllib.loads(text)["readers"][0]["speed_hz"] // 1000  # the simulation's, tested below
+    made = circuit_files.example_files(tmp_path, khz)
+    assert made[tmp_path / rel] == text  # written back as the description has it
 
 
 def test_the_firmware_takes_its_pins_from_the_generated_header() -> None:

@@ -3,28 +3,41 @@
 ``pins.h``, a schematic per example configuration and for the bridge board
 (``docs/circuits/*.svg``), and the wiring tables and cable harness between their markers in
 ``docs/hardware.md``, and the SPI lines' waveforms and chosen values (ngspice, spice.py).
+the pins of each example configuration (``examples/*.toml``, between its
+``# made:hardware`` markers, from table/circuit/examples.py).
 ``tests/test_circuit_files.py`` fails when any is edited by hand."""
 
 from __future__ import annotations
 
 import sys
+import tempfile
 from pathlib import Path
 
-from table.circuit import bridge_board, drawing, spice
+from table.circuit import bridge_board, drawing, examples, spice
 from table.circuit.model import Circuit
 
-EXAMPLES = ("spi-pad", "bridge-four-seats")
+
+def example_files(root: Path, pi_khz: int) -> dict[Path, str]:
+    """Each example configuration with its pins written from table/circuit/examples.py."""
+    out = {}
+    for name, example in examples.EXAMPLES.items():
+        path = root / "examples" / f"{name}.toml"
+        out[path] = examples.with_hardware(path.read_text(encoding="utf-8"), example, pi_khz)
+    return out
 
 
-def circuits(root: Path) -> dict[str, Circuit]:
-    """The bridge board and each example configuration's Pi side, by name."""
+def circuits(files: dict[Path, str]) -> dict[str, Circuit]:
+    """The bridge board and each example configuration's Pi side, by name, drawn from the
+    example files as they are to be written (``files``, from :func:`example_files`)."""
     from table.circuit.pi_wiring import build
     from table.runtime.config import load_for_wiring, pi_setup
 
     out = {"bridge": bridge_board.build()}
-    for name in EXAMPLES:
-        config = load_for_wiring(root / "examples" / f"{name}.toml")
-        out[name] = build(pi_setup(config), name)
+    with tempfile.TemporaryDirectory() as tmp:
+        for path, text in files.items():
+            copy = Path(tmp) / path.name
+            copy.write_text(text, encoding="utf-8")
+            out[path.stem] = build(pi_setup(load_for_wiring(copy)), path.stem)
     return out
 
 
@@ -38,9 +51,10 @@ def blocks(made: dict[str, Circuit], study: spice.Study) -> dict[str, str]:
 
 def expected(root: Path) -> dict[Path, str]:
     """Each made file's path and the text it must hold."""
-    made = circuits(root)
     study = spice.study()
-    files = {root / "firmware_bridge" / "firmware" / "pins.h": bridge_board.pins_header()}
+    files = example_files(root, study.pi_khz)
+    made = circuits(files)
+    files[root / "firmware_bridge" / "firmware" / "pins.h"] = bridge_board.pins_header()
     files.update({root / "docs" / "circuits" / f"{name}.svg": drawing.svg(c)
                   for name, c in made.items()})
     files.update({root / "docs" / "circuits" / f"spi-{name}.svg": spice.plot_svg(
