@@ -86,6 +86,55 @@ def test_readers_sharing_a_reset_pin_are_not_blamed_at_random(board: SimBoard) -
     problems = bus_holders([PAD, shared], {"Aki"}, lambda s: make_reader(s, lambda r: None))
     assert problems == [(
         "readers pad on SPI bus 0 read nothing while others on the bus work",
-        "check their wiring; if the readers share a reset pin, give each its own so that "
-        "doctor can tell which module holds the bus",
+        "check their wiring; the readers share a reset pin: give each its own (reset_pin) so "
+        "that doctor can tell which module holds the bus",
+    )]  # fmt: skip
+
+
+KEN = ReaderSpec("Ken", "mfrc522", role="seat", reset_pin=23, extra={"cs_pin": 5})
+
+
+def opened(spec: ReaderSpec) -> object:
+    return make_reader(spec, lambda r: None)
+
+
+def test_with_a_reset_pin_a_reader_each_module_is_read_alone(board: SimBoard) -> None:
+    """Three readers on SPI0, each with its own reset line: doctor holds the others in reset
+    and reads one at a time, so the module that holds MISO is named even when it is not the
+    only one that came live, and a module dead on its own is told apart from it."""
+    board.add_chip(ce=0, reset_pin=25)
+    aki = board.add_chip(ce=1, reset_pin=24)
+    board.add_chip(cs_pin=5, reset_pin=23)
+    aki.holds_miso = True
+    problems = bus_holders([PAD, SEAT, KEN], set(), opened)  # nothing came live
+    assert [said for said, _ in problems] == [
+        "reader Aki holds SPI bus 0's MISO line low while it is not selected: pad, Ken read "
+        "nothing while it is powered (each answers alone, the others held in reset)"]
+    assert "anode at the module" in problems[0][1]
+
+
+def test_two_modules_holding_the_bus_are_both_named(board: SimBoard) -> None:
+    """Doctor checks the readers one by one (the ones after it still in reset), so the last
+    is lost to the holders before it; read alone, each answers, and both holders are named."""
+    board.add_chip(ce=0, reset_pin=25)
+    for chip in (board.add_chip(ce=1, reset_pin=24), board.add_chip(cs_pin=5, reset_pin=23)):
+        chip.holds_miso = True
+    live: set[str] = set()
+    for spec in (PAD, SEAT, KEN):
+        check_reader(spec, timeout=1.0, live=live)
+    assert live == {"pad", "Aki"}
+    said = [s for s, _ in bus_holders([PAD, SEAT, KEN], live, opened)]
+    assert [s.split(":")[0] for s in said] == [
+        "reader Aki holds SPI bus 0's MISO line low while it is not selected",
+        "reader Ken holds SPI bus 0's MISO line low while it is not selected"]
+
+
+def test_a_module_dead_on_its_own_is_not_called_a_holder(board: SimBoard) -> None:
+    board.add_chip(ce=0, reset_pin=25).unplug()
+    board.add_chip(ce=1, reset_pin=24)
+    assert bus_holders([PAD, SEAT], {"Aki"}, opened) == [(
+        "reader pad on SPI bus 0 does not answer even with every other reader held in reset",
+        "check reader pad's wires: SDA to its chip select, MISO, MOSI, SCK, RST to GPIO 25, "
+        "3.3 V (never 5 V) and GND; if every reader fails so, a module held in reset may still "
+        "hold MISO: unplug the modules one at a time",
     )]  # fmt: skip

@@ -176,8 +176,10 @@ def check_versions(table: Table) -> list[Check]:
                 + (f" while {talking[0]} answers" if talking else ""),
                 "a module holds MISO low while it is not selected (common on cheap RC522 "
                 "boards), so the others' answers never reach the Pi",
-                "unplug the readers one at a time to find it; then give each module a path of "
-                "its own onto MISO: a Schottky diode (1N5819), anode at the module, cathode to "
+                "uno-table doctor names it when each reader has its own reset_pin (it holds "
+                "the others in reset and reads one at a time), else unplug the readers one at "
+                "a time; then give each module a path of its own onto MISO: a Schottky diode "
+                "(1N5819), anode at the module, cathode to "
                 "the bus, with 1 kΩ from the bus to ground (board.miso = \"diode\"), or a "
                 "74LVC1G125 enabled by its SDA (board.miso = \"buffer\")"))
     for spec in table.specs:

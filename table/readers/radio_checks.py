@@ -70,52 +70,73 @@ def quiet_problems(reader: Any, seconds: float, wait: Callable[[float], object])
 def bus_holders(
     specs: Sequence[ReaderSpec], live: set[str], open_reader: Callable[[ReaderSpec], Any]
 ) -> list[Problem]:
-    """On each SPI bus where some MFRC522 readers came live and some did not: hold each live
-    one in reset (its RST line low) in turn; the one whose reset brings the others back holds
-    the bus's MISO line low while it is not selected (rfid #290, #377)."""
+    """On each SPI bus where some MFRC522 readers did not come live, each reader with a reset
+    line of its own: every reader's version read alone (every other reader held in reset, its
+    RST line low), then each one that answers alone read again beside each other one in turn;
+    a reader beside which another reads nothing holds the bus's MISO line low while it is not
+    selected (rfid #290, #377). Readers that share a reset line cannot be held apart: the
+    problem is named, not the module."""
     problems: list[Problem] = []
-    buses = sorted({s.bus for s in specs if s.kind == "mfrc522"})
-    for bus in buses:
+    for bus in sorted({s.bus for s in specs if s.kind == "mfrc522"}):
         on_bus = [s for s in specs if s.kind == "mfrc522" and s.bus == bus]
         dead = [s for s in on_bus if s.name not in live]
-        suspects = [s for s in on_bus if s.name in live]
-        if not dead or not suspects:
+        if not dead or len(on_bus) < 2:
+            continue
+        names = ", ".join(s.name for s in dead)
+        if len({s.reset_pin for s in on_bus}) < len(on_bus):
+            problems.append((
+                f"readers {names} on SPI bus {bus} read nothing while others on the bus work",
+                "check their wiring; the readers share a reset pin: give each its own "
+                "(reset_pin) so that doctor can tell which module holds the bus",
+            ))  # fmt: skip
             continue
         readers = {s.name: open_reader(s) for s in on_bus}
         try:
-            problems += _find_holder(bus, dead, suspects, readers)
+            problems += _isolate(bus, on_bus, readers)
         finally:
             for reader in readers.values():
+                _power(reader, True)
                 reader.port.close()
     return problems
 
 
-def _find_holder(
-    bus: int, dead: list[ReaderSpec], suspects: list[ReaderSpec], readers: dict[str, Any]
-) -> list[Problem]:
-    def answers(spec: ReaderSpec) -> bool:
+def _power(reader: Any, on: bool) -> None:
+    """Let ``reader``'s chip run (its RST line high) or hold it in reset (low)."""
+    chip = reader.chip
+    chip.gpio.output(chip.rst_pin, chip.gpio.HIGH if on else chip.gpio.LOW)
+
+
+def _isolate(bus: int, on_bus: list[ReaderSpec], readers: dict[str, Any]) -> list[Problem]:
+    """The readers of one bus read one or two at a time, the others held in reset."""
+    def answers(spec: ReaderSpec, powered: set[str]) -> bool:
+        for s in on_bus:
+            _power(readers[s.name], s.name in powered)
         return int(readers[spec.name].chip.Read_MFRC522(VERSION)) not in (0x00, 0xFF)
 
-    names = ", ".join(s.name for s in dead)
-    for suspect in suspects:
-        if any(suspect.reset_pin == d.reset_pin for d in dead):
-            continue  # holding it in reset would power the others down too
-        chip = readers[suspect.name].chip
-        chip.gpio.output(chip.rst_pin, chip.gpio.LOW)
-        try:
-            freed = any(answers(d) for d in dead)
-        finally:
-            chip.gpio.output(chip.rst_pin, chip.gpio.HIGH)
-        if freed:
-            return [(
-                f"reader {suspect.name} holds SPI bus {bus}'s MISO line low while it is not "
-                f"selected: {names} read nothing while it is powered",
-                f"put a Schottky diode on reader {suspect.name}'s MISO, anode at the module "
+    alone = [s for s in on_bus if answers(s, {s.name})]
+    problems: list[Problem] = [(
+        f"reader {s.name} on SPI bus {bus} does not answer even with every other reader held "
+        "in reset",
+        f"check reader {s.name}'s wires: SDA to its chip select, MISO, MOSI, SCK, RST to GPIO "
+        f"{s.reset_pin}, 3.3 V (never 5 V) and GND; if every reader fails so, a module held in "
+        "reset may still hold MISO: unplug the modules one at a time",
+    ) for s in on_bus if s not in alone]  # fmt: skip
+    for holder in alone:
+        lost = [s.name for s in alone if s is not holder and not answers(s, {s.name, holder.name})]
+        if lost:
+            problems.append((
+                f"reader {holder.name} holds SPI bus {bus}'s MISO line low while it is not "
+                f"selected: {', '.join(lost)} read nothing while it is powered (each answers "
+                "alone, the others held in reset)",
+                f"put a Schottky diode on reader {holder.name}'s MISO, anode at the module "
                 "and cathode to the bus, with 1 kohm from the bus to ground, or a buffer "
                 "enabled by its SDA (docs/hardware.md#wiring), or replace the module",
-            )]  # fmt: skip
-    return [(
-        f"readers {names} on SPI bus {bus} read nothing while others on the bus work",
-        "check their wiring; if the readers share a reset pin, give each its own so that "
-        "doctor can tell which module holds the bus",
-    )]  # fmt: skip
+            ))  # fmt: skip
+    if not problems:
+        problems.append((
+            f"readers {', '.join(s.name for s in on_bus)} on SPI bus {bus} each answer alone "
+            "and beside each other, but not all came live",
+            "run uno-table doctor again; if it repeats, check the supply (every field on at "
+            "once) and the wires' length",
+        ))  # fmt: skip
+    return problems
