@@ -123,6 +123,9 @@ struct chip {
     int n_cards;
     long overlaps[READERS]; /* frames sent while chip j's field was on */
     int collided;
+    uint8_t version;  /* its VersionReg: 0x92, or a clone's (the version command) */
+    long spi_bytes;   /* SPI bytes exchanged with this chip (the spi command) */
+    long requests;    /* REQA frames sent: one a poll */
 };
 
 static struct chip chips[READERS];
@@ -137,7 +140,7 @@ static void chip_reset(struct chip *c)
     c->reg[0x11] = 0x3F; /* ModeReg */
     c->reg[0x26] = 0x48; /* RFCfgReg: receiver gain 33 dB */
     c->reg[TxControlReg] = 0x80;
-    c->reg[VersionReg] = 0x92;
+    c->reg[VersionReg] = c->version;
     c->fifo_n = 0;
     c->pending = PENDING_NONE;
     for (int i = 0; i < c->n_cards; i++) /* the field is off: the tags lose power */
@@ -267,20 +270,28 @@ static void start_send(struct chip *c)
     int n = c->fifo_n;
     memcpy(frame, c->fifo, (size_t)n);
     c->fifo_n = 0;
+    if (n == 1 && lastbits == 7 && frame[0] == 0x26)
+        c->requests++;
     c->answer_n = field_answer(c, frame, n, lastbits, c->answer, &c->collided);
     for (int i = 0; i < READERS; i++)
         if (&chips[i] != c && chips[i].exists && (chips[i].reg[TxControlReg] & 0x03))
             c->overlaps[i]++;
     double tx = air_us(n, lastbits);
     c->tx_done = avr->cycle + usec(tx);
+    /* The timer starts at the end of the transmission (TAuto) and runs to TReload; it stops
+     * at the answer's fifth bit (start bit and four data bits), which comes the frame delay
+     * time after the end of the request (ISO/IEC 14443-3: 1172/fc or 1236/fc, 86 or 91 us,
+     * for REQA, WUPA, anticollision and select; MFRC522 datasheet, TModeReg TAuto). A timeout
+     * shorter than that ends the command before the answer. */
+    int presc = ((c->reg[TModeReg] & 0x0F) << 8) | c->reg[TPrescalerReg];
+    int reload = (c->reg[TReloadRegH] << 8) | c->reg[TReloadRegL];
+    double timeout = (reload + 1) * (2.0 * presc + 1) / 13.56;
+    if (c->answer_n && timeout < 86.0 + 5 * 9.44)
+        c->answer_n = 0;
     if (c->answer_n) {
         c->pending = PENDING_ANSWER;
         c->done = c->tx_done + usec(86.0 + air_us(c->answer_n, 0));
     } else {
-        /* The timer starts at the end of the transmission (TAuto) and runs to TReload. */
-        int presc = ((c->reg[TModeReg] & 0x0F) << 8) | c->reg[TPrescalerReg];
-        int reload = (c->reg[TReloadRegH] << 8) | c->reg[TReloadRegL];
-        double timeout = (reload + 1) * (2.0 * presc + 1) / 13.56;
         c->pending = PENDING_TIMEOUT;
         c->done = c->tx_done + usec(timeout);
     }
@@ -387,6 +398,7 @@ static void chip_write(struct chip *c, uint8_t reg, uint8_t v)
 static uint8_t chip_spi(struct chip *c, uint8_t in)
 {
     uint8_t out = 0;
+    c->spi_bytes++;
     if (c->pos == 0) {
         c->reading = in & 0x80;
         c->addr = (in >> 1) & 0x3F;
@@ -558,6 +570,21 @@ static void command(char *line)
         }
         printf("ok reg %u\n", chips[reader].reg[addr]);
         return;
+    } else if (strcmp(word, "version") == 0) {
+        unsigned v = 0;
+        if (n < 3 || reader < 0 || reader >= READERS || sscanf(arg, "%x", &v) != 1 || v > 0xFF) {
+            printf("error version: give a reader 0..%d and a VersionReg 00..FF in hex\n",
+                   READERS - 1);
+            return;
+        }
+        chips[reader].version = (uint8_t)v; /* another chip on the module: from its next reset */
+        chips[reader].reg[VersionReg] = (uint8_t)v;
+    } else if (strcmp(word, "spi") == 0) {
+        printf("ok spi");
+        for (int i = 0; i < READERS; i++)
+            printf(" %ld %ld", chips[i].spi_bytes, chips[i].requests);
+        printf("\n");
+        return;
     } else if (strcmp(word, "overlaps") == 0) {
         printf("ok overlaps");
         for (int i = 0; i < READERS; i++)
@@ -587,8 +614,8 @@ static void command(char *line)
         unlink_link();
         exit(0);
     } else {
-        printf("error unknown command %s; use place, remove, brownout, reg, overlaps, reset, "
-               "noise, freeze, thaw, quit\n", word);
+        printf("error unknown command %s; use place, remove, brownout, reg, version, spi, "
+               "overlaps, reset, noise, freeze, thaw, quit\n", word);
         return;
     }
     printf("ok %s\n", word);
@@ -678,6 +705,7 @@ int main(int argc, char **argv)
     avr_ioctl(avr, AVR_IOCTL_UART_SET_FLAGS('0'), &flags);
 
     for (int i = 0; i < READERS; i++) {
+        chips[i].version = 0x92;
         chip_reset(&chips[i]);
         chips[i].exists = i < readers;
     }

@@ -3,7 +3,7 @@
 ``python -m sim.hardware.avr_board --link PATH`` builds what is out of date, then runs the board
 with its serial port reachable at PATH (a symlink to a pty) and its commands on stdin (``place
 READER UIDHEX``, ``remove READER [UIDHEX]``, ``brownout READER``, ``reg READER HEXADDR``,
-``overlaps``, ``reset``,
+``version READER HEX``, ``spi``, ``overlaps``, ``reset``,
 ``noise N``, ``freeze``, ``thaw``, ``quit``).
 Tests and benchmarks use :class:`AvrBoard`, which sends the same commands and waits for each
 to be acknowledged.
@@ -151,6 +151,17 @@ class AvrBoard:
     def register(self, reader: int, address: int) -> int:
         """The value of one register of the reader's chip."""
         return int(self.command(f"reg {reader} {address:02X}").split()[2])
+
+    def version(self, reader: int, version: int) -> None:
+        """The reader's chip answers ``version`` to VersionReg (0x88: a Fudan FM17522 clone),
+        from now on and after every reset."""
+        self.command(f"version {reader} {version:02X}")
+
+    def spi(self) -> list[tuple[int, int]]:
+        """For each reader: the SPI bytes exchanged with its chip so far, and the REQA frames
+        it has sent (one a poll)."""
+        counts = [int(n) for n in self.command("spi").split()[2:]]
+        return [(counts[i], counts[i + 1]) for i in range(0, len(counts), 2)]
 
     def overlaps(self) -> list[list[int]]:
         """``[i][j]``: frames chip i has sent while chip j's field was on."""
