@@ -1,6 +1,6 @@
 /* A small MFRC522 driver: one chip per slave-select line, ISO 14443A REQA/WUPA,
  * anticollision and select over cascade levels 1 to 3 (4-, 7- and 10-byte UIDs), HLTA,
- * CRC_A computed by the chip (CalcCRC). */
+ * CRC_A computed on the AVR (ISO/IEC 14443-3 Annex B). */
 #ifndef BRIDGE_MFRC522_H
 #define BRIDGE_MFRC522_H
 
