@@ -25,7 +25,7 @@ def test_every_made_file_is_in_step_with_the_model() -> None:
 
 
 def test_a_wiring_table_edited_by_hand_is_caught(tmp_path: Path) -> None:
-    for rel in ("docs/hardware.md", "examples/spi-pad.toml", "examples/bridge-four-seats.toml"):
+    for rel in ("docs/hardware.md", *(e.path for e in examples.EXAMPLES.values())):
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         text = (ROOT / rel).read_text(encoding="utf-8")
         if rel.endswith(".md"):
@@ -41,9 +41,11 @@ def test_every_example_takes_its_pins_from_the_description() -> None:
     """Each example configuration's reset lines, buttons, LEDs and buzzer are the ones
     table/circuit/examples.py places (one reset line a reader, controls by the plan)."""
     for name, example in examples.EXAMPLES.items():
-        config = load_for_wiring(ROOT / "examples" / f"{name}.toml")
-        pins = {f"readers[{i}].reset_pin": r.reset_pin
-                for i, r in enumerate(x for x in config.readers if x.kind == "mfrc522")}
+        config = load_for_wiring(ROOT / example.path)
+        spi = [x for x in config.readers if x.kind == "mfrc522"]
+        pins = {f"readers[{i}].reset_pin": r.reset_pin for i, r in enumerate(spi)}
+        pins.update({f"readers[{i}].cs_pin": r.extra["cs_pin"] for i, r in enumerate(spi)
+                     if "cs_pin" in r.extra})
         if config.buzzer is not None:
             pins["controls.buzzer"] = config.buzzer
         for seat in config.controls:
@@ -59,16 +61,17 @@ def test_every_example_takes_its_pins_from_the_description() -> None:
     ("spi-pad", "reset_pin = 25 ", "reset_pin = 24 "),
     ("spi-pad", "device = 0 ", "device = 1 "),
     ("bridge-four-seats", "led = 13", "led = 26"),
+    ("example-table", "reset_pin = 24 ", "reset_pin = 25 "),
 ])
 def test_an_example_pin_edited_by_hand_is_caught(tmp_path: Path, name: str, line: str,
                                                  edited: str) -> None:
-    rel = f"examples/{name}.toml"
+    rel = examples.EXAMPLES[name].path
     text = (ROOT / rel).read_text(encoding="utf-8")
     assert line in text
-    (tmp_path / "examples").mkdir()
-    for other in examples.EXAMPLES:
-        (tmp_path / "examples" / f"{other}.toml").write_text(
-            (ROOT / "examples" / f"{other}.toml").read_text(encoding="utf-8"), encoding="utf-8")
+    for other in examples.EXAMPLES.values():
+        (tmp_path / other.path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / other.path).write_text((ROOT / other.path).read_text(encoding="utf-8"),
+                                           encoding="utf-8")
     (tmp_path / rel).write_text(text.replace(line, edited, 1), encoding="utf-8")
     khz = tomllib.loads(text)["readers"][0]["speed_hz"] // 1000  # the simulation's, tested below
     made = circuit_files.example_files(tmp_path, khz)
@@ -80,6 +83,8 @@ def test_the_firmware_takes_its_pins_from_the_generated_header() -> None:
     assert "PB2" not in source and "PD7" not in source
     assert '#include "pins.h"' in (ROOT / "firmware_bridge" / "firmware" / "board.h").read_text(
         encoding="utf-8")
+    board = (ROOT / "sim" / "hardware" / "avr_board.c").read_text(encoding="utf-8")
+    assert '#include "pins.h"' in board and "'B', 2" not in board  # the simulated board's too
 
 
 def test_the_chosen_resistors_and_clocks_are_the_simulations() -> None:

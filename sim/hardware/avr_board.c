@@ -28,6 +28,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "pins.h" /* the firmware's pins, written from table/circuit/bridge_board.py */
+
 #include "avr_ioport.h"
 #include "avr_uart.h"
 #include "sim_avr.h"
@@ -713,14 +715,15 @@ int main(int argc, char **argv)
     avr->io[AVR_DATA_TO_IO(SPDR_ADDR)].w.param = NULL;
     avr->io[AVR_DATA_TO_IO(SPDR_ADDR)].r.c = spdr_read;
     avr->io[AVR_DATA_TO_IO(SPDR_ADDR)].r.param = NULL;
-    static const struct { char port; int pin; } ss[READERS] = {{'B', 2}, {'B', 1}, {'B', 0},
-                                                               {'D', 7}};
+    static const struct { char port; int pin; } ss[READERS] = {
+        {SS0_LETTER, SS0_BIT}, {SS1_LETTER, SS1_BIT}, {SS2_LETTER, SS2_BIT}, {SS3_LETTER, SS3_BIT}};
     for (intptr_t i = 0; i < READERS; i++) {
         chips[i].selected = 0;
         avr_irq_register_notify(avr_io_getirq(avr, AVR_IOCTL_IOPORT_GETIRQ(ss[i].port), ss[i].pin),
                                 on_select, (void *)i);
     }
-    avr_irq_register_notify(avr_io_getirq(avr, AVR_IOCTL_IOPORT_GETIRQ('D'), 6), on_rst, NULL);
+    avr_irq_register_notify(avr_io_getirq(avr, AVR_IOCTL_IOPORT_GETIRQ(RST_LETTER), RST_BIT), on_rst,
+                            NULL);
 
     uart_in = avr_io_getirq(avr, AVR_IOCTL_UART_GETIRQ('0'), UART_IRQ_INPUT);
     avr_irq_register_notify(avr_io_getirq(avr, AVR_IOCTL_UART_GETIRQ('0'), UART_IRQ_OUTPUT),

@@ -74,12 +74,13 @@ def build_firmware(turn_fields: int = 0, gain: int = 33, misses: int = 3) -> Pat
 
 def build_board() -> Path:
     """Compile the board program when its source is newer than the binary."""
-    if BOARD_BINARY.exists() and BOARD_BINARY.stat().st_mtime >= BOARD_SOURCE.stat().st_mtime:
+    newest = max(BOARD_SOURCE.stat().st_mtime, (FIRMWARE_DIR / "pins.h").stat().st_mtime)
+    if BOARD_BINARY.exists() and BOARD_BINARY.stat().st_mtime >= newest:
         return BOARD_BINARY
     if not (SIMAVR_INCLUDE / "sim_avr.h").exists():
         raise BuildError(f"{SIMAVR_INCLUDE}/sim_avr.h missing: install libsimavr-dev")
     BOARD_BINARY.parent.mkdir(parents=True, exist_ok=True)
-    cmd = ["gcc", "-std=gnu99", "-O2", "-Wall", "-Wextra", *SIMAVR_FLAGS, "-o",
+    cmd = ["gcc", "-std=gnu99", "-O2", "-Wall", "-Wextra", *SIMAVR_FLAGS, f"-I{FIRMWARE_DIR}", "-o",
            str(BOARD_BINARY), str(BOARD_SOURCE), *SIMAVR_LIBS]
     _run(cmd, "board build")
     return BOARD_BINARY

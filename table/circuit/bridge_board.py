@@ -118,13 +118,14 @@ def build() -> Circuit:
 
 
 def pins_header() -> str:
-    """``firmware_bridge/firmware/pins.h``: the firmware's pins, written from this model."""
+    """``firmware_bridge/firmware/pins.h``: the firmware's pins, written from this model (the
+    simulated board, sim/hardware/avr_board.c, watches the same pins: ``*_LETTER``, ``*_BIT``)."""
     lines = ["/* The bridge board's pins, written by `python -m table.commands.circuit_files` from",
              " * table/circuit/bridge_board.py: edit that model, not this file. */",
              "#ifndef BRIDGE_PINS_H", "#define BRIDGE_PINS_H", ""]
     for name, (pin, port, bit) in NANO_PINS.items():
         lines += [f"/* {name}: {pin} (P{port}{bit}) */",
                   f"#define {name}_PORT PORT{port}", f"#define {name}_DDR DDR{port}",
-                  f"#define {name}_BIT {bit}"]
+                  f"#define {name}_BIT {bit}", f"#define {name}_LETTER '{port}'"]
     lines += ["", "#endif", ""]
     return "\n".join(lines)

@@ -3,17 +3,18 @@
 written here but placed: the SPI readers on SPI0's chip enables, each with its own reset line
 (BCM 25, 24, ... so that ``uno-table doctor`` can hold one in reset while it reads another),
 the controls on the free pins by :mod:`table.circuit.plan`, the SPI clock from the simulation
-(spice.py). ``python -m table.commands.circuit_files`` writes the result between the
-``# made:hardware`` markers of each ``examples/NAME.toml``; a test fails when one is edited
-out of step."""
+(spice.py); a third reader on SPI0 its own chip select on the first free pin.
+``python -m table.commands.circuit_files`` writes the result between the ``# made:hardware``
+markers of each example's file (``examples/NAME.toml``, and ``hw_tests/example-table.toml``
+for the real-table tests); a test fails when one is edited out of step."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Final
 
-from table.circuit.boards import SPI0_CE, held_pins
-from table.circuit.plan import controls_plan
+from table.circuit.boards import SPI0_CE, free_pins, held_pins
+from table.circuit.plan import BOARD_PULLED, controls_plan
 from table.readers.pi_header import BCM_TO_BOARD
 
 FIRST_RESET: Final = 25  # the mfrc522 backend's default reset pin; more readers count down
@@ -41,9 +42,11 @@ class BridgePad:
 
 @dataclass(frozen=True, slots=True)
 class Example:
-    """One example table's hardware."""
+    """One example table's hardware; ``path`` is its file's, from the checkout's root, and
+    ``drawn`` whether docs/hardware.md and docs/circuits/ show its wiring."""
 
     name: str
+    path: str
     board: str
     audio: str
     players: tuple[str, ...]
@@ -53,17 +56,25 @@ class Example:
     buttons: tuple[str, ...] = ()  # each seat's buttons
     leds: bool = False
     buzzer: bool = False
+    miso: str = "direct"  # [board] miso: how several SPI readers share MISO
+    drawn: bool = True
 
 
 PLAYERS = ("Aki", "Ken", "Mio", "Yui")
 # A Pi 4's top USB 2 socket, by path: a CH340 Nano has no serial number for a by-id name.
 PI4_USB = "/dev/serial/by-path/platform-fd500000.pcie-pci-0000:01:00.0-usb-0:1.3:1.0-port0"
 EXAMPLES: Final[dict[str, Example]] = {
-    "spi-pad": Example("spi-pad", "pi4", "jack", PLAYERS, spi=(SpiPad("pad", "play"),)),
+    "spi-pad": Example("spi-pad", "examples/spi-pad.toml", "pi4", "jack", PLAYERS,
+                       spi=(SpiPad("pad", "play"),)),
     "bridge-four-seats": Example(
-        "bridge-four-seats", "pi4", "jack", PLAYERS, spi=(SpiPad("pad", "play"),),
+        "bridge-four-seats", "examples/bridge-four-seats.toml", "pi4", "jack", PLAYERS,
+        spi=(SpiPad("pad", "play"),),
         bridge=tuple(BridgePad(f"{p.lower()}-pad", p) for p in PLAYERS), bridge_port=PI4_USB,
         buttons=("uno", "draw", "pass"), leds=True, buzzer=True),
+    "example-table": Example(
+        "example-table", "hw_tests/example-table.toml", "pi4", "jack", PLAYERS[:3],
+        spi=(SpiPad("pad", "play"), SpiPad("shoe", "draw"), SpiPad("Aki", "seat", "Aki")),
+        buttons=("uno", "draw"), leds=True, buzzer=True, miso="diode", drawn=False),
 }
 
 
@@ -73,11 +84,16 @@ def resets(example: Example) -> tuple[int, ...]:
 
 
 def pins(example: Example) -> dict[str, int]:
-    """Configuration key to BCM pin: the SPI readers' reset lines and every control."""
+    """Configuration key to BCM pin: the SPI readers' reset lines and chip selects beyond
+    SPI0's two, and every control."""
     out = {f"readers[{i}].reset_pin": pin for i, pin in enumerate(resets(example))}
+    buses = [(0, len(example.spi))] if example.spi else []
+    held = set(held_pins(buses, example.audio, False)) | set(resets(example))
+    for i in range(len(SPI0_CE), len(example.spi)):  # an output: not on BCM 2 or 3
+        out[f"readers[{i}].cs_pin"] = pin = next(
+            p for p in free_pins(held) if p not in BOARD_PULLED)
+        held.add(pin)
     if example.buttons or example.leds or example.buzzer:
-        buses = [(0, len(example.spi))] if example.spi else []
-        held = set(held_pins(buses, example.audio, False)) | set(resets(example))
         out.update(controls_plan(example.players, example.buttons, example.leds,
                                  example.buzzer, sorted(held)))
     return out
@@ -96,13 +112,21 @@ def hardware_toml(example: Example, pi_khz: int) -> str:
            "simulation)", "[board]",
            _line("model", example.board, "pi3, pi4, pi5 or zero2w: uno-table wiring checks "
                  "the pins"), _line("audio", example.audio)]
+    if example.miso != "direct":
+        out.append(_line("miso", example.miso, "each reader its own path onto MISO "
+                         "(docs/hardware.md#wiring)"))
     for i, pad in enumerate(example.spi):
-        device, reset = min(i, len(SPI0_CE) - 1), placed[f"readers[{i}].reset_pin"]
+        reset, cs = placed[f"readers[{i}].reset_pin"], placed.get(f"readers[{i}].cs_pin")
         out += ["", "[[readers]]", _line("name", pad.name), _line("role", pad.role)]
         out += [_line("seat", pad.seat)] if pad.seat else []
-        out += [_line("kind", "mfrc522"), _line("bus", 0),
-                _line("device", device, f"CE{device} (header pin {BCM_TO_BOARD[SPI0_CE[device]]})"),
-                _line("reset_pin", reset, f"its own reset: BCM {reset} (header pin "
+        out += [_line("kind", "mfrc522"), _line("bus", 0)]
+        if cs is None:
+            out.append(_line("device", i, f"CE{i} (header pin {BCM_TO_BOARD[SPI0_CE[i]]})"))
+        else:
+            out += [_line("device", 0, "the node whose transfers it borrows"),
+                    _line("cs_pin", cs, f"its own chip select: BCM {cs} (header pin "
+                          f"{BCM_TO_BOARD[cs]}), 10 kohm to 3.3 V")]
+        out += [_line("reset_pin", reset, f"its own reset: BCM {reset} (header pin "
                       f"{BCM_TO_BOARD[reset]})"),
                 _line("speed_hz", pi_khz * 1000, "0.5 m of Cat5e, 47 ohm series "
                       "(docs/hardware.md#spi-signals)")]
@@ -126,5 +150,5 @@ def with_hardware(text: str, example: Example, pi_khz: int) -> str:
     first = text.find(START)
     last = text.find(END + "\n", first)
     if first < 0 or last < 0:
-        raise ValueError(f"examples/{example.name}.toml: no {START} ... {END} block")
+        raise ValueError(f"{example.path}: no {START} ... {END} block")
     return text[:first] + hardware_toml(example, pi_khz) + text[last + len(END) + 1:]

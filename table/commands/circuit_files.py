@@ -20,8 +20,8 @@ from table.circuit.model import Circuit
 def example_files(root: Path, pi_khz: int) -> dict[Path, str]:
     """Each example configuration with its pins written from table/circuit/examples.py."""
     out = {}
-    for name, example in examples.EXAMPLES.items():
-        path = root / "examples" / f"{name}.toml"
+    for example in examples.EXAMPLES.values():
+        path = root / example.path
         out[path] = examples.with_hardware(path.read_text(encoding="utf-8"), example, pi_khz)
     return out
 
@@ -33,8 +33,11 @@ def circuits(files: dict[Path, str]) -> dict[str, Circuit]:
     from table.runtime.config import load_for_wiring, pi_setup
 
     out = {"bridge": bridge_board.build()}
+    drawn = {e.path for e in examples.EXAMPLES.values() if e.drawn}
     with tempfile.TemporaryDirectory() as tmp:
         for path, text in files.items():
+            if not any(path.as_posix().endswith(d) for d in drawn):
+                continue
             copy = Path(tmp) / path.name
             copy.write_text(text, encoding="utf-8")
             out[path.stem] = build(pi_setup(load_for_wiring(copy)), path.stem)
