@@ -11,12 +11,12 @@ from table.rules.actions import Challenge, Show
 from table.rules.events import EventKind
 from table.rules.flow import (
     SKIPPED,
-    announce_turn,
     begin_turn,
     check_in_play,
     check_seat,
     check_show,
     draw_cards,
+    move_turn,
     reveal,
     try_score,
 )
@@ -80,17 +80,17 @@ def judge_challenge(
             s.color = window.prior_color
             s.live_rank = window.prior_rank
             draw_cards(s, offender, count, events, "illegal-wild-draw-four")
-            s.turn = offender
+            seat = offender
         else:
             # [M]: the card stays, its colour stands, the challenger takes a normal turn.
             draw_cards(s, offender, count, events, "illegal-wild-draw-four")
-            s.turn = p
+            seat = p
     else:
         events.append(Event(EventKind.INNOCENT, player=offender, target=p))
         draw_cards(s, p, count + opts.challenge_penalty, events, "challenge-failed")
         events.append(SKIPPED[p])
-        s.turn = s.next_seat(p)
-    announce_turn(s, events)
+        seat = s.next_seat(p)
+    move_turn(s, seat, events)
 
 
 def on_show(s: State, a: Show, events: list[Event]) -> None:
