@@ -5,6 +5,8 @@ Split from :mod:`table.rules.engine`, which dispatches these actions to it.
 
 from __future__ import annotations
 
+import dataclasses
+
 from table.cards import DRAW_TWO, Card
 from table.errors import IllegalPlay
 from table.rules.actions import Challenge, Show
@@ -32,12 +34,15 @@ def on_challenge(s: State, a: Challenge, events: list[Event]) -> None:
     window = s.challenge
     if window is None or not s.pending:
         raise IllegalPlay("nothing-to-challenge", "there is no Wild Draw Four to challenge")
-    if p != window.target:
+    rules = s.rules
+    if p != window.target and not ("may_challenge" in rules.hooked and rules.may_challenge(s, p)):
         raise IllegalPlay(
             "only-next-player-challenges", "only the player who must draw may challenge"
         )
     if s.awaiting_color is not None:
         raise IllegalPlay("color-not-chosen", "the colour of the wild has not been named")
+    if p != window.target:  # another player (challengers = "any"), judged with their seat
+        window = s.challenge = dataclasses.replace(window, challenger=p)
     begin_turn(s, events)
     events.append(Event(EventKind.CHALLENGE, player=p, target=window.offender))
     if window.hand_unknown or s.hands[window.offender].unknown:
@@ -54,6 +59,7 @@ def judge_challenge(
     """Announce only guilty or innocent: the hand's contents are never announced [M]."""
     opts = s.options
     p, offender = window.target, window.offender
+    challenger = p if window.challenger is None else window.challenger
     # Stacked, the whole pending count is at stake (4 for a lone Wild Draw Four).
     count = s.pending or 4
     s.pending = 0
@@ -65,7 +71,7 @@ def judge_challenge(
     else:
         guilty = wd4_guilty(hand, window.prior_color, window.prior_rank, opts.wild_draw_four)
     if guilty:
-        events.append(Event(EventKind.GUILTY, player=offender, target=p))
+        events.append(Event(EventKind.GUILTY, player=offender, target=challenger))
         # [001] 「罰則として出したプレイヤーが山札から6枚カードを引きます」: guilty_penalty = 2.
         count += opts.guilty_penalty
         if opts.challenge_success != "offender-draws":
@@ -86,8 +92,12 @@ def judge_challenge(
             draw_cards(s, offender, count, events, "illegal-wild-draw-four")
             seat = p
     else:
-        events.append(Event(EventKind.INNOCENT, player=offender, target=p))
-        draw_cards(s, p, count + opts.challenge_penalty, events, "challenge-failed")
+        events.append(Event(EventKind.INNOCENT, player=offender, target=challenger))
+        if challenger == p:
+            draw_cards(s, p, count + opts.challenge_penalty, events, "challenge-failed")
+        else:  # another player was wrong: the extra is theirs, the draw still the target's
+            draw_cards(s, challenger, opts.challenge_penalty, events, "challenge-failed")
+            draw_cards(s, p, count, events, "wild-draw-four")
         events.append(SKIPPED[p])
         seat = s.next_seat(p)
     move_turn(s, seat, events)

@@ -192,6 +192,11 @@ class Rules:
         """The legal actions while the variant waits for a seat (:meth:`awaiting`)."""
         return None
 
+    def may_challenge(self, s: State, p: int) -> bool:
+        """Whether ``p``, who is not the player who must draw, may challenge the Wild Draw Four
+        of ``s.challenge`` now (the official game: never)."""
+        return False
+
     def out_of_turn(self, s: State) -> list[Action]:
         """The out-of-turn actions of the variant that would be accepted now."""
         return []
