@@ -36,6 +36,8 @@ def on_challenge(s: State, a: Challenge, events: list[Event]) -> None:
         raise IllegalPlay("nothing-to-challenge", "there is no Wild Draw Four to challenge")
     rules = s.rules
     if p != window.target and not ("may_challenge" in rules.hooked and rules.may_challenge(s, p)):
+        if p == window.offender and "may_challenge" in rules.hooked:  # where others may
+            raise IllegalPlay("own-wild-draw-four", "nobody challenges their own Wild Draw Four")
         raise IllegalPlay(
             "only-next-player-challenges", "only the player who must draw may challenge"
         )
