@@ -83,3 +83,34 @@ def test_a_reverse_back_costs_20_under_musician_back_points() -> None:
     """[002] リバース返し 「(人によっては、20点増しでやってます。)」."""
     lines = transcript("musician", {"musician_back_points": "20"}, seed=1)
     assert any(re.search(r"(Reverse|Skip) back! \w+ pays 20 more\.", line) for line in lines)
+
+
+def test_any_player_points_out_a_wild_draw_four() -> None:
+    """``challengers=any`` [001] 「他のプレイヤーから指摘されると」: a player who is not the one
+    who must draw challenges; when wrong, they draw ``challenge_penalty`` (2) and the one who
+    must draw still draws the 4."""
+    lines = transcript("official", {"challengers": "any"}, seed=1)
+    wrong = [i for i, line in enumerate(lines)
+             if re.search(r"Challenge failed: innocent! \w+ draws 2\.$", line)]
+    assert wrong, "no other player challenged"
+    mistaken = re.search(r"innocent! (\w+) draws", lines[wrong[0]])
+    drew = re.search(r"> (\w+) draws 4\.$", lines[wrong[0] + 1])
+    assert mistaken is not None and drew is not None and mistaken[1] != drew[1]
+
+
+def test_doubling_with_the_winner_collecting_the_hands_at_face_value() -> None:
+    """``doubling_winner=face`` [000] 倍付け read as the loser's own penalty: under Japanese
+    scoring the losers lose the multiplied hands, the winner gains them at face value, so a
+    match where a loser had called UNO no longer sums to zero; the same deals with
+    ``multiplied`` do."""
+    def scores(collects: str) -> list[int]:
+        result = run_demo(DemoConfig(
+            fast=True, voice="captions", seed=1, players=4, rounds=3, preset="japanese",
+            overrides={"doubling": "true", "doubling_winner": collects}, bots=["random"]))
+        assert result.winners
+        return result.scores
+
+    face, multiplied = scores("face"), scores("multiplied")
+    assert sum(multiplied) == 0
+    assert sum(face) < 0
+    assert sorted(s for s in face if s < 0) == sorted(s for s in multiplied if s < 0)

@@ -154,7 +154,7 @@ class RandomBot:
         return lively_choice(view.legal, view.seat, self.rng)
 
     def react(self, view: SeatView) -> Action | None:
-        """A winning Don always; a late call or a catch now and then."""
+        """A winning Don always; a late call, a catch or a challenge out of turn now and then."""
         dons = [a for a in view.reactions if isinstance(a, Don)]
         if dons:  # a winning Don is always called
             return dons[0]
@@ -162,7 +162,7 @@ class RandomBot:
         for a in view.reactions:
             if isinstance(a, CallUno) and roll < 0.3:
                 return a
-            if isinstance(a, Catch) and roll < 0.4:
+            if isinstance(a, Catch | Challenge) and roll < 0.4:
                 return a
         return None
 

@@ -91,15 +91,19 @@ def play_match(
 
 def react(table: SimTable, seats: Sequence[Seat]) -> None:
     """After a play that left someone on one card uncalled: that player may still call, the
-    others may catch; the first to act wins the moment."""
+    others may catch; the first to act wins the moment. The same for a Wild Draw Four that any
+    player may challenge, and a Don."""
     s = table.state
     window = s.uno_window
     if s.phase is not Phase.PLAY:
         return
     if window is None:
-        if not s.options.don or not don.winning_seats(s):
+        if s.challenge is not None and s.options.challengers == "any":
+            window = s.turn  # a Wild Draw Four anyone may challenge, from the one who must draw
+        elif not s.options.don or not don.winning_seats(s):
             return
-        window = s.turn  # a Don is there to be called (Musician rules)
+        else:
+            window = s.turn  # a Don is there to be called (Musician rules)
     n = len(seats)
     for k in range(n):
         who = (window + k) % n

@@ -134,6 +134,9 @@ CATALOGUE: Final[dict[str, dict[str, str]]] = {
     "rejected-only-next-player-challenges": {
         "en": "Only the player who must draw may challenge.",
         "ja": "チャレンジできるのは、カードを引く人だけです。"},
+    "rejected-own-wild-draw-four": {
+        "en": "Nobody challenges their own Wild Draw Four.",
+        "ja": "自分のワイルドドローフォーには、チャレンジできません。"},
     "rejected-only-next-player-catches": {"en": "Only the next player may catch.",
                                           "ja": "指摘できるのは、次の人だけです。"},
     "rejected-no-color-needed": {"en": "No colour is waiting to be chosen.",

@@ -5,18 +5,20 @@ Split from :mod:`table.rules.engine`, which dispatches these actions to it.
 
 from __future__ import annotations
 
+import dataclasses
+
 from table.cards import DRAW_TWO, Card
 from table.errors import IllegalPlay
 from table.rules.actions import Challenge, Show
 from table.rules.events import EventKind
 from table.rules.flow import (
     SKIPPED,
-    announce_turn,
     begin_turn,
     check_in_play,
     check_seat,
     check_show,
     draw_cards,
+    move_turn,
     reveal,
     try_score,
 )
@@ -32,12 +34,17 @@ def on_challenge(s: State, a: Challenge, events: list[Event]) -> None:
     window = s.challenge
     if window is None or not s.pending:
         raise IllegalPlay("nothing-to-challenge", "there is no Wild Draw Four to challenge")
-    if p != window.target:
+    rules = s.rules
+    if p != window.target and not ("may_challenge" in rules.hooked and rules.may_challenge(s, p)):
+        if p == window.offender and "may_challenge" in rules.hooked:  # where others may
+            raise IllegalPlay("own-wild-draw-four", "nobody challenges their own Wild Draw Four")
         raise IllegalPlay(
             "only-next-player-challenges", "only the player who must draw may challenge"
         )
     if s.awaiting_color is not None:
         raise IllegalPlay("color-not-chosen", "the colour of the wild has not been named")
+    if p != window.target:  # another player (challengers = "any"), judged with their seat
+        window = s.challenge = dataclasses.replace(window, challenger=p)
     begin_turn(s, events)
     events.append(Event(EventKind.CHALLENGE, player=p, target=window.offender))
     if window.hand_unknown or s.hands[window.offender].unknown:
@@ -54,6 +61,7 @@ def judge_challenge(
     """Announce only guilty or innocent: the hand's contents are never announced [M]."""
     opts = s.options
     p, offender = window.target, window.offender
+    challenger = p if window.challenger is None else window.challenger
     # Stacked, the whole pending count is at stake (4 for a lone Wild Draw Four).
     count = s.pending or 4
     s.pending = 0
@@ -65,7 +73,7 @@ def judge_challenge(
     else:
         guilty = wd4_guilty(hand, window.prior_color, window.prior_rank, opts.wild_draw_four)
     if guilty:
-        events.append(Event(EventKind.GUILTY, player=offender, target=p))
+        events.append(Event(EventKind.GUILTY, player=offender, target=challenger))
         # [001] 「罰則として出したプレイヤーが山札から6枚カードを引きます」: guilty_penalty = 2.
         count += opts.guilty_penalty
         if opts.challenge_success != "offender-draws":
@@ -80,17 +88,21 @@ def judge_challenge(
             s.color = window.prior_color
             s.live_rank = window.prior_rank
             draw_cards(s, offender, count, events, "illegal-wild-draw-four")
-            s.turn = offender
+            seat = offender
         else:
             # [M]: the card stays, its colour stands, the challenger takes a normal turn.
             draw_cards(s, offender, count, events, "illegal-wild-draw-four")
-            s.turn = p
+            seat = p
     else:
-        events.append(Event(EventKind.INNOCENT, player=offender, target=p))
-        draw_cards(s, p, count + opts.challenge_penalty, events, "challenge-failed")
+        events.append(Event(EventKind.INNOCENT, player=offender, target=challenger))
+        if challenger == p:
+            draw_cards(s, p, count + opts.challenge_penalty, events, "challenge-failed")
+        else:  # another player was wrong: the extra is theirs, the draw still the target's
+            draw_cards(s, challenger, opts.challenge_penalty, events, "challenge-failed")
+            draw_cards(s, p, count, events, "wild-draw-four")
         events.append(SKIPPED[p])
-        s.turn = s.next_seat(p)
-    announce_turn(s, events)
+        seat = s.next_seat(p)
+    move_turn(s, seat, events)
 
 
 def on_show(s: State, a: Show, events: list[Event]) -> None:

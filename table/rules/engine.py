@@ -61,6 +61,7 @@ from table.rules.flow import (
     draw_cards,
     draws_again,
     end_turn,
+    move_turn,
     next_draw_source,
     penalise_missed_uno,
     reshuffle,
@@ -172,7 +173,7 @@ def _deal_round(s: State, deal: Deal) -> tuple[State, list[Event]]:
     n = s.n
     edition = edition_counts(opts.deck)
     s.phase = Phase.START
-    s.turn = s.dealer
+    move_turn(s, s.dealer)
     s.direction = 1
     s.discard = []
     s.color = None
@@ -352,35 +353,35 @@ def _turn_up(s: State, card: Card, events: list[Event]) -> None:
         rules.turned_up(s, card)
     if "first_turn" in hooked and rules.first_turn(s, card, events):
         return
+    first = left
     if card.number is not None:
-        s.turn = left
+        pass
     elif card.rank == SKIP:
         events.append(SKIPPED[left])
-        s.turn = s.next_seat(left)
+        first = s.next_seat(left)
     elif card.rank == REVERSE:
         if len(s.active) == 2 and opts.two_player_reverse_is_skip:
             events.append(SKIPPED[left])
-            s.turn = s.dealer
+            first = s.dealer
         else:
             s.direction = -1
             events.append(Event(EventKind.REVERSED, count=-1))
-            s.turn = s.dealer if opts.first_reverse == "dealer-first" else s.next_seat(s.dealer)
+            first = s.dealer if opts.first_reverse == "dealer-first" else s.next_seat(s.dealer)
     elif card.rank == DRAW_TWO:
         if "draws_wait" in hooked and rules.draws_wait(s, DRAW_TWO):
             # [000] 「スタートプレイヤーがそのカードを出したときと同じように処理する」: as if
             # the dealer had played it, so a Draw Two the player left of the dealer may stack on.
             s.pending = 2
-            s.turn = left
         else:
             draw_cards(s, left, 2, events, "draw-two")
             events.append(SKIPPED[left])
-            s.turn = s.next_seat(left)
+            first = s.next_seat(left)
     else:  # a wild the player left of the dealer names
-        s.turn = left
+        move_turn(s, left)
         s.awaiting_color = left
         events.append(Event(EventKind.COLOR_NEEDED, player=left))
         return
-    announce_turn(s, events)
+    move_turn(s, first, events)
 
 
 def _on_turn_up(s: State, a: TurnUp, events: list[Event]) -> None:
@@ -488,8 +489,7 @@ def _draw_penalty(s: State, a: Draw, events: list[Event]) -> None:
     s.challenge = None
     draw_cards(s, p, count, events, reason)
     events.append(SKIPPED[p])
-    s.turn = s.next_seat(p)
-    announce_turn(s, events)
+    move_turn(s, s.next_seat(p), events)
 
 
 def _on_pass(s: State, a: Pass, events: list[Event]) -> None:

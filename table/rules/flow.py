@@ -277,17 +277,31 @@ def uno_due(s: State, p: int) -> bool:
     return s.uno_window == p or uno_ahead(s, p)
 
 
-def announce_turn(s: State, events: list[Event]) -> None:
-    """The one hand-over of the turn, to ``s.turn``: a variant may pass it on first (the
-    ``handing_over`` hook), then whose turn it is and what they must draw first. Every path
-    that gives the turn to a seat ends here (the play path's common case, with no hook and
-    nothing to say, appends the turn itself)."""
+def move_turn(s: State, seat: int, events: list[Event] | None = None) -> None:
+    """The one place the turn moves: to ``seat``. With ``events``, the hand-over is said: a
+    variant may pass the turn on first (the ``handing_over`` hook), then what the seat must draw
+    first and whose turn it is. Without, the turn moves and is said later, by
+    :func:`announce_turn` (a colour to name first, or a variant's say after a play), or not at
+    all (the deal, a jump-in, where the seat acting is the one on turn).
+
+    ``tests/test_one_hand_over.py`` holds every other module of the rules to it: nothing else
+    assigns ``s.turn``."""
+    if events is None:
+        s.turn = seat
+        return
     rules = s.rules
     if "handing_over" in rules.hooked:
-        rules.handing_over(s, events)
+        seat = rules.handing_over(s, seat, events)
+    s.turn = seat
     if s.pending:
-        events.append(pending_draw_event(s.turn, s.pending))
-    events.append(TURN[s.turn])
+        events.append(pending_draw_event(seat, s.pending))
+    events.append(TURN[seat])
+
+
+def announce_turn(s: State, events: list[Event]) -> None:
+    """The hand-over of the turn already moved to ``s.turn`` (:func:`move_turn`, silently),
+    said now."""
+    move_turn(s, s.turn, events)
 
 
 def end_turn(s: State, p: int, events: list[Event]) -> None:
@@ -299,8 +313,7 @@ def end_turn(s: State, p: int, events: list[Event]) -> None:
     turn = (p + s.direction) % len(s.players)
     if s.eliminated[turn]:
         turn = s.next_seat(p)
-    s.turn = turn
-    announce_turn(s, events)
+    move_turn(s, turn, events)
 
 
 # ---------------------------------------------------------------------------------------------

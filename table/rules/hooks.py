@@ -134,10 +134,11 @@ class Rules:
 
     # --- the turn and the UNO call -------------------------------------------------------
 
-    def handing_over(self, s: State, events: list[Event]) -> None:
-        """The turn is about to go to ``s.turn`` (announced next, by
-        :func:`~table.rules.flow.announce_turn`, the one hand-over): a variant may pass it on
-        (``s.turn`` changed, with its events)."""
+    def handing_over(self, s: State, seat: int, events: list[Event]) -> int:
+        """The turn is about to go to ``seat`` (said next, by
+        :func:`~table.rules.flow.move_turn`, the one place the turn moves): return the seat
+        it goes to, another one to pass it on (with the variant's events)."""
+        return seat
 
     def uno_missed(self, s: State, seat: int, events: list[Event]) -> bool:
         """``seat`` is penalised for a missed UNO call (caught, or by the referee): give the
@@ -190,6 +191,11 @@ class Rules:
     def waiting_actions(self, s: State) -> list[Action] | None:
         """The legal actions while the variant waits for a seat (:meth:`awaiting`)."""
         return None
+
+    def may_challenge(self, s: State, p: int) -> bool:
+        """Whether ``p``, who is not the player who must draw, may challenge the Wild Draw Four
+        of ``s.challenge`` now (the official game: never)."""
+        return False
 
     def out_of_turn(self, s: State) -> list[Action]:
         """The out-of-turn actions of the variant that would be accepted now."""

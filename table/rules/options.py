@@ -115,6 +115,7 @@ class Options:
     challenge_success: str = _choice(
         ("offender-draws", "take-back", "discard"), "a guilty Wild Draw Four"
     )
+    challengers: str = _choice(("next-player", "any"), "who may challenge a Wild Draw Four")
     challenge_penalty: int = _number(2, 0, 10, "extra cards for a failed challenge")
     guilty_penalty: int = _number(0, 0, 10, "extra cards for a guilty Wild Draw Four")
     uno_penalty: int = _number(2, 0, 10, "cards for a missed UNO call")
@@ -128,6 +129,9 @@ class Options:
     rounds: int = _number(0, 0, 1000, "rounds in the match (0: no limit)")
     eliminate: bool = _flag(False, "lowest scoring: players at the target drop out")
     doubling: bool = _flag(False, "a loser's round points times (UNO calls + 1)")
+    doubling_winner: str = _choice(
+        ("multiplied", "face"), "what the winner collects under doubling"
+    )
     # Competition options (docs/rules.md §4).
     two_card_play: bool = _flag(False, "two identical number cards may be played together")
     stacking: str = _choice(STACKING_MODES, "draw cards stacked on draw cards")

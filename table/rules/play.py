@@ -37,11 +37,11 @@ from table.rules.flow import (
     PLAY,
     REVERSED,
     SKIPPED,
-    TURN,
     announce_turn,
     begin_turn,
     check_on_turn,
     draw_cards,
+    move_turn,
     shuffle_hands,
     win_round,
 )
@@ -226,7 +226,7 @@ def carry_out(
     wd4 = _NOT_WD4 if rank != WILD_DRAW_FOUR else _wd4_before(s, a, known, events)
     if jump:
         events.append(Event(EventKind.JUMP_IN, player=p, target=s.turn))
-        s.turn = p
+        move_turn(s, p)
     if s.uno_window is not None:
         begin_turn(s, events)
     color = a.color
@@ -268,22 +268,15 @@ def carry_out(
         _go_out(s, p, cards, events)
         return
     if number is None:
-        _effect(s, p, last, len(cards), events, stacked, wd4)
-        turn = s.turn
+        turn = _effect(s, p, last, len(cards), events, stacked, wd4)
     else:  # a number card has no effect: the next seat is on turn (s.next_seat(p), inlined)
         turn = (p + s.direction) % len(s.players)
         if s.eliminated[turn]:
             turn = s.next_seat(p)
-        s.turn = turn
-    said = s.pending or s.uno_window == p or (last.is_wild and color is None)
-    if said or not _SAY_AFTER_PLAY.isdisjoint(s.rules.hooked):
+    if s.uno_window == p or (last.is_wild and color is None) or "after_play" in s.rules.hooked:
         _announce_after(s, a, last, turn, events)
-    else:  # announce_turn's common case: no hook, nothing pending, nothing to say but the turn
-        events.append(TURN[turn])
-
-
-# The hooks that have a say after a play: with none of them, only the turn is announced.
-_SAY_AFTER_PLAY = frozenset({"after_play", "handing_over"})
+    else:  # nothing to say after the play but the hand-over
+        move_turn(s, turn, events)
 
 
 def _shuffled(s: State, p: int, events: list[Event]) -> int:
@@ -305,10 +298,11 @@ def _played(p: int, color: Color | None, card: Card) -> Event:
 
 
 def _announce_after(s: State, a: Play, last: Card, turn: int, events: list[Event]) -> None:
-    """After a play: a variant's say, the UNO window's next seat, then the colour to name or
-    the next turn."""
+    """After a play: the turn moves to ``turn``, then a variant's say, the UNO window's next
+    seat, then the colour to name or the hand-over said."""
     p = a.player
     color = a.color
+    move_turn(s, turn)  # silently: the variant's say and the UNO window read it
     held = False
     if "after_play" in s.rules.hooked:
         held = s.rules.after_play(s, p, a.cards, color, events)
@@ -370,8 +364,9 @@ def _effect(
     events: list[Event],
     stacked: int,
     wd4: tuple[Sequence[Card], int, Color | None, str | None, Card | None],
-) -> None:
-    """The effect of ``count`` action or wild cards like ``card`` just played by ``p``.
+) -> int:
+    """The effect of ``count`` action or wild cards like ``card`` just played by ``p``: the
+    seat the turn goes to.
 
     Several action cards stack their effects [000]: 「ドロー2」を3枚 → 6枚; Skips skip one
     player each (「自分から4番目、6番目の人とターンが飛ぶ」); 「奇数枚出すと順番が逆に、偶数枚だと
@@ -391,13 +386,13 @@ def _effect(
             for _ in range(min(count, s.eliminated.count(False) - 1) - 1):
                 seat = s.next_seat(seat)
                 events.append(SKIPPED[seat])
-        s.turn = s.next_seat(seat)
-    elif rank == REVERSE:
+        return s.next_seat(seat)
+    if rank == REVERSE:
         if count % 2:
             s.direction = -s.direction
             events.append(REVERSED[s.direction])
-        s.turn = s.next_seat(p)
-    elif rank in DRAWS:
+        return s.next_seat(p)
+    if rank in DRAWS:
         total = stacked + DRAWS[rank] * count
         window: ChallengeWindow | None = None
         rest, unknown_rest, prior_color, prior_rank, prior_top = wd4
@@ -415,45 +410,42 @@ def _effect(
         if window is not None or ("draws_wait" in s.rules.hooked and s.rules.draws_wait(s, rank)):
             s.pending = total
             s.challenge = window
-            s.turn = nxt
-        else:
-            reason = "draw-two" if rank == DRAW_TWO else "wild-draw-four"
-            draw_cards(s, nxt, total, events, reason)
-            events.append(SKIPPED[nxt])
-            s.turn = s.next_seat(nxt)
-    elif rank == CUSTOMIZABLE:
-        _customizable(s, p, events)
-    else:
-        s.turn = nxt
+            return nxt
+        reason = "draw-two" if rank == DRAW_TWO else "wild-draw-four"
+        draw_cards(s, nxt, total, events, reason)
+        events.append(SKIPPED[nxt])
+        return s.next_seat(nxt)
+    if rank == CUSTOMIZABLE:
+        return _customizable(s, p, events)
+    return nxt
 
 
-def _customizable(s: State, p: int, events: list[Event]) -> None:
+def _customizable(s: State, p: int, events: list[Event]) -> int:
     """Wild Customizable: a Wild plus the table's house effect (``customizable_effect``).
 
     The menu: ``none``; ``skip`` (the next player loses their turn); ``reverse`` (the direction
     reverses); ``next-draws-two`` (the next player draws 2 and loses their turn; it cannot be
-    stacked or challenged); ``others-draw-one`` (every other player draws one card).
+    stacked or challenged); ``others-draw-one`` (every other player draws one card). Returns
+    the seat the turn goes to.
     """
     effect = s.options.customizable_effect
     nxt = s.next_seat(p)
     if effect == "skip":
         events.append(SKIPPED[nxt])
-        s.turn = s.next_seat(nxt)
-    elif effect == "reverse":
+        return s.next_seat(nxt)
+    if effect == "reverse":
         s.direction = -s.direction
         events.append(REVERSED[s.direction])
-        s.turn = s.next_seat(p)
-    elif effect == "next-draws-two":
+        return s.next_seat(p)
+    if effect == "next-draws-two":
         draw_cards(s, nxt, 2, events, "customizable")
         events.append(SKIPPED[nxt])
-        s.turn = s.next_seat(nxt)
-    elif effect == "others-draw-one":
+        return s.next_seat(nxt)
+    if effect == "others-draw-one":
         for seat in s.active:
             if seat != p:
                 draw_cards(s, seat, 1, events, "customizable")
-        s.turn = nxt
-    else:
-        s.turn = nxt
+    return nxt
 
 
 def _go_out(s: State, p: int, cards: tuple[Card, ...], events: list[Event]) -> None:

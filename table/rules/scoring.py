@@ -22,7 +22,9 @@ def round_points(s: State) -> tuple[int, ...]:
     ``international``: the winner scores the sum of the other hands, the others 0.
     ``japanese``: the winner scores that sum, every other player minus their own hand, so a
     round sums to zero. ``lowest``: each player adds their own hand; the winner adds 0.
-    Choice: under ``doubling`` the multiplied hand is what the winner collects too.
+    Under ``doubling`` the winner collects the multiplied hands (``doubling_winner =
+    "multiplied"``) or the hands at face value (``"face"``: the multiplication is the loser's
+    own penalty, [000] 「上がれなかったことに対する一種のペナルティ」).
     """
     assert s.winner is not None
     w = s.winner
@@ -34,7 +36,12 @@ def round_points(s: State) -> tuple[int, ...]:
     if scoring == "lowest":
         return tuple(values)
     points = [-v for v in values] if scoring == "japanese" else [0] * n
-    points[w] = sum(values)
+    opts = s.options
+    if opts.doubling and opts.doubling_winner == "face":
+        calls = s.uno_calls
+        points[w] = sum(v // (calls[i] + 1) for i, v in enumerate(values))
+    else:
+        points[w] = sum(values)
     return tuple(points)
 
 

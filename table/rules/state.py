@@ -72,6 +72,8 @@ class ChallengeWindow:
     stacked: bool = False
     # How many Wild Draw Fours went down together (``multi_play``): a take-back takes them all.
     cards: int = 1
+    # Who challenged, when not the target (``challengers = "any"``), while the hand is shown.
+    challenger: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,6 +13,8 @@ two rules answer the same hook, the one listed first answers first), once per co
   turn.
 - :mod:`~table.rules.variants.musician`: the dealer plays first, Chin, Musician scoring.
 - :mod:`~table.rules.variants.don`: Don, the Musician rules' out-of-turn win.
+- :mod:`~table.rules.variants.challengers`: a Wild Draw Four challenged by any player
+  (``challengers``, [001]).
 
 ``house`` turns on the local rules most tables in [000] play: a first card that is not a
 number goes back (「最初の1枚目が記号カードの時は山札の間に戻し」), cards of one number go down
@@ -32,6 +34,7 @@ from typing import Final
 from table.rules.hooks import Rules
 from table.rules.options import MUSICIAN_OPTIONS, Options, register_preset
 from table.rules.variants.base import Variant
+from table.rules.variants.challengers import AnyChallenger
 from table.rules.variants.don import DonRule
 from table.rules.variants.groups import Groups
 from table.rules.variants.local import (
@@ -61,6 +64,7 @@ FAMILIES: Final[tuple[type[Variant], ...]] = (
     MusicianScoring,  # before SevenO: marks are made before a 7 or 0 moves the hands
     SevenO,
     MissedUnoLosesTurn,
+    AnyChallenger,
 )
 OFFICIAL: Final = Rules()
 _BY_NAME: Final = {family.__name__: family for family in FAMILIES}

@@ -167,13 +167,13 @@ class MissedUnoLosesTurn(Variant):
         events.append(penalty_event(seat, 0, "uno-lose-turn"))
         return True
 
-    def handing_over(self, s: State, events: list[Event]) -> None:
+    def handing_over(self, s: State, seat: int, events: list[Event]) -> int:
         """A seat that owes a turn is skipped as the turn comes to it."""
-        while not s.pending and s.extra.loses_turn >> s.turn & 1:
-            s.extra = replace(s.extra, loses_turn=s.extra.loses_turn & ~(1 << s.turn))
-            events.append(SKIPPED[s.turn])
-            s.turn = s.next_seat(s.turn)
-        super().handing_over(s, events)
+        while not s.pending and s.extra.loses_turn >> seat & 1:
+            s.extra = replace(s.extra, loses_turn=s.extra.loses_turn & ~(1 << seat))
+            events.append(SKIPPED[seat])
+            seat = s.next_seat(seat)
+        return super().handing_over(s, seat, events)
 
 
 class SevenO(Variant):

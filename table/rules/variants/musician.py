@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Final
 from table.cards import REVERSE, SKIP, WILD, WILD_DRAW_FOUR, Card, Color
 from table.errors import IllegalPlay
 from table.rules.events import EventKind
-from table.rules.flow import announce_turn
+from table.rules.flow import move_turn
 from table.rules.play import DRAWS
 from table.rules.state import Event, State
 from table.rules.variant_state import Finish, replace
@@ -170,21 +170,21 @@ class DealerFirst(Variant):
 
     def first_turn(self, s: State, card: Card, events: list[Event]) -> bool:
         """Start play after the first card in this rule's way; whether it did."""
-        d = s.dealer
-        s.turn = d
+        d = first = s.dealer
         if card.rank == SKIP:
             events.append(Event(EventKind.SKIPPED, player=d))
-            s.turn = s.next_seat(d)
+            first = s.next_seat(d)
         elif card.rank == REVERSE:
             s.direction = -1
             events.append(Event(EventKind.REVERSED, count=-1))
         elif card.rank in DRAWS:
             s.pending = DRAWS[card.rank]
         if card.is_wild:
+            move_turn(s, d)
             s.awaiting_color = d
             events.append(Event(EventKind.COLOR_NEEDED, player=d))
             return True
-        announce_turn(s, events)
+        move_turn(s, first, events)
         return True
 
     def may_stack(self, s: State, card: Card) -> bool:
