@@ -11,10 +11,12 @@ after the player), all :class:`SimReader` pads unless the play pad is routed thr
 :class:`SerialReader` on a pty (``Faults.noisy_serial``), plus the seat buttons. A player's
 move becomes what a person does:
 
-- play a card: take that copy from the hand and tap it on the play pad (then a colour token
-  for a wild); a refused card goes back into the hand;
+- play a card: take that copy from the hand and tap it on the play pad; a refused card goes
+  back into the hand;
 - draw on one's turn: take the top card of the pile past the draw shoe;
-- accept a penalty, pass, call UNO, catch, challenge: press the seat's button;
+- name a colour, accept a penalty, pass, call UNO, catch, challenge: press the seat's button
+  (the daemon's :class:`Press`, ``color:red``... for a colour; a seat page's press arrives as
+  that very input);
 - cards the referee gives a hand (the deal, penalties) are taken from the pile and tapped on
   that seat's pad.
 
@@ -40,6 +42,7 @@ from sim.terminal.view import move_text
 if TYPE_CHECKING:
     from table.readers.serial_reader import SerialReader
 from sim.tabletop import dealing
+from sim.tabletop.buttons import button_of, press_line
 from sim.tabletop.clock import VirtualClock
 from sim.tabletop.errors import SimError
 from sim.tabletop.pads import PAD, SHOE
@@ -51,19 +54,14 @@ from table.journal.records import UNDO_DEPTH, MatchSetup
 from table.journal.store import Journal
 from table.readers.factory import SimReader
 from table.referee.announcements import Announcement
-from table.referee.referee import BUTTONS, Outcome, Referee
+from table.referee.referee import Outcome, Referee
 from table.referee.registry import Deck, Token, virtual_deck
 from table.rules import (
     Action,
-    CallUno,
-    Catch,
-    Challenge,
-    ChooseColor,
     Draw,
     Hand,
     Identify,
     Options,
-    Pass,
     Play,
     State,
     Swap,
@@ -82,8 +80,6 @@ from table.runtime.table import Table
 
 RETRIES = 50  # taps of one card before the simulator gives up (a fault rate near 1)
 HAND_TRACKING = ("full", "counts")
-
-
 @dataclass
 class Heard:
     """The referee's answer to one input, for the thread that waits for it (what was said of
@@ -417,13 +413,35 @@ class SimTable:
         self._send(ReaderStatus(PAD, "live", self.clock()))
 
     def press(self, seat: int, button: str) -> Outcome:
-        """Press a seat's button and wait for the verdict."""
-        return self._send(Press(seat, button, self.clock.advance()))
+        """Press a seat's button (the daemon's :class:`Press`: a GPIO button's or a seat page's)
+        and wait for the verdict. With only a play pad, a card the draw button gave is taken
+        from the pile into the hand (nobody names it: the player knows it)."""
+        s = self.state
+        pending, held = s.pending, len(s.hands[seat])
+        out = self._send(Press(seat, button, self.clock.advance()))
+        drew = len(self.state.hands[seat]) > held
+        if button == "draw" and self.hands == "counts" and not pending and drew:
+            copy = self.world.take()
+            if copy is not None:
+                self.world.give(seat, copy)
+                self.drawn = copy.card
+        return out
+
+    def pressed(self, press: Press) -> Outcome:
+        """A seat's press, said in the transcript and pressed (a seat page's press arrives here
+        as the very input the daemon's remote control queues: :func:`press_input`)."""
+        key, params = press_line(self.state, press)
+        self.say_move(key, **params)
+        return self.press(press.seat, press.button)
 
     # --- the players' side ------------------------------------------------------------------------
 
-    def perform(self, seat: int, action: Action) -> Outcome:
-        """Do ``action`` for ``seat`` the way a person at the table would."""
+    def perform(self, seat: int, action: Action | Press) -> Outcome:
+        """Do ``action`` for ``seat`` the way a person at the table would: a card played or
+        drawn by hand, a swap by the target's seat token, anything else (a colour named, a call,
+        a catch, a pass, a challenge) by the seat's button, as the daemon takes it."""
+        if isinstance(action, Press):
+            return self.pressed(action)
         name = self.players[seat]
         if isinstance(action, Play):
             cards = action.cards  # several at once, where allowed: a colour named after the last
@@ -433,9 +451,6 @@ class SimTable:
                     break
                 out = self._play(seat, card, action.color if place == len(cards) else None)
             return out
-        if isinstance(action, ChooseColor):
-            self.say_move("names", player=name, color=action.color.value)
-            return self.tap(PAD, Token(f"color:{action.color.value}"), name)
         if isinstance(action, Draw):
             return self._draw(seat)
         if isinstance(action, Swap):  # Seven-O: the target's seat token on the play pad
@@ -445,23 +460,10 @@ class SimTable:
             if out.verdict == "accepted":
                 self.world.move_hands({seat: action.target, action.target: seat})
             return out
-        if isinstance(action, Pass):
-            self.say_move("passes", player=name)
-            return self.press(seat, "pass")
-        if isinstance(action, CallUno):
-            self.say_move("uno", player=name)
-            return self.press(seat, "uno")
-        if isinstance(action, Catch):
-            self.say_move("catches", player=name, target=self.players[action.target])
-            return self.press(seat, "uno")
-        if isinstance(action, Challenge):
-            self.say_move("challenges", player=name)
-            return self.press(seat, "challenge")
-        button = type(action).__name__.lower()
-        if button in BUTTONS:  # a call the rules add later (Don) has a button of its own
-            self.say_move("presses", player=name, button=button)
-            return self.press(seat, button)
-        raise SimError(f"the simulator cannot do {action!r} at the table")
+        button = button_of(action)
+        if button is None:
+            raise SimError(f"the simulator cannot do {action!r} at the table")
+        return self.pressed(Press(seat, button, 0.0))
 
     def _play(self, seat: int, card: Card, color: object) -> Outcome:
         name = self.players[seat]
@@ -481,9 +483,7 @@ class SimTable:
             # Every hand collected, shuffled and dealt out again: the seat pads name them.
             self.world.redeal_hands([len(h) for h in self.state.hands])
         if color is not None and self.state.awaiting_color == seat:
-            value = getattr(color, "value", str(color))
-            self.say_move("names", player=name, color=value)
-            self.tap(PAD, Token(f"color:{value}"), name)
+            self.pressed(Press(seat, f"color:{getattr(color, 'value', color)}", 0.0))
         return out
 
     def _draw(self, seat: int) -> Outcome:
@@ -494,17 +494,7 @@ class SimTable:
             # A penalty, an empty pile the referee must first remake from the discard pile, no
             # card left at all, or a table with only a play pad: the draw button, then the card
             # is taken (and, with seat pads, named on the seat pad) if the referee drew one.
-            self.say_move("draws-button", player=name)
-            pending = s.pending
-            held = len(s.hands[seat])
-            out = self.press(seat, "draw")
-            drew = len(self.state.hands[seat]) > held
-            if self.hands == "counts" and not pending and drew:
-                copy = self.world.take()
-                if copy is not None:
-                    self.world.give(seat, copy)
-                    self.drawn = copy.card
-            return out
+            return self.pressed(Press(seat, "draw", 0.0))
         copy = self.world.take()
         assert copy is not None
         self.world.give(seat, copy)
