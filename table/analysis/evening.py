@@ -31,14 +31,9 @@ from table.rules.scoring import hand_value
 PAUSE: Final = 60.0  # seconds: a longer gap between two inputs is a pause, not play
 
 # The penalties a player can earn by a slip (not the draw cards every game deals out), by the
-# engine's reason code, with their names in the report.
-PENALTY_KINDS: Final = {
-    "uno-not-called": "UNO not called",
-    "false-catch": "false catch",
-    "challenge-failed": "challenge failed",
-    "illegal-wild-draw-four": "challenge upheld",
-    "false-don": "false Don",
-}
+# engine's reason code (their names: the [report] section of the table's phrases).
+PENALTY_KINDS: Final = ("uno-not-called", "false-catch", "challenge-failed",
+                        "illegal-wild-draw-four", "false-don")
 COLOURS: Final = ("red", "yellow", "green", "blue", "wild")
 
 
