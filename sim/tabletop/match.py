@@ -78,7 +78,7 @@ def play_match(
         out = table.perform(seat, choice)
         table.sync()
         moves += 1
-        if out.word == "rejected":
+        if out.journal_word == "rejected":
             refused += 1
             if refused >= MAX_REFUSED and seats[seat].name != "person":
                 raise SimError(f"{s.players[seat]} keeps making moves the referee refuses")

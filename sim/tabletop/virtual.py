@@ -47,7 +47,7 @@ from sim.tabletop.clock import VirtualClock
 from sim.tabletop.errors import SimError
 from sim.tabletop.pads import PAD, SHOE
 from sim.tabletop.radio_pads import RadioPads, check_noise
-from sim.tabletop.world import World
+from sim.tabletop.world import TableTop
 from table.cards import Card, CardCopy, edition_counts
 from table.inputs import Admin, Input, Press, ReaderRole, ReaderStatus, TagRead
 from table.journal.records import UNDO_DEPTH, MatchSetup
@@ -81,7 +81,7 @@ from table.runtime.table import Table
 RETRIES = 50  # taps of one card before the simulator gives up (a fault rate near 1)
 HAND_TRACKING = ("full", "counts")
 @dataclass
-class Heard:
+class Answer:
     """The referee's answer to one input, for the thread that waits for it (what was said of
     it went to the transcript and the voice as events of the stream)."""
 
@@ -114,14 +114,15 @@ class SimTable:
         self.rng = random.Random(self.seed)
         self.drawn: Card | None = None  # the card a player just drew blind (play pad only)
         self.deck: Deck = virtual_deck(self.options.deck)
-        self.world = World(self.options.deck, len(self.players), random.Random(self.seed + 1))
+        # The table top: where each physical copy lies (the cards the hands move).
+        self.world = TableTop(self.options.deck, len(self.players), random.Random(self.seed + 1))
         self.clock = VirtualClock()
         self.transcript: list[str] = []
         self.log: list[Action | None] = []  # accepted engine actions; None: the next round
         # The table top after each action the referee can undo, by the undo snapshot it left.
-        self.worlds: dict[int, tuple[object, World]] = {}
+        self.worlds: dict[int, tuple[object, TableTop]] = {}
         self.dealer = self._draw_dealer() if self.first_dealer is None else self.first_dealer
-        self._outcomes: queue.Queue[Heard] = queue.Queue()
+        self._outcomes: queue.Queue[Answer] = queue.Queue()
         # The daemon's table and event stream: the web view and the MQTT broadcast subscribe
         # to it; the journal, when there is one, keeps the match input by input.
         self.stream = EventStream(None)
@@ -168,7 +169,7 @@ class SimTable:
         history = self.referee.history
         joined = top is not None and bool(history) and history[-1] is not top and (
             history[-1].state is top.state)
-        self._outcomes.put(Heard(item, taken.outcome, joined, taken.next_match))
+        self._outcomes.put(Answer(item, taken.outcome, joined, taken.next_match))
 
     def tell(self, ann: Announcement) -> None:
         """Say ``ann`` as the referee's own words are (a voice test): on the stream, in the
@@ -261,19 +262,19 @@ class SimTable:
             if self.say is not None:
                 self.say(event.extra["said"], event["text"])
 
-    def _heard(self, heard: Heard) -> None:
-        out = heard.outcome
-        if heard.new_match:  # the match the log replays is over: the new one starts empty
+    def _answered(self, answer: Answer) -> None:
+        out = answer.outcome
+        if answer.new_match:  # the match the log replays is over: the new one starts empty
             self.log.clear()
             self.worlds.clear()
             return
         if out.action is not None and out.verdict in ("accepted", "penalty"):
-            if heard.joined and self.log:
+            if answer.joined and self.log:
                 self.log[-1] = out.action  # the play it joined, now with every card
             else:
                 self.log.append(out.action)
         elif out.verdict == "accepted" and not out.action:
-            done = self._token_done(heard.item)
+            done = self._token_done(answer.item)
             if done == "undo" and self.log:
                 self.log.pop()
             elif done == "next-round":
@@ -301,7 +302,7 @@ class SimTable:
             kept = {id(snap) for snap in history}
             self.worlds = {k: v for k, v in self.worlds.items() if k in kept}
 
-    def _world_before(self) -> World | None:
+    def _world_before(self) -> TableTop | None:
         """The table top after the action the referee's latest undo snapshot stands for."""
         history = self.referee.history
         last = history[-1] if history else None
@@ -311,11 +312,11 @@ class SimTable:
     def _await_status(self, state: str, timeout: float = 10.0) -> None:
         while True:
             try:
-                heard = self._outcomes.get(timeout=timeout)
+                answer = self._outcomes.get(timeout=timeout)
             except queue.Empty:
                 raise SimError(f"the play pad never became {state}") from None
-            self._heard(heard)
-            if isinstance(heard.item, ReaderStatus) and heard.item.state == state:
+            self._answered(answer)
+            if isinstance(answer.item, ReaderStatus) and answer.item.state == state:
                 return
 
     def _collect(self, seen: int, delivered: int, serial: bool) -> list[Outcome]:
@@ -326,12 +327,12 @@ class SimTable:
         want = self.sink.counts()[1] - delivered
         while len(got) < want:
             try:
-                heard = self._outcomes.get(timeout=10.0)
+                answer = self._outcomes.get(timeout=10.0)
             except queue.Empty:
                 raise SimError("the referee did not answer within 10 seconds") from None
-            self._heard(heard)
-            if isinstance(heard.item, TagRead):
-                got.append(heard.outcome)
+            self._answered(answer)
+            if isinstance(answer.item, TagRead):
+                got.append(answer.outcome)
         return got
 
     def _send(self, item: Input) -> Outcome:
@@ -339,12 +340,12 @@ class SimTable:
         self.loop.put(item)
         while True:
             try:
-                heard = self._outcomes.get(timeout=10.0)
+                answer = self._outcomes.get(timeout=10.0)
             except queue.Empty:
                 raise SimError("the referee did not answer within 10 seconds") from None
-            self._heard(heard)
-            if heard.item is item:
-                return heard.outcome
+            self._answered(answer)
+            if answer.item is item:
+                return answer.outcome
 
     def tap(self, reader: str, tag: CardCopy | Token, who: str = "") -> Outcome:
         """Tap a tag on a pad until the referee answers (a lost read is tapped again)."""
@@ -423,7 +424,7 @@ class SimTable:
         if button == "draw" and self.hands == "counts" and not pending and drew:
             copy = self.world.take()
             if copy is not None:
-                self.world.give(seat, copy)
+                self.world.put_in_hand(seat, copy)
                 self.drawn = copy.card
         return out
 
@@ -447,7 +448,7 @@ class SimTable:
             cards = action.cards  # several at once, where allowed: a colour named after the last
             out = self._play(seat, cards[0], action.color if len(cards) == 1 else None)
             for place, card in enumerate(cards[1:], 2):
-                if out.word == "rejected":
+                if out.journal_word == "rejected":
                     break
                 out = self._play(seat, card, action.color if place == len(cards) else None)
             return out
@@ -473,7 +474,7 @@ class SimTable:
         self.say_move("plays", player=name, card=card.code)
         self.world.play(seat, copy)
         out = self.tap(PAD, copy, name)
-        if out.word == "rejected":
+        if out.journal_word == "rejected":
             self.world.unshow(seat, copy)
             return out
         if any(a.key == "hands-passed" for a in out.announcements):  # Seven-O's 0
@@ -497,10 +498,10 @@ class SimTable:
             return self.pressed(Press(seat, "draw", 0.0))
         copy = self.world.take()
         assert copy is not None
-        self.world.give(seat, copy)
+        self.world.put_in_hand(seat, copy)
         self.say_move("draws-shoe", player=name)
         out = self.tap(SHOE, copy, name)
-        if out.word == "rejected":
+        if out.journal_word == "rejected":
             self.world.hands[seat].remove(copy)
             self.world.pile.append(copy)
         return out

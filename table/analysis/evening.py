@@ -24,7 +24,7 @@ from typing import Any, Final
 
 from table.errors import TableError
 from table.journal.reading import MatchRecord
-from table.journal.records import give
+from table.journal.records import feed_referee
 from table.rules import Action, Event, Phase, State, apply, standings
 from table.rules.scoring import hand_value
 
@@ -58,7 +58,7 @@ def steps(record: MatchRecord) -> tuple[list[Step], State]:
     done: list[Step] = []
     for index, item in enumerate(record.inputs):
         top = ref.history[-1] if ref.history else None
-        out = give(ref, item)
+        out = feed_referee(ref, item)
         last = ref.history[-1] if ref.history else None
         if last is top:
             continue  # refused, ignored, or nothing the game state records
