@@ -76,7 +76,7 @@ demo)
     .venv/bin/python -c 'import importlib.util as u, sys; sys.exit(not u.find_spec("mfrc522"))' ||
         .venv/bin/python -m pip install --quiet --disable-pip-version-check --no-deps \
             mfrc522==0.0.7 ||
-        echo "uno: mfrc522 cannot be installed: the demo runs without --noise" >&2
+        echo "uno: mfrc522 cannot be installed: --noise runs on the simulator's stand-in for it" >&2
     # shellcheck disable=SC2086  # DEMO is a list of words
     exec .venv/bin/uno-table demo $DEMO "$@"
     ;;

@@ -35,7 +35,7 @@ from typing import Any
 from sim.hardware.ptys import PtyReader, sim_config
 from sim.players.scripted import scripted_taps
 from table.inputs import ReaderRole, TagRead
-from table.journal.records import MatchSetup, freeze, give, resume
+from table.journal.records import MatchSetup, feed_referee, freeze, resume
 from table.journal.store import Journal
 from table.referee.registry import virtual_deck
 from table.rules import make_options
@@ -164,7 +164,7 @@ def resume_bench(root: Path, events: int) -> dict[str, float]:
     journal.begin(setup)
     for n, (reader, uid) in enumerate(scripted_taps(PLAYERS, events, seed=2), start=1):
         item = TagRead(reader, uid)
-        journal.append(item, give(ref, item).word)
+        journal.append(item, feed_referee(ref, item).journal_word)
         if n % 500 == 0:
             journal.save_snapshot(*freeze(ref))
     journal.close()

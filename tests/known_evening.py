@@ -16,7 +16,7 @@ import pytest
 from table.cards import CardCopy, parse_card
 from table.inputs import ReaderRole, TagRead
 from table.journal import store
-from table.journal.records import MatchSetup, give
+from table.journal.records import MatchSetup, feed_referee
 from table.journal.store import Journal
 from table.referee.registry import Token, virtual_deck
 from table.rules import make_options
@@ -122,7 +122,7 @@ def write(path: Path, monkeypatch: pytest.MonkeyPatch, script: list[tuple[float,
     verdicts = []
     for _, step in script:
         item = TagRead("pad", codes[_tag_code(step)])
-        word = give(ref, item).word
+        word = feed_referee(ref, item).journal_word
         verdicts.append(word)
         assert journal.append(item, word)
     journal.close()

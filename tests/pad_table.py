@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 from table.cards import parse_cards
 from table.inputs import Input, ReaderRole
-from table.journal.records import give
+from table.journal.records import feed_referee
 from table.referee.referee import Outcome, Referee
 from table.referee.registry import parse_tag, virtual_deck
 from table.rules import Deal, make_options
@@ -27,7 +27,7 @@ def refereed(ref: Referee, listener: Callable[[Input, Outcome], None]
     it), then handed to ``listener`` with what it did."""
 
     def take(item: Input) -> None:
-        listener(item, give(ref, item))
+        listener(item, feed_referee(ref, item))
 
     return take
 

@@ -78,9 +78,9 @@ def test_a_result_with_points_the_standings_cannot_add_is_refused_and_the_hub_go
         hub: Hub, tmp_path: Path, bad: bytes) -> None:
     payload = json.dumps(result()).encode()[:-1] + b", " + bad[1:]  # the later keys win
     send(hub, payload)
-    assert hub.heard == 0 and hub.refused == 1
+    assert hub.results_kept == 0 and hub.refused == 1
     send(hub, result())  # the next, good round is kept and the standings add up
-    assert hub.heard == 1 and points(hub) == {"Aki": 30, "Ken": 0}
+    assert hub.results_kept == 1 and points(hub) == {"Aki": 30, "Ken": 0}
     page = serve(hub, 0, "127.0.0.1")
     try:
         status, standings = Client(page.port).get("/api/standings")
@@ -97,10 +97,10 @@ def test_a_result_with_points_the_standings_cannot_add_is_refused_and_the_hub_go
 def test_a_round_written_as_a_string_is_refused_and_the_match_goes_on_being_kept(
         hub: Hub) -> None:
     send(hub, result(rnd=1) | {"round": "1"})
-    assert hub.heard == 0
+    assert hub.results_kept == 0
     for rnd in (1, 2, 3):
         send(hub, result(rnd=rnd))
-    assert hub.heard == 3 and points(hub) == {"Aki": 90, "Ken": 0}
+    assert hub.results_kept == 3 and points(hub) == {"Aki": 90, "Ken": 0}
     assert hub.standings()["flags"] == []
 
 
@@ -108,13 +108,13 @@ def test_a_results_id_is_its_topics_table_match_and_round(hub: Hub) -> None:
     # Table 2 writes table 1's id: kept as what it is, table 2's round, and no more.
     send(hub, result("2", "7", 1) | {"id": "1/7/1"})
     send(hub, result("1", "7", 1, winner="Ken"), table="1")  # table 1's real round 1 counts
-    assert hub.heard == 2
+    assert hub.results_kept == 2
     assert sorted(r["id"] for r in hub.store.results()) == ["1/7/1", "2/7/1"]
     assert {r["table"]: r["winner"] for r in hub.store.results()} == {"1": "Ken", "2": "Aki"}
     # The same round again under another id: the same round, counted once.
     send(hub, result("2", "7", 1) | {"id": "2/7/1-again"})
     send(hub, result("2", "7", 1))
-    assert hub.heard == 2 and hub.standings()["flags"] == []
+    assert hub.results_kept == 2 and hub.standings()["flags"] == []
     # A second round 1 of table 2 with other points: set aside, flagged, not counted, and
     # the pages are told.
     shown: queue.Queue[dict[str, Any]] = queue.Queue()
@@ -122,7 +122,7 @@ def test_a_results_id_is_its_topics_table_match_and_round(hub: Hub) -> None:
     send(hub, result("2", "7", 1, winner="Ken"))
     assert shown.get(timeout=30)["flags"] != []
     standings = hub.standings()
-    assert hub.heard == 2 and standings["results"] == 2
+    assert hub.results_kept == 2 and standings["results"] == 2
     assert points(hub) == {"Aki": 30, "Ken": 30}
     assert [(f["id"], f["table"]) for f in standings["flags"]] == [("2/7/1", "2")]
     assert "not counted" in standings["flags"][0]["problem"]
@@ -145,7 +145,7 @@ def test_the_round_of_the_evening_is_the_hubs_to_say(tmp_path: Path) -> None:
 def test_sizes_are_capped_a_big_result_and_a_big_availability_are_refused(hub: Hub) -> None:
     big = result() | {"note": "x" * 10_000_000}
     send(hub, big)
-    assert hub.heard == 0 and hub.refused == 1
+    assert hub.results_kept == 0 and hub.refused == 1
     hub._heard("uno-table/2/availability", b"o" * 1_000_000)
     hub._heard("uno-table/3/availability", b"online")
     standings = hub.standings()
@@ -153,7 +153,7 @@ def test_sizes_are_capped_a_big_result_and_a_big_availability_are_refused(hub: H
     assert len(json.dumps(standings)) < 1000
     # Keys a table adds beyond a result's are not kept.
     send(hub, result() | {"note": "x" * 1000})
-    assert hub.heard == 1 and "note" not in hub.store.results()[0]
+    assert hub.results_kept == 1 and "note" not in hub.store.results()[0]
 
 
 def test_the_hub_is_not_one_of_its_tables_and_tied_players_share_a_rank(hub: Hub) -> None:
@@ -176,7 +176,7 @@ def test_payloads_of_no_result_are_one_log_line_each_and_never_a_traceback(
     for payload in (b"5", b"null", b'"a result"', b"[]", b"{", b"\xff\xfe", b"", b"[" * 5000,
                     b"1" * 5000):
         send(hub, payload)
-    assert hub.heard == 0 and hub.refused == 9
+    assert hub.results_kept == 0 and hub.refused == 9
     # At most five lines a topic a minute; each one line, naming the topic, no traceback.
     assert len(caplog.records) == 5
     for record in caplog.records:
@@ -276,7 +276,7 @@ def test_arbitrary_json_on_every_topic_the_hub_reads_never_stops_it(tmp_path: Pa
     try:
         check()
         results, problems = hub.store.load()
-        assert len(results) == hub.heard and problems == hub._problems
+        assert len(results) == hub.results_kept and problems == hub._problems
         assert all(r["id"] == f"2/7/{r['round']}" for r in results)
     finally:
         hub.close()

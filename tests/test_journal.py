@@ -12,11 +12,11 @@ import pytest
 
 from sim.players.scripted import scripted_taps
 from table.commands.cli import main
-from table.inputs import Admin, Kept, ReaderRole, TagRead
+from table.inputs import Admin, JournaledInput, ReaderRole, TagRead
 from table.journal.records import (
     MatchSetup,
     RowError,
-    give,
+    feed_referee,
     input_from_json,
     input_json,
     rebuild,
@@ -34,14 +34,14 @@ def table_setup() -> MatchSetup:
                       virtual_deck())
 
 
-def played(count: int, seed: int = 5) -> tuple[list[Kept], list[str]]:
+def played(count: int, seed: int = 5) -> tuple[list[JournaledInput], list[str]]:
     """``count`` inputs of a scripted match and the verdicts the referee gave them."""
     ref = table_setup().referee()
-    inputs: list[Kept] = [TagRead(r, u) for r, u in scripted_taps(PLAYERS, count, seed)]
-    return inputs, [give(ref, item).word for item in inputs]
+    inputs: list[JournaledInput] = [TagRead(r, u) for r, u in scripted_taps(PLAYERS, count, seed)]
+    return inputs, [feed_referee(ref, item).journal_word for item in inputs]
 
 
-def write_journal(path: Path, count: int) -> list[Kept]:
+def write_journal(path: Path, count: int) -> list[JournaledInput]:
     inputs, verdicts = played(count)
     journal = Journal(path)
     journal.begin(table_setup())
@@ -51,7 +51,7 @@ def write_journal(path: Path, count: int) -> list[Kept]:
     return inputs
 
 
-def resumed_inputs(path: Path) -> tuple[Journal, list[Kept]]:
+def resumed_inputs(path: Path) -> tuple[Journal, list[JournaledInput]]:
     journal = Journal(path)
     record = journal.last_match()
     assert record is not None
@@ -348,10 +348,10 @@ def test_an_admin_undo_is_journaled_as_itself_and_replayed_on_resume(tmp_path: P
     inputs, verdicts = played(30)
     ref = table_setup().referee()
     for item in inputs:
-        give(ref, item)
+        feed_referee(ref, item)
     before = ref.history[-1].state
     admin = [Admin("undo"), Admin("next-round")]
-    words = [give(ref, item).word for item in admin]
+    words = [feed_referee(ref, item).journal_word for item in admin]
     assert words == ["accepted", "rejected"] and ref.state == before
     journal = Journal(path)
     journal.begin(table_setup())

@@ -228,7 +228,7 @@ def test_the_inputs_are_imported_from_their_one_home() -> None:
     """Every input type (a tag read, a press, the reader roles...) comes from ``table.inputs``,
     never through a module that imports it and names it again (the readers, the referee...)."""
     names = input_names()
-    assert {"TagRead", "Press", "ROLES", "ReaderRole", "Input", "Kept"} <= names
+    assert {"TagRead", "Press", "ROLES", "ReaderRole", "Input", "JournaledInput"} <= names
     wrong = []
     for folder in ("table", "sim", "tests", "bench", "hw_tests"):
         for path in sources(ROOT / folder):

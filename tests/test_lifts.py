@@ -9,8 +9,8 @@ from pathlib import Path
 from pad_table import pad_referee, uid
 
 from sim.hardware.serial_pty import SerialPty
-from table.inputs import Kept, Press, ReaderRole, ReaderStatus, Report, TagLifted, TagRead
-from table.journal.records import MatchSetup, give, rebuild
+from table.inputs import JournaledInput, Press, ReaderRole, ReaderStatus, Report, TagLifted, TagRead
+from table.journal.records import MatchSetup, feed_referee, rebuild
 from table.journal.store import Journal
 from table.readers.factory import SimReader
 from table.readers.serial_reader import SerialReader
@@ -84,7 +84,7 @@ def test_lifts_are_journaled_and_replayed(tmp_path: Path) -> None:
     ref = setup.referee()
     r7 = uid(ref, "R7#1")
     # R5 turned up; Ken taps R7 out of turn; Aki draws and passes; Ken lifts R7 and taps it.
-    inputs: list[Kept] = [
+    inputs: list[JournaledInput] = [
         TagRead("pad", uid(ref, "R5#1")), TagRead("pad", uid(ref, "token:seat:2")),
         TagRead("pad", r7), Press(0, "draw"), Press(0, "pass"),
         TagLifted("pad", r7), TagRead("pad", r7),
@@ -93,9 +93,9 @@ def test_lifts_are_journaled_and_replayed(tmp_path: Path) -> None:
     journal.begin(setup)
     verdicts = []
     for item in inputs:
-        out = give(ref, item)
+        out = feed_referee(ref, item)
         verdicts.append((out.verdict, out.reason))
-        assert journal.append(item, out.word)
+        assert journal.append(item, out.journal_word)
     journal.close()
     assert verdicts[2] == ("rejected", "not-your-turn")
     assert verdicts[-1][0] == "accepted"

@@ -177,7 +177,7 @@ def test_a_page_that_keeps_up_survives_a_backlog_the_fan_out_reads_at_once() -> 
     daemon.sendall(frames_message(1, []))
     socket.send_fds(daemon, [framed(NUMBERS.pack(b"P", 1, 0))], [page_end.fileno()])
     page_end.close()
-    fan.heard()
+    fan.read_control()
     assert fan.pages, "the page was not taken"
     total = RING * 3
     frames = [b"id: %d\n\n" % n for n in range(1, total + 1)]
@@ -190,7 +190,7 @@ def test_a_page_that_keeps_up_survives_a_backlog_the_fan_out_reads_at_once() -> 
     sender.start()
     theirs.settimeout(BOUND)  # a sender that stopped short fails the test, not hangs it
     while fan.newest < total:
-        assert fan.heard(), "the daemon's end went quiet"
+        assert fan.read_control(), "the daemon's end went quiet"
     sender.join()
     fan.write_round(time.monotonic())
 

@@ -13,11 +13,14 @@ while it is not selected (cheap modules, miguelbalboa/rfid #290). A chip whose r
 not driven high stays powered down and answers zeros.
 
 ``with simulated_pi(board):`` puts the fakes into ``sys.modules`` (and drops any ``mfrc522``
-imported before, so that it binds to them), and restores everything on exit.
+imported before, so that it binds to them), and restores everything on exit. Where the
+``mfrc522`` package is not installed, its stand-in (:mod:`sim.hardware.mfrc522_standin`, the
+few primitives the reader backend uses) takes its place for as long.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import sys
 import threading
 import time
@@ -27,6 +30,7 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
+from sim.hardware import mfrc522_standin
 from sim.hardware.mfrc522_model import Mfrc522Model
 from table.readers.pi_header import BCM_TO_BOARD, BOARD_TO_BCM
 
@@ -304,6 +308,11 @@ def gpio_module(board: SimBoard) -> ModuleType:
 _FAKED = ("spidev", "RPi", "RPi.GPIO")
 
 
+def driver_installed() -> bool:
+    """Whether the real ``mfrc522`` package is installed (else its stand-in runs)."""
+    return importlib.util.find_spec("mfrc522") is not None
+
+
 def _drop_mfrc522() -> None:
     for name in [n for n in sys.modules if n == "mfrc522" or n.startswith("mfrc522.")]:
         del sys.modules[name]
@@ -319,6 +328,8 @@ def simulated_pi(board: SimBoard | None = None) -> Iterator[SimBoard]:
     rpi.GPIO = gpio_module(board)  # type: ignore[attr-defined]
     sys.modules.update({"spidev": spidev_module(board), "RPi": rpi, "RPi.GPIO": rpi.GPIO})
     _drop_mfrc522()
+    if not driver_installed():
+        sys.modules["mfrc522"] = mfrc522_standin.module()
     try:
         yield board
     finally:

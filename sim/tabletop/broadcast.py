@@ -31,7 +31,7 @@ class DemoBroadcast:
 
     def attach(self, stream: EventStream) -> None:
         """Publish what the table's ``stream`` tells."""
-        self._detach = stream.subscribe(self.broadcast.heard)
+        self._detach = stream.subscribe(self.broadcast.on_event)
 
     def __enter__(self) -> DemoBroadcast:
         self.broadcast.start()

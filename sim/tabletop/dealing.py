@@ -32,7 +32,7 @@ def sync(table: SimTable, quiet: bool = False) -> None:
                 copy = table.world.take()
                 if copy is None:
                     raise SimError("the referee gave out more cards than the table has")
-                table.world.give(seat, copy)
+                table.world.put_in_hand(seat, copy)
                 given[seat] += 1
             else:
                 # Cards the hand holds that the referee has not seen yet (a redeal).
@@ -56,7 +56,7 @@ def _sync_counts(table: SimTable, quiet: bool) -> None:
             copy = table.world.take()
             if copy is None:
                 raise SimError("the referee gave out more cards than the table has")
-            table.world.give(seat, copy)
+            table.world.put_in_hand(seat, copy)
         if n > 0 and not quiet:
             table.say_move("takes-hand", player=table.players[seat], count=n)
     for _ in range(len(table.players) + 1):

@@ -16,6 +16,7 @@ from typing import Literal, Protocol
 from sim.players.bots import SeatView
 from sim.tabletop.errors import SimError
 from sim.tabletop.virtual import SimTable
+from table.inputs import Press
 from table.rules import Action, Phase
 from table.rules.variants import don
 
@@ -29,8 +30,9 @@ class Seat(Protocol):
 
     name: str
 
-    def act(self, view: SeatView) -> Action | Command:
-        """The move on this seat's turn (or a command to the table)."""
+    def act(self, view: SeatView) -> Action | Press | Command:
+        """The move on this seat's turn: a game action the table's hands do, a seat's button
+        pressed (a seat page's press, as the daemon takes it), or a command to the table."""
 
     def react(self, view: SeatView) -> Action | None:
         """A move out of turn (a catch, a jump-in), or None."""
@@ -76,7 +78,7 @@ def play_match(
         out = table.perform(seat, choice)
         table.sync()
         moves += 1
-        if out.word == "rejected":
+        if out.journal_word == "rejected":
             refused += 1
             if refused >= MAX_REFUSED and seats[seat].name != "person":
                 raise SimError(f"{s.players[seat]} keeps making moves the referee refuses")

@@ -11,10 +11,12 @@ after the player), all :class:`SimReader` pads unless the play pad is routed thr
 :class:`SerialReader` on a pty (``Faults.noisy_serial``), plus the seat buttons. A player's
 move becomes what a person does:
 
-- play a card: take that copy from the hand and tap it on the play pad (then a colour token
-  for a wild); a refused card goes back into the hand;
+- play a card: take that copy from the hand and tap it on the play pad; a refused card goes
+  back into the hand;
 - draw on one's turn: take the top card of the pile past the draw shoe;
-- accept a penalty, pass, call UNO, catch, challenge: press the seat's button;
+- name a colour, accept a penalty, pass, call UNO, catch, challenge: press the seat's button
+  (the daemon's :class:`Press`, ``color:red``... for a colour; a seat page's press arrives as
+  that very input);
 - cards the referee gives a hand (the deal, penalties) are taken from the pile and tapped on
   that seat's pad.
 
@@ -40,30 +42,26 @@ from sim.terminal.view import move_text
 if TYPE_CHECKING:
     from table.readers.serial_reader import SerialReader
 from sim.tabletop import dealing
+from sim.tabletop.buttons import button_of, press_line
 from sim.tabletop.clock import VirtualClock
 from sim.tabletop.errors import SimError
 from sim.tabletop.pads import PAD, SHOE
 from sim.tabletop.radio_pads import RadioPads, check_noise
-from sim.tabletop.world import World
+from sim.tabletop.world import TableTop
 from table.cards import Card, CardCopy, edition_counts
 from table.inputs import Admin, Input, Press, ReaderRole, ReaderStatus, TagRead
 from table.journal.records import UNDO_DEPTH, MatchSetup
 from table.journal.store import Journal
 from table.readers.factory import SimReader
 from table.referee.announcements import Announcement
-from table.referee.referee import BUTTONS, Outcome, Referee
+from table.referee.referee import Outcome, Referee
 from table.referee.registry import Deck, Token, virtual_deck
 from table.rules import (
     Action,
-    CallUno,
-    Catch,
-    Challenge,
-    ChooseColor,
     Draw,
     Hand,
     Identify,
     Options,
-    Pass,
     Play,
     State,
     Swap,
@@ -82,10 +80,8 @@ from table.runtime.table import Table
 
 RETRIES = 50  # taps of one card before the simulator gives up (a fault rate near 1)
 HAND_TRACKING = ("full", "counts")
-
-
 @dataclass
-class Heard:
+class Answer:
     """The referee's answer to one input, for the thread that waits for it (what was said of
     it went to the transcript and the voice as events of the stream)."""
 
@@ -118,14 +114,15 @@ class SimTable:
         self.rng = random.Random(self.seed)
         self.drawn: Card | None = None  # the card a player just drew blind (play pad only)
         self.deck: Deck = virtual_deck(self.options.deck)
-        self.world = World(self.options.deck, len(self.players), random.Random(self.seed + 1))
+        # The table top: where each physical copy lies (the cards the hands move).
+        self.world = TableTop(self.options.deck, len(self.players), random.Random(self.seed + 1))
         self.clock = VirtualClock()
         self.transcript: list[str] = []
         self.log: list[Action | None] = []  # accepted engine actions; None: the next round
         # The table top after each action the referee can undo, by the undo snapshot it left.
-        self.worlds: dict[int, tuple[object, World]] = {}
+        self.worlds: dict[int, tuple[object, TableTop]] = {}
         self.dealer = self._draw_dealer() if self.first_dealer is None else self.first_dealer
-        self._outcomes: queue.Queue[Heard] = queue.Queue()
+        self._outcomes: queue.Queue[Answer] = queue.Queue()
         # The daemon's table and event stream: the web view and the MQTT broadcast subscribe
         # to it; the journal, when there is one, keeps the match input by input.
         self.stream = EventStream(None)
@@ -172,7 +169,7 @@ class SimTable:
         history = self.referee.history
         joined = top is not None and bool(history) and history[-1] is not top and (
             history[-1].state is top.state)
-        self._outcomes.put(Heard(item, taken.outcome, joined, taken.next_match))
+        self._outcomes.put(Answer(item, taken.outcome, joined, taken.next_match))
 
     def tell(self, ann: Announcement) -> None:
         """Say ``ann`` as the referee's own words are (a voice test): on the stream, in the
@@ -265,19 +262,19 @@ class SimTable:
             if self.say is not None:
                 self.say(event.extra["said"], event["text"])
 
-    def _heard(self, heard: Heard) -> None:
-        out = heard.outcome
-        if heard.new_match:  # the match the log replays is over: the new one starts empty
+    def _answered(self, answer: Answer) -> None:
+        out = answer.outcome
+        if answer.new_match:  # the match the log replays is over: the new one starts empty
             self.log.clear()
             self.worlds.clear()
             return
         if out.action is not None and out.verdict in ("accepted", "penalty"):
-            if heard.joined and self.log:
+            if answer.joined and self.log:
                 self.log[-1] = out.action  # the play it joined, now with every card
             else:
                 self.log.append(out.action)
         elif out.verdict == "accepted" and not out.action:
-            done = self._token_done(heard.item)
+            done = self._token_done(answer.item)
             if done == "undo" and self.log:
                 self.log.pop()
             elif done == "next-round":
@@ -305,7 +302,7 @@ class SimTable:
             kept = {id(snap) for snap in history}
             self.worlds = {k: v for k, v in self.worlds.items() if k in kept}
 
-    def _world_before(self) -> World | None:
+    def _world_before(self) -> TableTop | None:
         """The table top after the action the referee's latest undo snapshot stands for."""
         history = self.referee.history
         last = history[-1] if history else None
@@ -315,11 +312,11 @@ class SimTable:
     def _await_status(self, state: str, timeout: float = 10.0) -> None:
         while True:
             try:
-                heard = self._outcomes.get(timeout=timeout)
+                answer = self._outcomes.get(timeout=timeout)
             except queue.Empty:
                 raise SimError(f"the play pad never became {state}") from None
-            self._heard(heard)
-            if isinstance(heard.item, ReaderStatus) and heard.item.state == state:
+            self._answered(answer)
+            if isinstance(answer.item, ReaderStatus) and answer.item.state == state:
                 return
 
     def _collect(self, seen: int, delivered: int, serial: bool) -> list[Outcome]:
@@ -330,12 +327,12 @@ class SimTable:
         want = self.sink.counts()[1] - delivered
         while len(got) < want:
             try:
-                heard = self._outcomes.get(timeout=10.0)
+                answer = self._outcomes.get(timeout=10.0)
             except queue.Empty:
                 raise SimError("the referee did not answer within 10 seconds") from None
-            self._heard(heard)
-            if isinstance(heard.item, TagRead):
-                got.append(heard.outcome)
+            self._answered(answer)
+            if isinstance(answer.item, TagRead):
+                got.append(answer.outcome)
         return got
 
     def _send(self, item: Input) -> Outcome:
@@ -343,12 +340,12 @@ class SimTable:
         self.loop.put(item)
         while True:
             try:
-                heard = self._outcomes.get(timeout=10.0)
+                answer = self._outcomes.get(timeout=10.0)
             except queue.Empty:
                 raise SimError("the referee did not answer within 10 seconds") from None
-            self._heard(heard)
-            if heard.item is item:
-                return heard.outcome
+            self._answered(answer)
+            if answer.item is item:
+                return answer.outcome
 
     def tap(self, reader: str, tag: CardCopy | Token, who: str = "") -> Outcome:
         """Tap a tag on a pad until the referee answers (a lost read is tapped again)."""
@@ -417,25 +414,44 @@ class SimTable:
         self._send(ReaderStatus(PAD, "live", self.clock()))
 
     def press(self, seat: int, button: str) -> Outcome:
-        """Press a seat's button and wait for the verdict."""
-        return self._send(Press(seat, button, self.clock.advance()))
+        """Press a seat's button (the daemon's :class:`Press`: a GPIO button's or a seat page's)
+        and wait for the verdict. With only a play pad, a card the draw button gave is taken
+        from the pile into the hand (nobody names it: the player knows it)."""
+        s = self.state
+        pending, held = s.pending, len(s.hands[seat])
+        out = self._send(Press(seat, button, self.clock.advance()))
+        drew = len(self.state.hands[seat]) > held
+        if button == "draw" and self.hands == "counts" and not pending and drew:
+            copy = self.world.take()
+            if copy is not None:
+                self.world.put_in_hand(seat, copy)
+                self.drawn = copy.card
+        return out
+
+    def pressed(self, press: Press) -> Outcome:
+        """A seat's press, said in the transcript and pressed (a seat page's press arrives here
+        as the very input the daemon's remote control queues: :func:`press_input`)."""
+        key, params = press_line(self.state, press)
+        self.say_move(key, **params)
+        return self.press(press.seat, press.button)
 
     # --- the players' side ------------------------------------------------------------------------
 
-    def perform(self, seat: int, action: Action) -> Outcome:
-        """Do ``action`` for ``seat`` the way a person at the table would."""
+    def perform(self, seat: int, action: Action | Press) -> Outcome:
+        """Do ``action`` for ``seat`` the way a person at the table would: a card played or
+        drawn by hand, a swap by the target's seat token, anything else (a colour named, a call,
+        a catch, a pass, a challenge) by the seat's button, as the daemon takes it."""
+        if isinstance(action, Press):
+            return self.pressed(action)
         name = self.players[seat]
         if isinstance(action, Play):
             cards = action.cards  # several at once, where allowed: a colour named after the last
             out = self._play(seat, cards[0], action.color if len(cards) == 1 else None)
             for place, card in enumerate(cards[1:], 2):
-                if out.word == "rejected":
+                if out.journal_word == "rejected":
                     break
                 out = self._play(seat, card, action.color if place == len(cards) else None)
             return out
-        if isinstance(action, ChooseColor):
-            self.say_move("names", player=name, color=action.color.value)
-            return self.tap(PAD, Token(f"color:{action.color.value}"), name)
         if isinstance(action, Draw):
             return self._draw(seat)
         if isinstance(action, Swap):  # Seven-O: the target's seat token on the play pad
@@ -445,23 +461,10 @@ class SimTable:
             if out.verdict == "accepted":
                 self.world.move_hands({seat: action.target, action.target: seat})
             return out
-        if isinstance(action, Pass):
-            self.say_move("passes", player=name)
-            return self.press(seat, "pass")
-        if isinstance(action, CallUno):
-            self.say_move("uno", player=name)
-            return self.press(seat, "uno")
-        if isinstance(action, Catch):
-            self.say_move("catches", player=name, target=self.players[action.target])
-            return self.press(seat, "uno")
-        if isinstance(action, Challenge):
-            self.say_move("challenges", player=name)
-            return self.press(seat, "challenge")
-        button = type(action).__name__.lower()
-        if button in BUTTONS:  # a call the rules add later (Don) has a button of its own
-            self.say_move("presses", player=name, button=button)
-            return self.press(seat, button)
-        raise SimError(f"the simulator cannot do {action!r} at the table")
+        button = button_of(action)
+        if button is None:
+            raise SimError(f"the simulator cannot do {action!r} at the table")
+        return self.pressed(Press(seat, button, 0.0))
 
     def _play(self, seat: int, card: Card, color: object) -> Outcome:
         name = self.players[seat]
@@ -471,7 +474,7 @@ class SimTable:
         self.say_move("plays", player=name, card=card.code)
         self.world.play(seat, copy)
         out = self.tap(PAD, copy, name)
-        if out.word == "rejected":
+        if out.journal_word == "rejected":
             self.world.unshow(seat, copy)
             return out
         if any(a.key == "hands-passed" for a in out.announcements):  # Seven-O's 0
@@ -481,9 +484,7 @@ class SimTable:
             # Every hand collected, shuffled and dealt out again: the seat pads name them.
             self.world.redeal_hands([len(h) for h in self.state.hands])
         if color is not None and self.state.awaiting_color == seat:
-            value = getattr(color, "value", str(color))
-            self.say_move("names", player=name, color=value)
-            self.tap(PAD, Token(f"color:{value}"), name)
+            self.pressed(Press(seat, f"color:{getattr(color, 'value', color)}", 0.0))
         return out
 
     def _draw(self, seat: int) -> Outcome:
@@ -494,23 +495,13 @@ class SimTable:
             # A penalty, an empty pile the referee must first remake from the discard pile, no
             # card left at all, or a table with only a play pad: the draw button, then the card
             # is taken (and, with seat pads, named on the seat pad) if the referee drew one.
-            self.say_move("draws-button", player=name)
-            pending = s.pending
-            held = len(s.hands[seat])
-            out = self.press(seat, "draw")
-            drew = len(self.state.hands[seat]) > held
-            if self.hands == "counts" and not pending and drew:
-                copy = self.world.take()
-                if copy is not None:
-                    self.world.give(seat, copy)
-                    self.drawn = copy.card
-            return out
+            return self.pressed(Press(seat, "draw", 0.0))
         copy = self.world.take()
         assert copy is not None
-        self.world.give(seat, copy)
+        self.world.put_in_hand(seat, copy)
         self.say_move("draws-shoe", player=name)
         out = self.tap(SHOE, copy, name)
-        if out.word == "rejected":
+        if out.journal_word == "rejected":
             self.world.hands[seat].remove(copy)
             self.world.pile.append(copy)
         return out

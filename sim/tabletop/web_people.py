@@ -3,10 +3,13 @@ the pages ask of the table, done by the table's own hands.
 
 - The events for the pages are the simulated table's own stream (the daemon's step and events,
   :attr:`SimTable.stream`), to which the web view's feed subscribes.
-- :class:`SimRemote` is the simulator's :class:`table.web.side.TableSide`. A page's press is not
-  handed to the referee directly: it waits in an inbox until the thread that plays the match
-  does it, with the table's hands (a card tapped on the play pad, a button pressed, the cards a
-  penalty gives taken from the pile), so that the table top and the referee always agree.
+- :class:`SimRemote` is the simulator's :class:`table.web.side.TableSide`. A page's press is the
+  daemon's own input (:func:`table.referee.presses.press_input`: a :class:`Press`, ``uno`` for
+  a catch, ``color:red``... for a colour), as the daemon's remote control makes it; it waits in
+  an inbox until the thread that plays the match hands it to the referee, then the table's
+  hands follow (the cards a penalty gives taken from the pile), so that the table top and the
+  referee always agree. A card played from a page is what only the simulator can do for a
+  player: the card taken from the hand and tapped on the play pad.
 - :class:`WebSeat` is a seat played from a phone: its move is the next press of that seat.
 """
 
@@ -23,20 +26,10 @@ from sim.tabletop.errors import SimError
 from sim.tabletop.match import Command
 from sim.tabletop.pads import PAD, SHOE
 from sim.tabletop.virtual import SimTable
+from table.inputs import Press
 from table.referee.announcements import Announcement
-from table.referee.presses import Refused, SeatPress
-from table.rules import (
-    Action,
-    CallUno,
-    Catch,
-    Challenge,
-    ChooseColor,
-    Don,
-    Draw,
-    Pass,
-    Play,
-    State,
-)
+from table.referee.presses import Refused, SeatPress, press_input
+from table.rules import Action, Play, State
 from table.web.app import WebTable
 from table.web.feed import Feed
 from table.web.server import WebServer, parse_listen
@@ -50,7 +43,8 @@ class AdminAction:
     name: str
 
 
-Request = SeatPress | AdminAction
+# A seat's button (the daemon's own input), a card played from a page, an admin's action.
+Request = Press | SeatPress | AdminAction
 
 
 class SimRemote:
@@ -100,7 +94,9 @@ class SimRemote:
             assert press.card is not None
             if self.table.world.copy_in_hand(press.seat, press.card) is None:
                 raise Refused(f"{self.players[press.seat]} holds no {press.card.code}")
-        self.inbox.put(press)
+            self.inbox.put(press)
+        else:
+            self.inbox.put(press_input(press, 0.0))  # timed by the table's clock when taken
 
     def admin(self, action: str) -> None:
         """An admin page's action, queued for the match's thread."""
@@ -140,29 +136,20 @@ class SimRemote:
                 table.tell(Announcement("voice-test", (), 2))
             return
         try:
-            table.perform(item.seat, action_of(table.state, item))
+            table.perform(item.seat, move_of(item))
             table.sync()
         except SimError as exc:  # a card the seat no longer holds, by the time it is done
             log.warning("a press from %s's page could not be done: %s",
                         table.players[item.seat], exc)
 
 
-def action_of(s: State, press: SeatPress) -> Action:
-    """The game action a seat page's press stands for."""
-    seat = press.seat
-    button = press.button
-    if button == "play":
-        assert press.card is not None
-        return Play(seat, (press.card,), press.color)
-    if button == "color":
-        assert press.color is not None
-        return ChooseColor(seat, press.color)
-    if button == "catch" and s.uno_window is not None and s.uno_window != seat:
-        return Catch(seat, s.uno_window)
-    simple: dict[str, Action] = {
-        "draw": Draw(seat), "pass": Pass(seat), "challenge": Challenge(seat), "don": Don(seat),
-    }
-    return simple.get(button, CallUno(seat))
+def move_of(item: Press | SeatPress) -> Press | Action:
+    """What the table does for a page's request: the seat's button pressed, or a card played
+    from the hand (and its colour named by the seat's button, as the daemon takes it)."""
+    if isinstance(item, Press):
+        return item
+    assert item.card is not None
+    return Play(item.seat, (item.card,), item.color)
 
 
 class WebSeat:
@@ -175,14 +162,14 @@ class WebSeat:
         self.remote = remote
         self.seat = seat
 
-    def act(self, view: SeatView) -> Action | Command:
+    def act(self, view: SeatView) -> Press | Action | Command:
         """The seat page's next press, doing the other pages' requests meanwhile."""
         remote = self.remote
         before = _point(remote.table)
         while True:
             item = remote.inbox.get()
-            if isinstance(item, SeatPress) and item.seat == self.seat:
-                return action_of(remote.table.state, item)
+            if not isinstance(item, AdminAction) and item.seat == self.seat:
+                return move_of(item)
             remote.perform(item)
             now = _point(remote.table)
             moved = now[0] is not before[0] or now[1] != before[1]

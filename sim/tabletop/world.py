@@ -19,7 +19,7 @@ class WorldError(AssertionError):
 
 
 @dataclass
-class World:
+class TableTop:
     """The table top: the pile, the discard, each hand's physical copies."""
 
     edition: str
@@ -52,7 +52,7 @@ class World:
             self.rng.shuffle(self.pile)
         return self.pile.pop() if self.pile else None
 
-    def give(self, seat: int, copy: CardCopy) -> None:
+    def put_in_hand(self, seat: int, copy: CardCopy) -> None:
         """Put ``copy`` in ``seat``'s hand."""
         self.hands[seat].append(copy)
 
@@ -99,9 +99,9 @@ class World:
             hands[new] = self.hands[old]
         self.hands = hands
 
-    def snapshot(self) -> World:
+    def snapshot(self) -> TableTop:
         """A copy of the table top, for an undo."""
-        return World(
+        return TableTop(
             self.edition,
             self.players,
             self.rng,
@@ -110,7 +110,7 @@ class World:
             [h.copy() for h in self.hands],
         )
 
-    def restore(self, other: World) -> None:
+    def restore(self, other: TableTop) -> None:
         """Put the table top back as ``snap`` had it."""
         self.pile = other.pile.copy()
         self.discard = other.discard.copy()

@@ -7,45 +7,15 @@ from collections.abc import Sequence
 from typing import Final
 
 from table.cards import Card, sort_key
+from table.referee import phrases
 from table.rules import Action, CallUno, Challenge, ChooseColor, Draw, Pass, Phase, Play, State
 
 _ARROW = {1: "clockwise", -1: "counterclockwise"}
 
-# What the players do, as the transcript says it (the referee's words are in
-# table.referee.announcements).
-MOVES: Final[dict[str, dict[str, str]]] = {
-    "plays": {"en": "{player} plays {card}", "ja": "{player}: {card}を出す"},
-    "names": {"en": "{player} names {color}", "ja": "{player}: 色は{color}"},
-    "passes": {"en": "{player} passes (button)", "ja": "{player}: パス (ボタン)"},
-    "uno": {"en": "{player} calls UNO (button)", "ja": "{player}: ウノ (ボタン)"},
-    "catches": {"en": "{player} catches {target} (UNO button)",
-                "ja": "{player}: {target}のウノ忘れを指摘 (ボタン)"},
-    "challenges": {"en": "{player} challenges (button)", "ja": "{player}: チャレンジ (ボタン)"},
-    "presses": {"en": "{player} presses {button}", "ja": "{player}: {button} (ボタン)"},
-    "swaps": {"en": "{player} swaps hands with {target} (seat token)",
-              "ja": "{player}: {target}と手札を交換 (席トークン)"},
-    "draws-button": {"en": "{player} draws (button)", "ja": "{player}: 引く (ボタン)"},
-    "draws-shoe": {"en": "{player} draws a card (shoe)", "ja": "{player}: 1枚引く (シュー)"},
-    "takes": {"en": "{player} takes {count} onto the seat pad",
-              "ja": "{player}: {count}枚を自分のパッドへ"},
-    "takes-hand": {"en": "{player} takes {count} into the hand",
-                   "ja": "{player}: {count}枚を手札へ"},
-    "shows": {"en": "{player} shows the hand on the play pad",
-              "ja": "{player}: 手札をパッドで見せる"},
-    "deals": {"en": "{player} shuffles and deals {count} cards each",
-              "ja": "{player}: {count}枚ずつ配る"},
-    "turns-up": {"en": "{player} turns up {card}", "ja": "{player}: {card}をめくる"},
-    "next-round": {"en": "next round (token)", "ja": "次のラウンド (トークン)"},
-    "no-read": {"en": "  (no read: {player} taps again)",
-                "ja": "  (読めず: {player}はもう一度)"},
-    "ignored": {"en": "  (read ignored: {reason})", "ja": "  (無視: {reason})"},
-    "unplugged-tap": {"en": "  (a tap on the unplugged pad: no read)",
-                      "ja": "  (外れたパッドにタップ: 読めず)"},
-    "nothing-to-undo": {"en": "  (nothing of yours to undo in this round)",
-                        "ja": "  (取り消すものがありません)"},
-}
-# Colours as the announcements write them (table.referee.announcements).
-_JA_COLORS: Final = {"red": "赤", "yellow": "黄色", "green": "緑", "blue": "青"}
+# What the players do, as the transcript says it, by key then language (the [moves] section of
+# the table's phrases; the referee's words are its [said] section).
+MOVES: Final[dict[str, dict[str, str]]] = phrases.by_key("moves")
+_JA_COLORS: Final = phrases.words("colour", "ja")  # colours as the announcements write them
 
 
 def move_text(key: str, lang: str, **params: str | int) -> str:
@@ -57,37 +27,12 @@ def move_text(key: str, lang: str, **params: str | int) -> str:
     return MOVES[key]["ja" if lang == "ja" else "en"].format(**params)
 
 
-VIEW: Final[dict[str, dict[str, str]]] = {
-    "en": {"head": "round {round} | top {top} ({color}) | {direction} | {turn}",
-           "to-play": "{who} to play", "names": "{who} names a colour", "dealing": "dealing",
-           "round-over": "round over", "match-over": "match over", "to-draw": " | {n} to draw",
-           "legend": "(cards [score])", "clockwise": "clockwise",
-           "counterclockwise": "counterclockwise"},
-    "ja": {"head": "第{round}ラウンド | 場 {top} ({color}) | {direction} | {turn}",
-           "to-play": "{who}の番", "names": "{who}が色を選ぶ", "dealing": "配っています",
-           "round-over": "ラウンド終了", "match-over": "試合終了",
-           "to-draw": " | {n}枚引く", "legend": "(枚数 [得点])",
-           "clockwise": "時計回り", "counterclockwise": "反時計回り"},
-}
-
-# The demo's own lines around the match: its header, how it ended and what was checked.
-DEMO: Final[dict[str, dict[str, str]]] = {
-    "en": {"header": "uno-table demo: {seats} | rules {rules} | hands {hands} | voice {voice}"
-                     " | seed {seed}",
-           "played": "{rounds} round{s} played; scores: {board}",
-           "match-over": "match over: {leader} wins",
-           "checked": "checked: every card in exactly one place after each round; the scores "
-                      "equal a fault-free replay of the {actions} accepted actions"},
-    "ja": {"header": "uno-table デモ: {seats} | {rules}ルール | 手札 {hands} | 音声 {voice}"
-                     " | シード {seed}",
-           "played": "{rounds}ラウンド終了。得点: {board}",
-           "match-over": "試合終了: {leader}さんの優勝",
-           "checked": "確認済み: 各ラウンドの後、どのカードもちょうど1か所にあり、得点は受け付けた"
-                      "{actions}の操作を誤りなしでやり直した結果と同じです"},
-}
-_JA_HANDS: Final = {"full": "全部見える", "counts": "枚数だけ"}
-_JA_RULES: Final = {"official": "公式", "japanese": "日本式", "house": "ハウス",
-                    "musician": "ミュージシャン"}
+# The view's words and the demo's own lines around the match (its header, how it ended and
+# what was checked), by language; the presets' and hand tracking's names in Japanese.
+VIEW: Final = {lang: phrases.words("view", lang) for lang in phrases.LANGUAGES}
+DEMO: Final = {lang: phrases.words("demo", lang) for lang in phrases.LANGUAGES}
+_JA_HANDS: Final = phrases.words("hands", "ja")
+_JA_RULES: Final = phrases.words("rules", "ja")
 
 
 def demo_line(key: str, lang: str, **params: str | int) -> str:

@@ -24,21 +24,16 @@ from typing import Any, Final
 
 from table.errors import TableError
 from table.journal.reading import MatchRecord
-from table.journal.records import give
+from table.journal.records import feed_referee
 from table.rules import Action, Event, Phase, State, apply, standings
 from table.rules.scoring import hand_value
 
 PAUSE: Final = 60.0  # seconds: a longer gap between two inputs is a pause, not play
 
 # The penalties a player can earn by a slip (not the draw cards every game deals out), by the
-# engine's reason code, with their names in the report.
-PENALTY_KINDS: Final = {
-    "uno-not-called": "UNO not called",
-    "false-catch": "false catch",
-    "challenge-failed": "challenge failed",
-    "illegal-wild-draw-four": "challenge upheld",
-    "false-don": "false Don",
-}
+# engine's reason code (their names: the [report] section of the table's phrases).
+PENALTY_KINDS: Final = ("uno-not-called", "false-catch", "challenge-failed",
+                        "illegal-wild-draw-four", "false-don")
 COLOURS: Final = ("red", "yellow", "green", "blue", "wild")
 
 
@@ -63,7 +58,7 @@ def steps(record: MatchRecord) -> tuple[list[Step], State]:
     done: list[Step] = []
     for index, item in enumerate(record.inputs):
         top = ref.history[-1] if ref.history else None
-        out = give(ref, item)
+        out = feed_referee(ref, item)
         last = ref.history[-1] if ref.history else None
         if last is top:
             continue  # refused, ignored, or nothing the game state records

@@ -9,71 +9,14 @@ from typing import Any, Final
 from table.analysis import plots as P
 from table.analysis.evening import COLOURS, PENALTY_KINDS
 from table.analysis.report import figures, fragment, note, page, table_html, table_text
+from table.referee import phrases
+from table.referee.phrases import LANGUAGES as LANGUAGES  # the report is in these
 
-LANGUAGES: Final = ("en", "ja")
-# Every word of the report, by language. The penalty kinds, colours and finishes are keyed as
-# the summary names them (summary.json keeps those keys whatever the language); a key without a
-# word here is said as it is (English colours and finishes).
-WORDS: Final[dict[str, dict[str, str]]] = {
-    "en": {
-        "title": "An evening of UNO",
-        "player": "player", "points": "points", "rounds won": "rounds won",
-        "points paid": "points paid", "penalties": "penalties",
-        "penalty cards": "penalty cards", "catches": "catches", "turns": "turns",
-        "s/turn": "s/turn", "median s/turn": "median s/turn",
-        "round": "round", "winner": "winner", "finish": "finish", "seconds": "seconds",
-        "score": "score", "cards": "cards",
-        "penalties by kind": "penalties by kind", "Penalties by kind": "Penalties by kind",
-        "no longest": "longest round: none finished",
-        "longest": "longest round: match {match}, round {round}, {seconds:.0f} s over {turns}"
-                   " turns",
-        "longest fast": "longest round: match {match}, round {round}, {turns} turns (played in"
-                        " under a second: a fast demo)",
-        "not enough": "Not enough yet: the plots and this table fill in as rounds finish.",
-        "official": "official", "japanese": "Japanese", "house": "house", "musician": "Musician",
-        "colour": "most played colour: {colour} ({counts})",
-        "evening text": "the evening: {matches}, {rounds}",
-        "evening heading": "The evening: {matches}, {rounds}",
-        "match text": "match {match}, {started}, {rules} rules, {state}",
-        "match heading": "Match {match} ({started}, {rules} rules, {state})",
-        "over": "over, won by {winner}", "in progress": "in progress",
-        "plot scores": "Match {match}: scores by round", "plot rounds won": "Rounds won",
-        "plot points paid": "Points paid", "plot turn times": "Seconds per turn (pauses left out)",
-        "plot colours": "Cards played by colour", "rounds": "rounds",
-        **PENALTY_KINDS,  # the penalty kinds as the summary labels them
-    },
-    "ja": {
-        "title": "今夜のUNO",
-        "player": "プレイヤー", "points": "得点", "rounds won": "勝ったラウンド",
-        "points paid": "払った点", "penalties": "ペナルティ",
-        "penalty cards": "ペナルティの枚数", "catches": "ウノ忘れの指摘", "turns": "手番",
-        "s/turn": "秒/手番", "median s/turn": "中央値 秒/手番",
-        "round": "ラウンド", "winner": "勝者", "finish": "上がり方", "seconds": "秒",
-        "score": "得点", "cards": "枚",
-        "penalties by kind": "ペナルティの種類", "Penalties by kind": "ペナルティの種類",
-        "no longest": "いちばん長いラウンド: 終わったラウンドはまだありません",
-        "longest": "いちばん長いラウンド: 試合{match}のラウンド{round}、"
-                   "{seconds:.0f}秒、{turns}手番",
-        "longest fast": "いちばん長いラウンド: 試合{match}のラウンド{round}、{turns}手番"
-                        "(1秒かからずに終わりました: 早回しのデモ)",
-        "not enough": "まだ足りません: グラフと表はラウンドが終わるごとに埋まります。",
-        "official": "公式", "japanese": "日本式", "house": "ハウス", "musician": "ミュージシャン",
-        "colour": "いちばん多く出た色: {colour} ({counts})",
-        "evening text": "今夜: {matches}、{rounds}",
-        "evening heading": "今夜: {matches}、{rounds}",
-        "match text": "試合{match}、{started}、{rules}ルール、{state}",
-        "match heading": "試合{match} ({started}、{rules}ルール、{state})",
-        "over": "{winner}さんの勝ち", "in progress": "進行中",
-        "plot scores": "試合{match}: ラウンドごとの得点", "plot rounds won": "勝ったラウンド",
-        "plot points paid": "払った点", "plot turn times": "手番ごとの秒数 (中断を除く)",
-        "plot colours": "色ごとに出たカード", "rounds": "ラウンド",
-        "uno-not-called": "ウノ忘れ", "false-catch": "誤った指摘",
-        "challenge-failed": "チャレンジ失敗", "illegal-wild-draw-four": "チャレンジ成功",
-        "false-don": "チョンボ",
-        "red": "赤", "yellow": "黄", "green": "緑", "blue": "青", "wild": "ワイルド",
-        "plain": "ふつう", "chin": "チン", "don": "ドン",
-    },
-}
+# Every word of the report, by language (the [report] and [rules] sections of the table's
+# phrases). The penalty kinds, colours and finishes are keyed as the summary names them
+# (summary.json keeps those keys whatever the language).
+WORDS: Final = {lang: {**phrases.words("report", lang), **phrases.words("rules", lang)}
+                for lang in LANGUAGES}
 
 PLAYER_HEADERS = ("player", "points", "rounds won", "points paid", "penalties",
                   "penalty cards", "catches", "turns", "s/turn", "median s/turn")
@@ -118,9 +61,9 @@ def _penalty_headers(lang: str) -> list[str]:
 
 
 def _count(n: int, what: str, lang: str) -> str:
-    if lang == "ja":
-        return f"{n}{'試合' if what == 'match' else 'ラウンド'}"
-    return f"{n} {what}" if n == 1 else f"{n} {what}es" if what.endswith("h") else f"{n} {what}s"
+    """``n`` matches or rounds (``what``: match, round), one or more."""
+    plural = "" if n == 1 else "es" if what.endswith("h") else "s"
+    return _w(lang, f"count-{what}{plural}", n=n)
 
 
 def _longest(longest: Mapping[str, Any] | None, lang: str) -> str:

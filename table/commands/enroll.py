@@ -30,6 +30,7 @@ from table.files.durable import replace_durably
 from table.files.private import open_private
 from table.inputs import ReaderStatus, Report, TagRead
 from table.readers.factory import ReaderSpec, make_reader
+from table.referee import phrases
 from table.referee.announcements import Announcement, card_words
 from table.referee.registry import (
     ACTION_TOKENS,
@@ -43,14 +44,10 @@ from table.referee.registry import (
 from table.runtime.config import Config, load_config
 from table.voice.announcer import Announcer
 
-TOKEN_WORDS = {
-    "en": {"draw": "draw", "pass": "pass", "uno": "UNO", "challenge": "challenge", "don": "Don",
-           "undo": "undo", "next-round": "next round", "color": "{} colour", "seat": "seat {}"},
-    "ja": {"draw": "ドロー", "pass": "パス", "uno": "ウノ", "challenge": "チャレンジ",
-           "don": "ドン",
-           "undo": "取り消し", "next-round": "次のラウンド", "color": "{}", "seat": "{}番の席"},
-}
-_COLOR_JA = {"red": "あか", "yellow": "きいろ", "green": "みどり", "blue": "あお"}
+# A token as enrolment names it, and a colour token's colour, by language (the [token] and
+# [token-colour] sections of the table's phrases).
+TOKEN_WORDS: Final = {lang: phrases.words("token", lang) for lang in phrases.LANGUAGES}
+TOKEN_COLOURS: Final = {lang: phrases.words("token-colour", lang) for lang in phrases.LANGUAGES}
 
 
 def token_words(name: str, lang: str) -> str:
@@ -58,7 +55,7 @@ def token_words(name: str, lang: str) -> str:
     words = TOKEN_WORDS[lang]
     head, _, arg = name.partition(":")
     if head == "color":
-        return words["color"].format(_COLOR_JA[arg] if lang == "ja" else arg)
+        return words["color"].format(TOKEN_COLOURS[lang][arg])
     if head == "seat":
         return words["seat"].format(int(arg))
     return words[head]

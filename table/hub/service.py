@@ -56,7 +56,7 @@ class Hub:
         self.plan = plan
         self.lowest = plan.scoring == "lowest"
         self.online: dict[str, str] = {}
-        self.heard = 0  # results kept
+        self.results_kept = 0  # results kept
         self.listeners: list[Callable[[dict[str, Any]], None]] = []
         self._changed = threading.Condition()
         self._lock = threading.RLock()  # the results and the seating, one change at a time
@@ -259,7 +259,7 @@ class Hub:
         kept_result = {**result, "hub_round": hub_round, "flag": flag}
         self._results.append(kept_result)
         self._matches.setdefault((table, result["match"]), []).append(kept_result)
-        self.heard += 1
+        self.results_kept += 1
         return True
 
     def _not_theirs(self, table: str, result: dict[str, Any], hub_round: int) -> str | None:

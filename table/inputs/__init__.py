@@ -5,7 +5,7 @@ from table.inputs.kinds import (
     ROLES,
     Admin,
     Input,
-    Kept,
+    JournaledInput,
     Press,
     ReaderRole,
     ReaderStatus,
@@ -15,5 +15,5 @@ from table.inputs.kinds import (
     Tick,
 )
 
-__all__ = ["ADMIN_INPUTS", "ROLES", "Admin", "Input", "Kept", "Press", "ReaderRole",
+__all__ = ["ADMIN_INPUTS", "ROLES", "Admin", "Input", "JournaledInput", "Press", "ReaderRole",
            "ReaderStatus", "Report", "TagLifted", "TagRead", "Tick"]

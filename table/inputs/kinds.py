@@ -2,9 +2,8 @@
 
 Readers report :class:`TagRead`, :class:`TagLifted` and :class:`ReaderStatus`; seat buttons (and
 a seat page) :class:`Press`; the web's admin page :class:`Admin`; the referee's own loop
-:class:`Tick` when no input comes. The
-journal keeps the :data:`Kept` kinds, the ones that change the match. Times are monotonic
-seconds from the clock of whoever made the input.
+:class:`Tick` when no input comes. The journal keeps the :data:`JournaledInput` kinds, the ones
+that change the match. Times are monotonic seconds from the clock of whoever made the input.
 """
 
 from __future__ import annotations
@@ -82,6 +81,7 @@ class ReaderRole:
 
 
 Report = TagRead | TagLifted | ReaderStatus  # what a reader reports
-Kept = TagRead | TagLifted | Press | Admin  # the inputs the journal keeps: they change the match
+# The inputs the journal keeps: they change the match.
+JournaledInput = TagRead | TagLifted | Press | Admin
 # Everything the referee's thread takes.
 Input = TagRead | TagLifted | Press | Admin | Tick | ReaderStatus

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from table.inputs import Kept
+from table.inputs import JournaledInput
 from table.journal import unsaved
 from table.journal.entries import Entry, JournalError, chain, intact, rows
 from table.journal.identify import identify, salvage, uri
@@ -22,7 +22,7 @@ class MatchRecord:
     id: int
     started: float
     setup: MatchSetup
-    inputs: list[Kept] = field(default_factory=list)
+    inputs: list[JournaledInput] = field(default_factory=list)
     times: list[float] = field(default_factory=list)
     ids: list[int] = field(default_factory=list)  # each input's entry id
 

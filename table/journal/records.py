@@ -21,7 +21,16 @@ from dataclasses import dataclass
 from typing import Any, Final, NamedTuple
 
 from table.errors import TableError
-from table.inputs import ADMIN_INPUTS, Admin, Input, Kept, Press, ReaderRole, TagLifted, TagRead
+from table.inputs import (
+    ADMIN_INPUTS,
+    Admin,
+    Input,
+    JournaledInput,
+    Press,
+    ReaderRole,
+    TagLifted,
+    TagRead,
+)
 from table.referee.announcements import Announcement
 from table.referee.referee import Outcome, Referee
 from table.referee.registry import Deck, build_deck
@@ -108,19 +117,19 @@ def trim(ref: Referee) -> None:
         del ref.history[: len(ref.history) - UNDO_DEPTH]
 
 
-def give(ref: Referee, item: Input) -> Outcome:
+def feed_referee(ref: Referee, item: Input) -> Outcome:
     """One input into the referee: how the live table and the journal replay both do it."""
     out = ref.handle(item)
     trim(ref)
     return out
 
 
-def rebuild(setup: MatchSetup, inputs: Iterable[Kept]) -> Referee:
+def rebuild(setup: MatchSetup, inputs: Iterable[JournaledInput]) -> Referee:
     """The referee after ``inputs``, exactly as the live table had it."""
     ref = setup.referee()
     ref.speaking = False  # announcements are for the table, not for a replay
     for item in inputs:
-        give(ref, item)
+        feed_referee(ref, item)
     ref.speaking = True
     # Input times came from another run's clock: the reminder timer starts afresh.
     ref.now = 0.0
@@ -229,7 +238,7 @@ def thaw(data: bytes, version: str, setup: MatchSetup) -> Referee:
     return ref
 
 
-def resume(setup: MatchSetup, inputs: Sequence[Kept],
+def resume(setup: MatchSetup, inputs: Sequence[JournaledInput],
            snapshot: Snapshot | None = None) -> Referee:
     """The referee after ``inputs``: from ``snapshot`` when it can be read and was written by
     code of the same shape, replaying only the inputs after it; else from the start."""
@@ -242,7 +251,7 @@ def resume(setup: MatchSetup, inputs: Sequence[Kept],
             return rebuild(setup, inputs)
         ref.speaking = False
         for item in inputs[covered:]:
-            give(ref, item)
+            feed_referee(ref, item)
         ref.speaking = True
         ref.now, ref.color_since = 0.0, None
         return ref
@@ -254,7 +263,7 @@ INPUT_KINDS: dict[str, type[TagRead | TagLifted]] = {"tag": TagRead, "lift": Tag
 INPUT_ROWS: Final = frozenset({*INPUT_KINDS, "press", "admin"})  # the rows that hold an input
 
 
-def input_json(item: Kept, verdict_word: str) -> str:
+def input_json(item: JournaledInput, verdict_word: str) -> str:
     """An input as the journal stores it (compact JSON)."""
     body: dict[str, Any]
     if isinstance(item, TagRead | TagLifted):
@@ -267,7 +276,7 @@ def input_json(item: Kept, verdict_word: str) -> str:
     return json.dumps(body, separators=(",", ":"), ensure_ascii=False)
 
 
-def input_from_json(kind: str, text: str) -> Kept:
+def input_from_json(kind: str, text: str) -> JournaledInput:
     """An input of the journal from its row's kind and JSON (:class:`RowError` if it is not
     one)."""
     try:
@@ -293,7 +302,7 @@ def _problem(exc: Exception) -> str:
     return f"as this version writes it ({exc})"
 
 
-def input_kind(item: Kept) -> str:
+def input_kind(item: JournaledInput) -> str:
     """The journal's row kind of ``item``: ``tag``, ``lift``, ``press`` or ``admin``."""
     if isinstance(item, TagLifted):
         return "lift"

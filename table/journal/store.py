@@ -32,7 +32,7 @@ from typing import IO, Final, TypeVar
 
 from table.files.durable import replace_durably
 from table.files.private import keep_private, make_private
-from table.inputs import Kept
+from table.inputs import JournaledInput
 from table.journal import unsaved
 from table.journal.entries import (
     COLUMNS,
@@ -409,7 +409,7 @@ class Journal:
 
     # --- appending ----------------------------------------------------------------------------
 
-    def append(self, item: Kept, verdict: str) -> bool:
+    def append(self, item: JournaledInput, verdict: str) -> bool:
         """Write one input; True when it is on disk. False: it waits in memory (see healthy)."""
         return self._write(input_kind(item), input_json(item, verdict))
 

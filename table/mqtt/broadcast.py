@@ -1,7 +1,7 @@
 """What one table publishes as it plays: its public events, its state (retained), its results
 (through the outbox) and its Home Assistant device; and the hub's table assignments it hears.
 
-The broadcast subscribes to the table's event stream: :meth:`TableBroadcast.heard` is told of
+The broadcast subscribes to the table's event stream: :meth:`TableBroadcast.on_event` is told of
 every event in the referee's thread and never waits for the network.
 """
 
@@ -29,7 +29,7 @@ Assigned = Callable[[int, list[str]], None]  # the hub's round, the players of t
 
 
 class TableBroadcast:
-    """One table's public face on the broker, told of its events by :meth:`heard`."""
+    """One table's public face on the broker, told of its events by :meth:`on_event`."""
 
     def __init__(
         self,
@@ -72,7 +72,7 @@ class TableBroadcast:
 
     # --- the referee's thread -----------------------------------------------------------------
 
-    def heard(self, obj: Mapping[str, Any]) -> None:
+    def on_event(self, obj: Mapping[str, Any]) -> None:
         """One event of the table's stream (a subscriber of
         :class:`table.runtime.event_stream.EventStream`): public ones are published; a ``state``
         event's game state (its ``extra``) keeps each round newly finished as a result; a new

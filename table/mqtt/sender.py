@@ -124,7 +124,7 @@ def serve(inp: IO[bytes], out: IO[bytes]) -> int:
         publisher = ReportingPublisher(
             hello["settings"], hello["client_id"], availability=hello["availability"],
             outbox=pending, subscriptions=hello["subscriptions"],
-            on_message=lambda topic, payload: report(("heard", topic, payload)),
+            on_message=lambda topic, payload: report(("message", topic, payload)),
             capacity=hello["capacity"])
         publisher.report = report
         publisher.client.on_connect_fail = publisher._on_connect_fail

@@ -303,7 +303,7 @@ class RemotePublisher(Delivery):
                     self.outbox.mark_sent(message[1])
                 with self._acked:
                     self._acked.notify_all()
-            elif kind == "heard":
+            elif kind == "message":
                 if self.on_message is not None:
                     try:
                         self.on_message(message[1], message[2])

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from table.cards import Card, Color
 from table.errors import TableError
+from table.inputs import Press
 from table.referee.referee import BUTTONS
 
 SEAT_BUTTONS = (*BUTTONS, "catch", "color", "play")
@@ -35,3 +36,19 @@ class SeatPress:
     button: str
     color: Color | None = None
     card: Card | None = None
+
+
+def press_input(press: SeatPress, t: float) -> Press:
+    """The table's own input a seat page's press is, at time ``t``: the :class:`Press` a seat's
+    button makes (``catch`` is the UNO button, the referee decides whom it catches; ``color`` is
+    ``color:red``...). The daemon and the simulated table both hand the referee this input.
+    Raises :class:`Refused` for ``play``: a card played is a card tapped on the play pad."""
+    if press.button == "play":
+        raise Refused("play your cards on the table's play pad")
+    if press.button == "catch":
+        return Press(press.seat, "uno", t)
+    if press.button == "color":
+        if press.color is None:
+            raise Refused("name a colour: red, yellow, green or blue")
+        return Press(press.seat, f"color:{press.color.value}", t)
+    return Press(press.seat, press.button, t)

@@ -77,7 +77,7 @@ class Outcome:
     next_match: bool = False  # the next-round token once the match is over: a new match begins
 
     @property
-    def word(self) -> str:
+    def journal_word(self) -> str:
         """The verdict as the journal, the event stream and a scenario's record write it
         (docs/design.md §3 has three words: an input the referee ignored reads as rejected).
         Not what the buzzer follows: that is :attr:`verdict` itself."""

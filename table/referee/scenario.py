@@ -371,7 +371,7 @@ class Replay:
             assert line.player is not None
             out = ref.act(self._action(line, self._seat(line, line.player)))
         says = [render(a, self.lang) for a in out.announcements]
-        self._record(line, out.word, out.reason, says)
+        self._record(line, out.journal_word, out.reason, says)
 
     def _uid(self, line: Line, ref: Referee) -> str:
         """A tap's tag: a hex UID, or a card copy / token of the virtual deck."""

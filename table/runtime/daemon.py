@@ -35,7 +35,7 @@ from table.rules import Phase
 from table.runtime.config import Config
 from table.runtime.event_stream import Event, EventStream, StreamType
 from table.runtime.loop import TableLoop
-from table.runtime.step import Taken
+from table.runtime.step import StepResult
 from table.runtime.table import Table
 from table.voice.announcer import Announcer, Backend
 from table.voice.prewarm import prewarm_texts
@@ -241,9 +241,9 @@ class Daemon:
         if self._finished is not None:
             broadcast.new_match(*self._finished)
         broadcast.new_match(self._match_id(), self.referee.state)
-        self.stream.subscribe(broadcast.heard)
+        self.stream.subscribe(broadcast.on_event)
         # The retained state from the start, before the first tap (a resumed match's too).
-        broadcast.heard(Event({"t": round(time.time(), 6), "type": "state", "n": self.inputs,
+        broadcast.on_event(Event({"t": round(time.time(), 6), "type": "state", "n": self.inputs,
                                **state_event_json(self.referee.state)}))
         return broadcast
 
@@ -355,7 +355,7 @@ class Daemon:
         (:meth:`Table.take`), and the daemon's own: its readers ready, a pause's snapshot."""
         self.table.take(item, self._between)
 
-    def _between(self, step: Taken) -> None:
+    def _between(self, step: StepResult) -> None:
         item = step.item
         if isinstance(item, ReaderStatus) and item.state == "live":
             self._live.add(item.reader)

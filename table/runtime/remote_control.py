@@ -14,9 +14,9 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from table.inputs import ADMIN_INPUTS, Admin, Press
+from table.inputs import ADMIN_INPUTS, Admin
 from table.referee.announcements import Announcement
-from table.referee.presses import Refused, SeatPress
+from table.referee.presses import Refused, SeatPress, press_input
 from table.rules import State
 
 if TYPE_CHECKING:
@@ -59,14 +59,7 @@ class DaemonRemote:
 
     def press(self, press: SeatPress) -> None:
         """A seat page's press, queued for the referee as a button's would be."""
-        if press.button == "play":
-            raise Refused("play your cards on the table's play pad")
-        button = press.button
-        if button == "catch":
-            button = "uno"  # the UNO button catches whoever is caught out (the referee decides)
-        elif button == "color":
-            button = f"color:{getattr(press.color, 'value', press.color)}"
-        self.daemon.loop.put(Press(press.seat, button, time.monotonic()))
+        self.daemon.loop.put(press_input(press, time.monotonic()))
 
     def admin(self, action: str) -> None:
         """An admin page's action, done in turn with the table's inputs."""

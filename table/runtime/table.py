@@ -16,13 +16,13 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Mapping
 
-from table.inputs import Input, Kept, TagRead
+from table.inputs import Input, JournaledInput, TagRead
 from table.journal.records import MatchSetup, freeze
 from table.journal.store import Journal
 from table.referee.announcements import Announcement
 from table.referee.referee import Referee
 from table.runtime.event_stream import EventStream, StreamType
-from table.runtime.step import TableStep, Taken, Told
+from table.runtime.step import StepEvent, StepResult, TableStep
 
 log = logging.getLogger(__name__)
 
@@ -76,18 +76,18 @@ class Table:
         self.referee = referee
         self.step.inputs = inputs
 
-    def take(self, item: Input,
-             between: Callable[[Taken], None] | None = None) -> tuple[Taken, tuple[Told, ...]]:
+    def take(self, item: Input, between: Callable[[StepResult], None] | None = None
+             ) -> tuple[StepResult, tuple[StepEvent, ...]]:
         """All one input does: the step, the input into the journal before a word of it is
         said, its events, a new match after the last round's token, then ``between`` (the
         daemon's own work: readiness, a pause's snapshot), what is said about it, a snapshot
         when one is due, and the stream settled. Returns the step and the words told."""
         step = self.step(self.referee, item)
         said = list(step.said)
-        if step.word is not None and isinstance(item, Kept):
-            said[:0] = self._journal(item, step.word)
+        if step.journal_word is not None and isinstance(item, JournaledInput):
+            said[:0] = self._journal(item, step.journal_word)
             if isinstance(item, TagRead):
-                log.debug("tag %s on %s: %s", item.uid, item.reader, step.word)
+                log.debug("tag %s on %s: %s", item.uid, item.reader, step.journal_word)
         for told in step.events:
             self.stream.emit(told.kind, told.extra, **told.fields)
         if step.next_match:
@@ -103,7 +103,7 @@ class Table:
         self.stream.settle()  # publishing starts once the tap is done with
         return step, words
 
-    def say(self, ann: Announcement) -> Told:
+    def say(self, ann: Announcement) -> StepEvent:
         """``ann`` on the stream, rendered once in the table's language (the voice, a caption
         and a transcript all take this text)."""
         told = self.step.announcement(ann)
@@ -128,7 +128,7 @@ class Table:
         if journal.save_snapshot(*freeze(self.referee)):
             self.unsnapped = 0
 
-    def _journal(self, item: Kept, word: str) -> list[Announcement]:
+    def _journal(self, item: JournaledInput, word: str) -> list[Announcement]:
         """``item`` on disk (before a word of it is said); what to say if the disk filled up
         or has room again."""
         journal = self.journal

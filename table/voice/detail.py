@@ -20,18 +20,12 @@ from typing import Any, Final
 from table.cards import parse_card
 from table.errors import TableError
 from table.referee.announcements import INFO, Announcement, card_words, ja_addressed
+from table.referee.phrases import by_key
 
 DETAILS: Final = ("turns", "plays", "everything")
 
-# The voice's own phrases, in English and Japanese (the referee's are in its catalogue).
-PHRASES: Final[dict[str, dict[str, str]]] = {
-    "plays": {"en": "{player} plays {card}.", "ja": "{player}、{card}。"},
-    "draws-one": {"en": "{player} draws a card.", "ja": "{player}、1枚引きました。"},
-    "draws": {"en": "{player} draws {count} cards.", "ja": "{player}、{count}枚引きました。"},
-    "holds-one": {"en": "{player} has one card.", "ja": "{player}、残り1枚。"},
-    "holds": {"en": "{player} has {count} cards.", "ja": "{player}、残り{count}枚。"},
-}
-
+# The voice's own phrases, by key then language (the [detail] section of the table's phrases).
+PHRASES: Final[dict[str, dict[str, str]]] = by_key("detail")
 
 def check_detail(value: str, where: str = "--voice-detail") -> str:
     """``value`` if it is a level of detail; else a one-line error naming ``where``."""

@@ -37,6 +37,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from table import __version__
 from table.cards import COLORS, Color, parse_card
 from table.errors import TableError
+from table.referee import phrases
 from table.referee.announcements import corrections
 from table.referee.views import standing_json
 from table.web.base import PRIVATE, STATIC, json_error, web_app
@@ -362,18 +363,20 @@ async def overlay(request: Request) -> Response:
     return _page("overlay.html")
 
 
+def _both(key: str) -> str:
+    """A refused page's words (the [refused] section of the table's phrases) in every language
+    at once, English first: who asks is not known."""
+    return " / ".join(phrases.words("refused", lang)[key] for lang in phrases.LANGUAGES)
+
+
 async def seat_page(request: Request) -> Response:
     """``/seat/TOKEN``: a seat's remote (a short page for any other token)."""
     try:
         _web(request).seat_of(request, request.path_params["token"])
     except BadRequest as exc:
         if exc.status == 429:
-            return refused_page("Too many tries / 試行が多すぎます", str(exc), 429, exc.headers)
-        return refused_page(
-            "Not a seat of this match / この試合の席ではありません",
-            "This seat link is not valid: it may be from an earlier match. Scan the new "
-            "code on the admin page. / このリンクは使えません。前の試合のものかもしれません。"
-            "管理ページの新しいコードを読み取ってください。", 403)
+            return refused_page(_both("too-many"), str(exc), 429, exc.headers)
+        return refused_page(_both("not-a-seat"), _both("not-a-seat-text"), 403)
     return _page("seat.html")
 
 
@@ -383,7 +386,7 @@ async def admin_page(request: Request) -> Response:
         _web(request).check_admin(request)
     except BadRequest as exc:
         if exc.status == 429:
-            return refused_page("Too many tries / 試行が多すぎます", str(exc), 429, exc.headers)
+            return refused_page(_both("too-many"), str(exc), 429, exc.headers)
         return _page("login.html", 401)
     return _page("admin.html")
 
@@ -392,11 +395,7 @@ async def stats(request: Request) -> Response:
     """``/stats``: the evening's report (built off the referee's thread, kept, throttled)."""
     page = _web(request).stats
     if page.journal is None:
-        return refused_page(
-            "No journal, no report / 記録がありません",
-            "This table keeps no journal, so there is no evening to report on: start the "
-            "demo with --journal FILE (a table run by uno-table run always keeps one). / "
-            "記録を取っていないので、成績はありません。", 404)
+        return refused_page(_both("no-journal"), _both("no-journal-text"), 404)
     if wait := page.asked(client_key(request.scope)):
         raise _too_many(wait, "report requests") from None
     report = await page.current(request.query_params.get("lang"))

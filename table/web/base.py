@@ -1,14 +1,15 @@
 """What every web face of uno-table shares, so that another one (a hub's standings page, say)
 is built the same way as the table's: :func:`web_app`, the application factory, with the
 security headers, JSON errors and the package's static files (``/static/table.css`` and
-``/static/table.js``: the cards, colours, words in English and Japanese, and the live stream's
-client). Live data goes through a :class:`table.web.feed.Feed` and
-:class:`table.web.stream.EventsEndpoint`; :class:`table.web.server.WebServer` serves the
-application in a thread of its own.
+``/static/table.js``: the cards, colours and the live stream's client; ``/static/words.js``,
+the pages' words in English and Japanese made from the table's phrases). Live data goes
+through a :class:`table.web.feed.Feed` and :class:`table.web.stream.EventsEndpoint`;
+:class:`table.web.server.WebServer` serves the application in a thread of its own.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Coroutine, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final
@@ -21,6 +22,7 @@ from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from table.referee import phrases
 from table.web.guard import HostGuard
 from table.web.proxy import ClientMiddleware, Proxies
 
@@ -75,6 +77,24 @@ async def _http_error(request: Request, exc: Exception) -> Response:
                       dict(exc.headers or {}))
 
 
+def words_script() -> str:
+    """``/static/words.js``: the script that gives every page its words, ``WORDS`` by language
+    then key (the [web] and [hub] sections of the table's phrases), before ``table.js``."""
+    words = {lang: {**phrases.words("web", lang), **phrases.words("hub", lang)}
+             for lang in phrases.LANGUAGES}
+    return ("// uno-table: the pages' words, made from the table's phrases.\n"
+            f"const WORDS = {json.dumps(words, ensure_ascii=False, indent=1)};\n")
+
+
+_WORDS_JS: Final = words_script().encode("utf-8")
+
+
+async def _words(request: Request) -> Response:
+    """The pages' words (:func:`words_script`)."""
+    return Response(_WORDS_JS, media_type="text/javascript; charset=utf-8",
+                    headers={"cache-control": "no-cache"})
+
+
 async def _favicon(request: Request) -> Response:
     """The pages' icon (a card), also where browsers look for it by themselves."""
     return FileResponse(STATIC / "favicon.ico", media_type="image/x-icon",
@@ -93,7 +113,8 @@ def web_app(routes: Sequence[BaseRoute], static: Sequence[tuple[str, Path]] = ()
     mounts = [Mount(path, StaticFiles(directory=folder)) for path, folder in static]
     mounts.append(Mount("/static", StaticFiles(directory=STATIC), name="static"))
     icon = Route("/favicon.ico", _favicon)  # every browser asks for it, whatever the page says
-    app = Starlette(routes=[*routes, icon, *mounts],
+    words = Route("/static/words.js", _words)  # before the folder's files: made, not a file
+    app = Starlette(routes=[*routes, icon, words, *mounts],
                     exception_handlers={HTTPException: _http_error, **(handlers or {})})
     app.add_middleware(HostGuard, hosts=tuple(hosts))
     app.add_middleware(ClientMiddleware, proxies=proxies)

@@ -125,7 +125,7 @@ class Fanout:
             wait = 1.0 if self.due is None else max(0.0, self.due - now)
             for key, mask in self.selector.select(timeout=wait):
                 if key.data is None:
-                    if not self.heard():
+                    if not self.read_control():
                         return
                 elif mask & selectors.EVENT_WRITE:
                     self.push(key.data)
@@ -142,7 +142,7 @@ class Fanout:
         for page in list(self.pages.values()):
             self.fill(page)
 
-    def heard(self) -> bool:
+    def read_control(self) -> bool:
         """What the daemon sent; False when it has gone."""
         try:
             data, fds, _, _ = socket.recv_fds(self.control, READ, 16)

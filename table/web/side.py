@@ -21,7 +21,9 @@ __all__ = ["ADMIN_ACTIONS", "SEAT_BUTTONS", "Refused", "SeatPress", "TableSide"]
 
 
 class TableSide(Protocol):
-    """What the web needs of a table: the daemon's, the demo's and the simulator's."""
+    """What the web needs of a table: the daemon's, the demo's and the simulator's. The web's
+    own port, so it lives in the web: the web imports no table, and each table (the daemon's
+    remote control, the simulator's) offers it structurally, without importing the web."""
 
     @property
     def players(self) -> tuple[str, ...]:

@@ -36,6 +36,7 @@ from table.analysis import evening, evening_report
 from table.analysis.plots import HOW_TO_GET, PlotsUnavailable, SvgOnly, load
 from table.analysis.report import note, page
 from table.journal.store import JournalError, last_entry, read_journal
+from table.referee import phrases
 from table.web.guard import Throttle
 
 log = logging.getLogger(__name__)
@@ -50,27 +51,9 @@ RELOAD: Final = "2"  # seconds before the "being built" page asks again
 # The report loads nothing and runs no script; its style sheet and the plots' styles are inline.
 CSP: Final = ("default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; "
               "form-action 'none'; frame-ancestors 'self'")
-# The page's own words, in the table's language (the report's are in evening_report.WORDS).
-NOTES: Final[dict[str, dict[str, str]]] = {
-    "en": {
-        "back": '<p><a href="/">← the table</a></p>',
-        "unreadable": "The journal cannot be read just now, so there is no report. Try again "
-                      "in a moment; the table's log says why.",
-        "empty": "No match in the journal yet: the report starts with the first card.",
-        "no plots": "No plots: {how}.",
-        "building": "The report is being built from the journal: this page reloads itself "
-                    "in a moment.",
-    },
-    "ja": {
-        "back": '<p><a href="/?lang=ja">← テーブルへ</a></p>',
-        "unreadable": "記録が今は読めないので、レポートはありません。"
-                      "少ししてから開き直してください。理由はテーブルのログにあります。",
-        "empty": "記録にはまだ試合がありません。レポートは最初のカードから始まります。",
-        "no plots": "グラフはありません(matplotlibが必要です: pip install 'uno-table[stats]')。",
-        "building": "記録からレポートを作っています。このページはすぐに読み込み直されます。",
-    },
-}
-
+# The page's own words, by language (the [stats] section of the table's phrases; the report's
+# are in evening_report.WORDS).
+NOTES: Final = {lang: phrases.words("stats", lang) for lang in phrases.LANGUAGES}
 
 @dataclass(frozen=True)
 class Report:

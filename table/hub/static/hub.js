@@ -3,20 +3,8 @@
 // table.js's Stream; nothing polls. The round's timer counts down on the hub's clock.
 "use strict";
 
-Object.assign(WORDS.en, {
-  standings: "Standings", timer: "Time left", ranking: "Ranking", seating: "Tables",
-  "time-up": "Time!", "col-rank": "#", "col-player": "Player", "col-matches": "Matches",
-  "col-points": "Points", "col-rounds": "Rounds", "col-wins": "Wins", table: "Table {n}",
-  online: "online", offline: "offline", "flag": "Table {t}, {id}: {p}",
-  "no-results": "No results yet",
-});
-Object.assign(WORDS.ja, {
-  standings: "順位", timer: "残り時間", ranking: "ランキング", seating: "テーブル",
-  "time-up": "時間です!", "col-rank": "#", "col-player": "プレイヤー", "col-matches": "試合の勝ち",
-  "col-points": "得点", "col-rounds": "ラウンド", "col-wins": "勝ち", table: "テーブル{n}",
-  online: "オンライン", offline: "オフライン", "flag": "テーブル{t} {id}: {p}",
-  "no-results": "まだ結果はありません",
-});
+// The page's words come with the pages' own in WORDS (/static/words.js: the [hub] section of
+// the table's phrases).
 
 const hub = { view: null, skew: 0 };  // skew: the hub's clock minus this device's, in seconds
 const $ = (id) => document.getElementById(id);
