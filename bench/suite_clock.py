@@ -52,14 +52,18 @@ def pytest_runtest_protocol(item: pytest.Item) -> Generator[None, None, None]:
     sums[0] += time.perf_counter() - wall
     sums[1] += cpu_seconds() - cpu
     sums[2] += 1
+    _write()
 
 
-def pytest_sessionfinish(session: pytest.Session) -> None:
-    """Each pytest process (each xdist worker) writes its sums to a file of its own."""
+def _write() -> None:
+    """Each pytest process (each xdist worker) keeps its sums in a file of its own, written
+    again after every test: a run stopped half-way still shows where its time went."""
     folder = os.environ.get(FOLDER)
     if folder and _sums:
         name = os.environ.get("PYTEST_XDIST_WORKER", "main")
-        Path(folder, f"{name}.json").write_text(json.dumps(_sums), encoding="utf-8")
+        part = Path(folder, f"{name}.part")
+        part.write_text(json.dumps(_sums), encoding="utf-8")
+        part.replace(part.with_suffix(".json"))
 
 
 def collect(folder: Path) -> dict[str, list[float]]:
@@ -82,9 +86,15 @@ def main(argv: list[str] | None = None) -> int:
                              "0: no xdist)")
     parser.add_argument("--top", type=int, default=25, help="files listed (default 25)")
     parser.add_argument("--json", action="store_true", help="print the numbers as JSON")
+    parser.add_argument("--keep", metavar="FOLDER",
+                        help="keep each process's sums in FOLDER (read it while the run goes on)")
     parser.add_argument("pytest_args", nargs="*", help="more options for pytest (after --)")
     args = parser.parse_args(argv)
-    with tempfile.TemporaryDirectory(prefix="suite-clock-") as folder:
+    with tempfile.TemporaryDirectory(prefix="suite-clock-") as temporary:
+        folder = args.keep or temporary
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        for old in Path(folder).glob("*.json"):  # a former run's
+            old.unlink()
         env = dict(os.environ, **{FOLDER: folder})
         env["PYTHONPATH"] = os.pathsep.join(
             p for p in (str(ROOT / "bench"), env.get("PYTHONPATH", "")) if p)
