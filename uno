@@ -91,8 +91,13 @@ test)
     # shellcheck disable=SC2086  # a list of paths without spaces
     .venv/bin/ruff check $lint
     .venv/bin/mypy  # files and strictness: [tool.mypy] in pyproject.toml
-    if .venv/bin/python -c 'import xdist' 2>/dev/null; then set -- -n auto "$@"; fi
-    exec .venv/bin/python -m pytest "$@"
+    # One pytest process per core this process may use (pytest-xdist; each test goes to the
+    # first process free), the 15 slowest tests listed at the end (docs/testing.md). Options
+    # given after `./uno test` come later and win: `-n 0` runs it all in one process.
+    if .venv/bin/python -c 'import xdist' 2>/dev/null; then
+        set -- -n "$(nproc 2>/dev/null || echo 1)" --dist worksteal "$@"
+    fi
+    exec .venv/bin/python -m pytest --durations=15 "$@"
     ;;
 install)
     exec sh scripts/install-pi.sh "$@"

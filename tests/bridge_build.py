@@ -7,19 +7,18 @@ from pathlib import Path
 
 from sim.hardware.avr_board import FIRMWARE_DIR
 
-CODEC_CLI = FIRMWARE_DIR / "build" / "codec_cli"
 
-
-def build_codec_cli() -> Path:
-    """The firmware's C codec compiled for this machine, behind a line-based driver."""
-    CODEC_CLI.parent.mkdir(parents=True, exist_ok=True)
+def build_codec_cli(folder: Path) -> Path:
+    """The firmware's C codec compiled for this machine, behind a line-based driver, into
+    ``folder`` (the caller's own: test processes running side by side never share a binary)."""
+    binary = folder / "codec_cli"
     sources = [FIRMWARE_DIR / "host" / "codec_cli.c", FIRMWARE_DIR / "codec.c"]
     subprocess.run(
-        ["gcc", "-std=c99", "-O2", "-Wall", "-Wextra", "-Werror", "-o", str(CODEC_CLI),
+        ["gcc", "-std=c99", "-O2", "-Wall", "-Wextra", "-Werror", "-o", str(binary),
          *map(str, sources)],
         check=True,
     )
-    return CODEC_CLI
+    return binary
 
 
 def run_codec_cli(binary: Path, lines: list[str]) -> list[str]:

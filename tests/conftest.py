@@ -3,8 +3,17 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+# Property tests are judged by what they find, never by how fast: no deadline per example and
+# no health check for slow generation, which a busy machine (the suite's own parallel workers,
+# other work beside them) would otherwise fail. A test's own @settings still wins where it
+# says more. docs/testing.md.
+settings.register_profile(
+    "suite", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("suite")
 
 
 @pytest.fixture(autouse=True)

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-REAL_TOOLS = ("sh", "dirname", "grep", "touch", "env", "cp", "chmod", "mkdir")
+REAL_TOOLS = ("sh", "dirname", "grep", "touch", "env", "cp", "chmod", "mkdir", "nproc")
 
 FAKE_DPKG = r"""#!/bin/sh
 [ "$1" = -s ] || exit 2
@@ -42,12 +42,13 @@ FAKE_ID = """#!/bin/sh
 echo "$FAKE_UID"
 """
 # The interpreter: a version check passes; -m venv makes .venv/bin/python, a copy of itself;
-# -m pip install puts the programs of what it installs beside it.
+# -m pip install puts the programs of what it installs beside it; pytest-xdist is there when
+# FAKE_XDIST is set.
 FAKE_PYTHON = r"""#!/bin/sh
 here=$(dirname "$0")
 echo "python $*" >> "$STATE/log"
 case $1 in
--c) case $2 in *xdist*) exit 1 ;; esac; exit 0 ;;
+-c) case $2 in *xdist*) [ -n "${FAKE_XDIST:-}" ] || exit 1 ;; esac; exit 0 ;;
 -m)
     case $2 in
     venv) mkdir -p "$3/bin"; cp "$0" "$3/bin/python" ;;
@@ -187,14 +188,28 @@ def test_the_tests_install_everything_then_lint_typecheck_and_run_pytest(
     assert "python -m pip install --quiet --disable-pip-version-check -e .[test]" in log
     checks = [line.strip() for line in log if line.split()[0] in ("ruff", "mypy")
               or line.startswith("python -m pytest")]
-    assert checks == ["ruff check", "mypy", "python -m pytest -x"]
+    assert checks == ["ruff check", "mypy", "python -m pytest --durations=15 -x"]
+
+
+def test_the_tests_run_in_a_process_per_core_and_options_given_come_last(
+    tmp_path: Path,
+) -> None:
+    """With pytest-xdist (the test extra has it) one worker per core this machine gives the
+    command; an option after ``./uno test`` (``-n 0``: one process) comes after and wins."""
+    machine = Machine(tmp_path, installed=tuple(package_set("test")))
+    machine.env["FAKE_XDIST"] = "1"
+    done = machine.run("./uno test -n 0")
+    assert done.returncode == 0, done.stderr
+    cores = len(os.sched_getaffinity(0))
+    assert machine.log()[-1] == (
+        f"python -m pytest --durations=15 -n {cores} --dist worksteal -n 0")
 
 
 def test_ci_runs_the_readme_test_command(tmp_path: Path) -> None:
     machine = Machine(tmp_path, installed=tuple(package_set("test")))
     done = machine.run(".ci/run")
     assert done.returncode == 0, done.stderr
-    assert machine.log()[-1] == "python -m pytest"
+    assert machine.log()[-1] == "python -m pytest --durations=15"
 
 
 def test_without_root_or_sudo_it_says_exactly_what_to_install(tmp_path: Path) -> None:

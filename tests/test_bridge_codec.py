@@ -44,8 +44,8 @@ STREAM_FRAMES = [GOLDEN[2], GOLDEN[5], GOLDEN[1]]
 
 
 @pytest.fixture(scope="module")
-def codec_cli() -> Path:
-    return build_codec_cli()
+def codec_cli(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_codec_cli(tmp_path_factory.mktemp("codec"))
 
 
 def test_crc_is_ccitt_false() -> None:

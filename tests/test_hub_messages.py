@@ -260,7 +260,7 @@ def test_arbitrary_json_on_every_topic_the_hub_reads_never_stops_it(tmp_path: Pa
     hub = make_hub(tmp_path)
 
     @settings(max_examples=300, deadline=None,
-              suppress_health_check=[HealthCheck.function_scoped_fixture])
+              suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
     @given(topic=st.sampled_from(TOPICS), data=JSON | st.binary(max_size=40),
            key=st.sampled_from(KEYS), value=JSON, rnd=st.integers(1, 50))
     def check(topic: str, data: Any, key: str, value: Any, rnd: int) -> None:

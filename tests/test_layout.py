@@ -8,6 +8,7 @@ function counts as much as one at the top of a module: a lazy import is still a 
 from __future__ import annotations
 
 import ast
+import functools
 import subprocess
 import sys
 import textwrap
@@ -59,9 +60,15 @@ class Import:
         self.module, self.names, self.line, self.in_function = module, names, line, in_function
 
 
+@functools.cache  # each test here reads every source: each is parsed once
+def parsed(path: Path) -> ast.Module:
+    """The syntax tree of ``path`` (never changed by the walks below)."""
+    return ast.parse(path.read_text(encoding="utf-8"), str(path))
+
+
 def imports(path: Path) -> Iterator[Import]:
     """Every import of ``path``, its line, and whether it sits inside a function."""
-    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    tree = parsed(path)
 
     def walk(node: ast.AST, in_function: bool) -> Iterator[Import]:
         for child in ast.iter_child_nodes(node):
@@ -208,12 +215,13 @@ def input_names() -> frozenset[str]:
     raise AssertionError("table/inputs/__init__.py has no __all__")
 
 
-def defined(module: str) -> set[str]:
+@functools.cache  # asked once for every import of the module, in every file
+def defined(module: str) -> frozenset[str]:
     """The names a module of the repository defines itself, at its top level."""
     base = ROOT.joinpath(*module.split("."))
     path = base / "__init__.py" if base.is_dir() else base.with_suffix(".py")
     if not path.is_file():
-        return set()
+        return frozenset()
     found: set[str] = set()
     for node in ast.parse(path.read_text(encoding="utf-8")).body:
         if isinstance(node, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
@@ -221,7 +229,7 @@ def defined(module: str) -> set[str]:
         elif isinstance(node, ast.Assign | ast.AnnAssign):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             found |= {t.id for t in targets if isinstance(t, ast.Name)}
-    return found
+    return frozenset(found)
 
 
 def test_the_inputs_are_imported_from_their_one_home() -> None:

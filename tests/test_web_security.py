@@ -181,7 +181,7 @@ HEADER_VALUE = st.binary(max_size=30).filter(lambda b: b"\r" not in b and b"\n" 
 
 
 @settings(max_examples=60, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture])
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(name=st.sampled_from([b"Last-Event-ID", b"Content-Length", b"Content-Type", b"Cookie",
                              b"X-Api-Key", b"Origin", b"Host"]),
        value=HEADER_VALUE,

@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import fcntl
 import os
 import queue
 import shutil
 import subprocess
 import sys
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 from types import TracebackType
 
@@ -55,6 +57,23 @@ def _run(cmd: list[str], what: str) -> str:
     return proc.stdout
 
 
+@contextlib.contextmanager
+def _one_build_at_a_time() -> Iterator[None]:
+    """Holds a lock beside the board's build while the firmware or the board program is made:
+    processes that build at the same moment (the test suite's parallel workers, a benchmark
+    beside them) wait for each other instead of writing the same files at once."""
+    lock = SIM_DIR / "build" / "build.lock"
+    try:
+        lock.parent.mkdir(parents=True, exist_ok=True)
+        held = lock.open("a")
+    except OSError:  # a read-only install: nothing else builds here either
+        yield
+        return
+    with held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        yield
+
+
 def build_firmware(turn_fields: int = 0, gain: int = 33, misses: int = 3) -> Path:
     """Build the firmware ELF (make decides what is out of date); returns its path. With
     ``turn_fields`` (a bit a reader), a build whose readers of those bits switch their fields
@@ -62,18 +81,25 @@ def build_firmware(turn_fields: int = 0, gain: int = 33, misses: int = 3) -> Pat
     receiver gain or removal count; each such build in a build folder of its own."""
     make = ["make", "--no-print-directory", "-s", "-C", str(FIRMWARE_DIR)]
     if (turn_fields, gain, misses) == (0, 33, 3):
-        _run(make, "firmware build")
+        with _one_build_at_a_time():
+            _run(make, "firmware build")
         return FIRMWARE_ELF
     build = f"build-turn{turn_fields:02X}"
     if (gain, misses) != (33, 3):
         build += f"-gain{gain}-misses{misses}"
-    _run([*make, f"BUILD={build}", f"TURN_FIELDS=0x{turn_fields:02X}", f"GAIN={gain}",
-          f"MISSES={misses}"], "firmware build")
+    with _one_build_at_a_time():
+        _run([*make, f"BUILD={build}", f"TURN_FIELDS=0x{turn_fields:02X}", f"GAIN={gain}",
+              f"MISSES={misses}"], "firmware build")
     return FIRMWARE_DIR / build / "bridge.elf"
 
 
 def build_board() -> Path:
     """Compile the board program when its source is newer than the binary."""
+    with _one_build_at_a_time():
+        return _build_board()
+
+
+def _build_board() -> Path:
     newest = max(BOARD_SOURCE.stat().st_mtime, (FIRMWARE_DIR / "pins.h").stat().st_mtime)
     if BOARD_BINARY.exists() and BOARD_BINARY.stat().st_mtime >= newest:
         return BOARD_BINARY
