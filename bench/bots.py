@@ -1,7 +1,7 @@
 """The bots head to head, the expert's time per decision, and the demo's speed.
 
     python bench/bots.py [--rounds 4000] [--budget N] [--seed 1] [--timing 400] [--demos 0]
-                         [--only NAME,...] [--json]
+                         [--only NAME,...] [--selfplay 20] [--pi] [--json]
 
 1. Head to head on the pure engine, official rules, ``--rounds`` rounds each (the seats taking
    turns: each bot sits in each seat as often), a 95% Wilson interval on the win rate of the
@@ -17,7 +17,11 @@
 2. ``timing``: the expert's time per decision at its default budget in CPU time, p50 and p95,
    over every decision with more than one action open and over those it searched (``--timing``
    of them), in 2-player rounds against the heuristic bot, and its playouts per second while
-   searching; and rounds per second of expert self-play (2 players).
+   searching; and rounds per second of expert self-play (2 players, ``--selfplay`` rounds).
+   Each decision's wall clock too, p50 and p95, beside the load average: the figure to read
+   with ``--pi``, which runs the whole bench again as a child on bench/pi.py's budget (one core,
+   a quarter of it, 400 MB; cgroup v1, as root), where a decision's wall clock is what a table
+   on a Pi Zero 2 W waits for it, as the taps of bench/pi.py are.
 3. ``--demos`` fast demo matches (three heuristic bots) through the referee's loop, without and
    with every fault injected: seconds per match (0: skipped; not with ``--json``).
 """
@@ -26,8 +30,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
+import subprocess
+import sys
 import time
+from pathlib import Path
 from typing import Any
 
 from sim.players.arena import ArenaStats, bot_selfplay, wilson
@@ -57,20 +65,22 @@ def head_to_head(first: str, other: str, players: int, rounds: int, seed: int) -
             "capped": capped, "seconds": round(took, 1)}
 
 
-def timing(decisions: int, seed: int) -> dict[str, Any]:
+def timing(decisions: int, seed: int, selfplay_rounds: int = 20) -> dict[str, Any]:
     """The expert's time per searched decision at its default budget, and self-play speed."""
     expert = ExpertBot(seat_rng(seed, 0))
     times: list[float] = []
+    walls: list[float] = []
     searched: list[float] = []
     act = expert.act
 
     def timed(view: SeatView) -> Any:
         before = expert.search.playouts
-        begin = time.process_time()  # this process's CPU time: what the machine's load
-        action = act(view)  # disturbs least (the search runs in one thread)
-        took = time.process_time() - begin
+        begin, start = time.process_time(), time.perf_counter()  # this process's CPU time:
+        action = act(view)  # what the load disturbs least (the search runs in one thread)
+        took, wall = time.process_time() - begin, time.perf_counter() - start
         if len(set(view.legal)) > 1:
             times.append(took)
+            walls.append(wall)
         if expert.search.playouts > before:
             searched.append(took)
         return action
@@ -88,18 +98,44 @@ def timing(decisions: int, seed: int) -> dict[str, Any]:
         s, _ = new_game(options, table.names, table.dealer(), table.deal())
         arena.play_bot_round(table, s, [expert, heuristic], stats)  # type: ignore[list-item]
     ms = sorted(t * 1000 for t in times)
+    wall_ms = sorted(t * 1000 for t in walls)
     hard = sorted(t * 1000 for t in searched) or [0.0]
     playouts_per_s = expert.search.playouts / max(sum(searched), 1e-9)
     begin = time.process_time()
-    selfplay = bot_selfplay(["expert", "expert"], 20, seed)
+    selfplay = bot_selfplay(["expert", "expert"], selfplay_rounds, seed) if selfplay_rounds \
+        else None
     took = time.process_time() - begin
     return {"budget": DEFAULT_ITERATIONS, "decisions": len(ms),
             "p50_ms": round(statistics.median(ms), 1),
             "p95_ms": round(ms[int(0.95 * (len(ms) - 1))], 1),
+            "wall_p50_ms": round(statistics.median(wall_ms), 1),
+            "wall_p95_ms": round(wall_ms[int(0.95 * (len(wall_ms) - 1))], 1),
+            "load_average": os.getloadavg()[0],
             "searched": len(searched), "searched_p50_ms": round(statistics.median(hard), 1),
             "searched_p95_ms": round(hard[int(0.95 * (len(hard) - 1))], 1),
             "playouts_per_s": round(playouts_per_s),
-            "expert_selfplay_rounds_per_s": round(selfplay.rounds / took, 2)}
+            "expert_selfplay_rounds_per_s": round(selfplay.rounds / took, 2) if selfplay
+            else None}
+
+
+_IN_BUDGET = "UNO_TABLE_BENCH_ON_PI_BUDGET"
+
+
+def on_pi_budget() -> int:
+    """Run this bench again as a child on bench/pi.py's budget (its ``Budget``: one core by
+    affinity, a quarter of it by the cgroup v1 cpu controller, 400 MB); what it could not set
+    is said on stderr."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from pi import Budget  # bench/pi.py
+
+    budget = Budget(f"uno-table-bots-bench-{os.getpid()}")
+    print("budget: " + "; ".join(budget.by), file=sys.stderr, flush=True)
+    try:
+        done = subprocess.run([sys.executable, *sys.argv], check=False,
+                              env={**os.environ, _IN_BUDGET: "1"}, preexec_fn=budget.enter)
+    finally:
+        budget.remove()
+    return done.returncode
 
 
 def demos(count: int, seed: int) -> None:
@@ -137,10 +173,17 @@ def main() -> None:
                     help=f"the expert's playouts a decision (default {DEFAULT_ITERATIONS})")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--timing", type=int, default=400, help="decisions timed (0: skip)")
+    ap.add_argument("--selfplay", type=int, default=20,
+                    help="rounds of expert self-play timed after the decisions (0: none)")
     ap.add_argument("--demos", type=int, default=0)
     ap.add_argument("--only", default="", help="head-to-heads to run, by name (default all)")
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--pi", action="store_true",
+                    help="run on bench/pi.py's budget (one core, a quarter of it, 400 MB: "
+                         "cgroup v1, as root); the timing's wall clock is then the figure")
     args = ap.parse_args()
+    if args.pi and not os.environ.get(_IN_BUDGET):
+        sys.exit(on_pi_budget())
     expert = "expert" if args.budget == DEFAULT_ITERATIONS else f"expert:{args.budget}"
     duels = {
         "expert-heuristic": (expert, "heuristic", 2),
@@ -172,12 +215,14 @@ def main() -> None:
                   f"{result['ci95'][1]:.1%}), capped {result['capped']}, "
                   f"{result['seconds']} s{verdict}", flush=True)
     if args.timing:
-        out["timing"] = timing(args.timing, args.seed)
+        out["timing"] = timing(args.timing, args.seed, args.selfplay)
         if not args.json:
             t = out["timing"]
             print(f"expert at {t['budget']} playouts: {t['decisions']} decisions, p50 "
                   f"{t['p50_ms']} ms, p95 {t['p95_ms']} ms; {t['searched']} searched: p50 "
-                  f"{t['searched_p50_ms']} ms, p95 {t['searched_p95_ms']} ms; "
+                  f"{t['searched_p50_ms']} ms, p95 {t['searched_p95_ms']} ms; wall clock "
+                  f"p50 {t['wall_p50_ms']} ms, p95 {t['wall_p95_ms']} ms (load average "
+                  f"{t['load_average']:.1f}); "
                   f"{t['playouts_per_s']} playouts/s "
                   "while searching; expert self-play "
                   f"{t['expert_selfplay_rounds_per_s']} rounds/s", flush=True)

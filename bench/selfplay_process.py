@@ -2,16 +2,19 @@
 as a whole process: what the command costs on top of the engine.
 
     python bench/selfplay_process.py [--rounds 2000] [--players 2 4] [--repeat 7] [--seed 1]
-                                     [--json]
+                                     [--rlcard] [--json]
 
-Each repetition starts two new Python processes, the sides taking turns to go first: the
-engine's timed loop (``bench/engine_run.py``, as ``bench/engine.py --clock process`` runs it)
-and ``uno-table selfplay --policy play-first`` with the same rounds, seed and players (the same
-games: both print their action count, which must agree), started as the console script starts
-it. Each is timed by the wall clock and by its CPU time (user and system, from the kernel's
-accounting of the child), which a loaded machine disturbs less; the medians are reported and
-the overhead is the command's median over the loop's, less one. ``--study`` also times
-``uno-table study`` (two presets, one process) against the same rounds of the loop.
+Each repetition starts two new Python processes (three with ``--rlcard``), the sides taking
+turns to go first: the engine's timed loop (``bench/engine_run.py``, as ``bench/engine.py
+--clock process`` runs it) and ``uno-table selfplay --policy play-first`` with the same rounds,
+seed and players (the same games: both print their action count, which must agree), started as
+the console script starts it. Each is timed by the wall clock and by its CPU time (user and
+system, from the kernel's accounting of the child), which a loaded machine disturbs less; the
+medians are reported and the overhead is the command's median over the loop's, less one.
+``--rlcard`` adds a third process, RLCard's raw game (``bench/rlcard_driver.py``, as
+``bench/engine.py --clock process`` runs it: a uniformly random legal action, the same way of
+playing as ``play-first``) playing the same number of rounds at the same player count, and
+gives ``selfplay``'s speed as a multiple of RLCard's (RLCard's time over ours), by each clock.
 """
 
 from __future__ import annotations
@@ -59,13 +62,22 @@ def timed(command: list[str]) -> tuple[float, float, str]:
     return wall, cpu, done.stdout
 
 
+def _rlcard(players: int, rounds: int, seed: int) -> list[str]:
+    program = (f"import sys; sys.path[:0] = [{str(ROOT / 'bench')!r}]; "
+               "from rlcard_driver import run_rlcard as run; "
+               f"print(int(run({players}, {rounds}, {seed})['turns']))")
+    return [sys.executable, "-c", program]
+
+
 def compare(name: str, command: list[str], loop: list[str], repeat: int,
-            actions: Any = None) -> dict[str, Any]:
-    """``command`` against ``loop``, ``repeat`` times each, taking turns to go first."""
-    runs: dict[str, list[tuple[float, float]]] = {"loop": [], name: []}
+            actions: Any = None, others: dict[str, list[str]] | None = None) -> dict[str, Any]:
+    """``command`` against ``loop`` (and ``others``), ``repeat`` times each, taking turns to go
+    first (the order rotated each repetition)."""
+    order = [("loop", loop), (name, command), *(others or {}).items()]
+    runs: dict[str, list[tuple[float, float]]] = {side: [] for side, _ in order}
     for i in range(repeat):
-        order = [("loop", loop), (name, command)]
-        for side, argv in order if i % 2 == 0 else order[::-1]:
+        shift = i % len(order)
+        for side, argv in order[shift:] + order[:shift]:
             wall, cpu, out = timed(argv)
             runs[side].append((wall, cpu))
             if actions is not None:
@@ -77,6 +89,9 @@ def compare(name: str, command: list[str], loop: list[str], repeat: int,
                      "cpu_runs": [round(c, 3) for _, c in values]}
     for clock in ("wall_s", "cpu_s"):
         out[f"overhead_{clock[:-2]}"] = round(out[name][clock] / out["loop"][clock] - 1, 3)
+        for other in others or {}:  # how many times as fast as ``other``: its time over ours
+            out[f"{name}_vs_{other}_{clock[:-2]}"] = round(
+                out[other][clock] / out[name][clock], 2)
     return out
 
 
@@ -86,6 +101,9 @@ def main() -> None:
     ap.add_argument("--players", type=int, nargs="+", default=[2, 4])
     ap.add_argument("--repeat", type=int, default=7)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--rlcard", action="store_true",
+                    help="also time RLCard's raw game (bench/rlcard_driver.py) as a process "
+                         "playing the same number of rounds: selfplay's speed against it")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     result: dict[str, Any] = {"rounds": args.rounds, "repeat": args.repeat}
@@ -93,12 +111,13 @@ def main() -> None:
         seen: dict[str, int] = {}
 
         def actions(side: str, out: str, seen: dict[str, int] = seen) -> None:
-            text = out.split()[0] if side == "loop" else str(json.loads(out)["actions"])
+            text = str(json.loads(out)["actions"]) if side == "selfplay" else out.split()[0]
             seen[side] = int(text)
 
         loop = _loop(players, args.rounds, args.seed)
+        others = {"rlcard": _rlcard(players, args.rounds, args.seed)} if args.rlcard else None
         row = compare("selfplay", _selfplay(players, args.rounds, args.seed), loop, args.repeat,
-                      actions)
+                      actions, others)
         if seen["loop"] != seen["selfplay"]:
             raise SystemExit(f"not the same games: {seen}")
         result[f"selfplay_{players}p"] = row
@@ -108,6 +127,10 @@ def main() -> None:
                   f"selfplay {row['selfplay']['wall_s']} s / {row['selfplay']['cpu_s']} s: "
                   f"overhead {row['overhead_wall']:+.1%} wall, {row['overhead_cpu']:+.1%} CPU "
                   f"(target under {TARGET:.0%})", flush=True)
+            if args.rlcard:
+                print(f"  RLCard {row['rlcard']['wall_s']} s wall / {row['rlcard']['cpu_s']} s "
+                      f"CPU: selfplay {row['selfplay_vs_rlcard_wall']}x RLCard's speed by the "
+                      f"wall clock, {row['selfplay_vs_rlcard_cpu']}x by CPU time", flush=True)
     if args.json:
         print(json.dumps(result, indent=2))
 

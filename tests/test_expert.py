@@ -3,6 +3,7 @@ every preset, and plays the same games for the same seed; mix follows MixBot's p
 
 from __future__ import annotations
 
+import hashlib
 import json
 import random
 import subprocess
@@ -32,6 +33,8 @@ from table.rules import (
 
 RED = Color.RED
 FEW = 12  # playouts a decision in these tests: the search's paths, not its strength
+# The expert's decisions in fixed rounds (test_the_expert_decides_as_pinned): 2 and 4 players.
+PIN_2, PIN_4 = "798fdf84ff90040c", "a619f879d1d2d16f"
 
 
 def _position(preset: str, seed: int, steps: int) -> State | None:
@@ -321,3 +324,36 @@ def test_a_chain_that_goes_out_takes_no_wild_draw_four_a_challenge_would_catch()
     assert chain_out(parse_cards(["RS", "W+4", "R1"]), two) is None
     four = Seen(RED, "5", make_options("official"), 4, False)
     assert chain_out(parse_cards(["RS", "W+4", "B1"]), four) is None
+
+
+def _expert_decisions(players: int, rounds: int, seed: int) -> str:
+    """A digest of every action the expert (its full budget) takes in ``rounds`` seeded rounds
+    against the heuristic bot."""
+    from sim.players.arena import ArenaStats, play_bot_round
+    from sim.players.bots import seat_rng
+
+    options = make_options("official")
+    taken: list[str] = []
+    for r in range(rounds):
+        expert = ExpertBot(seat_rng(seed + r, 0))
+        act = expert.act
+
+        def recorded(view: object, act: object = act) -> object:
+            action = act(view)  # type: ignore[operator]
+            taken.append(repr(action))
+            return action
+
+        expert.act = recorded  # type: ignore[method-assign, assignment]
+        others = [make_bot("heuristic", seat_rng(seed + r, i)) for i in range(1, players)]
+        table = RandomTable(options, players, seed + r)
+        s, _ = new_game(options, table.names, table.dealer(), table.deal())
+        play_bot_round(table, s, [expert, *others], ArenaStats(["expert"] * players))
+    return hashlib.sha256("\n".join(taken).encode()).hexdigest()[:16]
+
+
+def test_the_expert_decides_as_pinned() -> None:
+    """The expert's decisions in fixed rounds, pinned: a change made for speed (the search, its
+    playouts, the particle filter, the heuristic model) must leave every decision as it was
+    (docs/performance.md, the expert's time per decision)."""
+    assert _expert_decisions(2, 3, 1) == PIN_2
+    assert _expert_decisions(4, 1, 1) == PIN_4

@@ -29,7 +29,7 @@ def test_the_particles_follow_the_likelihood() -> None:
     def has_wild(world: State) -> bool:
         return any(c.is_wild for c in world.hands[1].known)
 
-    search.likelihood = lambda world: 20.0 if has_wild(world) else 1.0
+    search.likelihood = lambda hands: 20.0 if any(c.is_wild for c in hands[1]) else 1.0
     particles = search._particles(info, 400)
     assert len(particles) == 400
     share = sum(map(has_wild, particles)) / len(particles)
@@ -51,6 +51,7 @@ def test_the_expert_weighs_a_world_by_the_opponents_answers() -> None:
     likelihood = view_bot._likelihood(seat_view(s, 0))
     assert likelihood is not None
     held = s.copy()
-    assert likelihood(held) == expert.SLIP  # the real hand: R+2 would have been the answer
-    held.hands[1].known = parse_cards(["Y5", "Y6", "G3"])
-    assert likelihood(held) == 1.0 - expert.SLIP
+    hands = [h.known for h in held.hands]
+    assert likelihood(hands) == expert.SLIP  # the real hand: R+2 would have been the answer
+    hands[1] = list(parse_cards(["Y5", "Y6", "G3"]))
+    assert likelihood(hands) == 1.0 - expert.SLIP

@@ -24,7 +24,7 @@ does, which measured better there).
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from sim.players.bots import HeuristicBot, SeatView
@@ -237,19 +237,20 @@ class ExpertBot:
         return lambda world: all(a.fits([*world.hands[opp].known, *later], options)
                                  for a, later in answers)
 
-    def _likelihood(self, view: SeatView) -> Callable[[State], float] | None:
-        """How likely a world makes the opponent's answers since it last drew, under the
-        heuristic player's model of it (:meth:`Answer.fits`): each answer it would have made
-        counts ``1 - SLIP``, each it would not have ``SLIP`` (a model is never sure: a bluff,
-        a colour named on a tie). Only the opponent's hand in the world is read: a world the
-        search dealt, never the real table."""
+    def _likelihood(self, view: SeatView) -> Callable[[Sequence[Sequence[Card]]], float] | None:
+        """How likely a world's hands (each seat's cards, as the search dealt them) make the
+        opponent's answers since it last drew, under the heuristic player's model of it
+        (:meth:`Answer.fits`): each answer it would have made counts ``1 - SLIP``, each it
+        would not have ``SLIP`` (a model is never sure: a bluff, a colour named on a tie).
+        Only the opponent's hand in the world is read: a hand the search dealt, never the real
+        table."""
         answers = self.voids.answers
         if not answers or view.options.preset != "official":
             return None
         opp, options = 1 - view.seat, view.options
 
-        def likelihood(world: State) -> float:
-            held = world.hands[opp].known
+        def likelihood(hands: Sequence[Sequence[Card]]) -> float:
+            held = hands[opp]
             odds = 1.0
             for a, later in answers:
                 odds *= 1.0 - SLIP if a.fits([*held, *later], options) else SLIP

@@ -328,11 +328,24 @@ def heuristic_pick(seat: int, hand: Sequence[Card], cards: Sequence[Card], dange
                    ) -> Play | None:
     """The heuristic player's play among the playable ``cards`` of ``hand`` ``on`` a table
     (its colour in force, live rank and options), or ``None`` to draw instead (``can_draw``):
-    the best by :func:`heuristic_rank`, a wild kept while the table is calm; a Wild Draw Four
-    that would be a bluff only when an opponent is close to going out and ``bluff()`` says so
-    (asked then only: by default, never)."""
+    :func:`heuristic_choice`'s card and colour as ``seat``'s play."""
+    choice = heuristic_choice(hand, cards, danger, players, on, can_draw, rng, bluff=bluff)
+    return None if choice is None else Play(seat, (choice[0],), choice[1])
+
+
+def heuristic_choice(hand: Sequence[Card], cards: Sequence[Card], danger: bool, players: int,
+                     on: tuple[Color | None, str | None, Options], can_draw: bool,
+                     rng: random.Random, *, bluff: Callable[[], bool] = lambda: False
+                     ) -> tuple[Card, Color | None] | None:
+    """The card the heuristic player plays among the playable ``cards`` of ``hand`` ``on`` a
+    table (its colour in force, live rank and options), and the colour it names for a wild, or
+    ``None`` to draw instead (``can_draw``): the best by :func:`heuristic_rank`, a wild kept
+    while the table is calm; a Wild Draw Four that would be a bluff only when an opponent is
+    close to going out and ``bluff()`` says so (asked then only: by default, never)."""
+    if len(cards) == 1 and not cards[0].is_wild:
+        return cards[0], None  # the best of one coloured card: no ranking to do
     color, live_rank, options = on
-    held = {c: 0 for c in COLORS}
+    held = dict.fromkeys(COLORS, 0)
     for card in hand:
         if card.color is not None:
             held[card.color] += 1
@@ -344,25 +357,39 @@ def heuristic_pick(seat: int, hand: Sequence[Card], cards: Sequence[Card], dange
         rest.remove(card)
         return wd4_guilty(rest, color, live_rank, options.wild_draw_four)
 
-    def rank(card: Card) -> float:
-        return heuristic_rank(card, held, danger, players, bluffing)
-
-    ordered = sorted(set(cards), key=lambda c: c.code)
-    best = max(ordered, key=rank)
+    ordered = sorted(set(cards), key=_code) if len(cards) > 1 else cards
+    best, value = _best(ordered, held, danger, players, bluffing)
     if best.is_wild:
-        if rank(best) <= -1000.0 and not (danger and bluff()):
+        if value <= -1000.0 and not (danger and bluff()):
             others = [c for c in ordered if c.rank != WILD_DRAW_FOUR]
             if not others:
                 return None
-            best = max(others, key=rank)
+            best, value = _best(others, held, danger, players, bluffing)
         wild_ok = danger or len(hand) <= 3 or all(c.is_wild for c in hand)
         if best.is_wild and not wild_ok and can_draw:
             return None  # keep the wild for later: draw instead
         if best.is_wild:
             rest = list(hand)
             rest.remove(best)
-            return Play(seat, (best,), heuristic_color(rest, rng))
-    return Play(seat, (best,), None)
+            return best, heuristic_color(rest, rng)
+    return best, None
+
+
+def _code(card: Card) -> str:
+    return card.code
+
+
+def _best(cards: Sequence[Card], held: Mapping[Color, int], danger: bool, players: int,
+          bluffing: Callable[[Card], bool]) -> tuple[Card, float]:
+    """The first of ``cards`` that :func:`heuristic_rank` ranks highest (as ``max`` picks),
+    and its rank."""
+    best = cards[0]
+    value = heuristic_rank(best, held, danger, players, bluffing)
+    for card in cards[1:]:
+        rank = heuristic_rank(card, held, danger, players, bluffing)
+        if rank > value:
+            best, value = card, rank
+    return best, value
 
 
 class Heuristic:
@@ -404,14 +431,22 @@ class Heuristic:
             return fallback if fallback is not None else first
         if call is not None:
             return call  # UNO first, when a card plays
-        counts = [len(h) for h in s.hands]
-        danger = min((c for i, c in enumerate(counts) if i != seat and c > 0), default=99) <= 2
+        danger = False  # an opponent close to going out: 1 or 2 cards
+        for i, h in enumerate(s.hands):
+            if i != seat and 0 < len(h) <= 2:
+                danger = True
+                break
         cards = [p.cards[0] for p in plays]
         on = (s.color, s.live_rank, s.options)
-        play = heuristic_pick(seat, hand, cards, danger, len(counts), on, can_draw, self.rng)
-        if play is None:
+        choice = heuristic_choice(hand, cards, danger, len(s.hands), on, can_draw, self.rng)
+        if choice is None:
             return fallback  # type: ignore[return-value]
-        return play if play in acts else Greedy(self.rng).act(s, acts)
+        card, naming = choice
+        for p in plays:  # the listed play of that card alone (cards compare by identity)
+            if p.cards[0] is card and p.color is naming and len(p.cards) == 1 \
+                    and p.player == seat:
+                return p
+        return Greedy(self.rng).act(s, acts)
 
     def react(self, s: State, acts: Sequence[Action]) -> Action | None:
         """A Don, a catch, or its own late UNO call."""

@@ -41,8 +41,9 @@ from typing import Final
 
 from table.analysis.policies import Greedy, Policy
 from table.analysis.selfplay import RandomTable, shuffle
-from table.cards import Color
+from table.cards import Card, Color
 from table.rules import Action, CallUno, Catch, Don, Phase, State, apply_legal
+from table.rules.legal import legal_actions, out_of_turn_actions
 
 DEFAULT_ITERATIONS: Final = 120  # playouts per decision at full budget (the ``hard`` level)
 POLICY_ITERATIONS: Final = 40  # playouts per decision of the ``expert`` self-play policy
@@ -76,32 +77,58 @@ def information_set(s: State, seat: int) -> State:
 
 
 def determinise(info: State, rng: random.Random,
-                lacks: Mapping[int, tuple[frozenset[Color], int]] | None = None) -> State:
+                lacks: Mapping[int, tuple[frozenset[Color], int]] | None = None,
+                pool: Sequence[Card] | None = None) -> State:
     """One world consistent with ``info``: the unknown pool dealt at random into the hands'
     unknown places, the rest as the draw pile; a challenged hand is its owner's. ``lacks``:
     seats known to hold no coloured card of some colours, but for a number of cards drawn since
     (what a seat saw it draw for: see ``sim.players.expert``); dealt first, accordingly, when
-    the pool allows."""
-    s = info.copy()
-    pool = [card for card, n in info.unknown_pool().items() for _ in range(n)]
-    shuffle(rng, pool)
+    the pool allows. ``pool``: :func:`unknown_cards` of ``info``, when the caller has it."""
+    return world(info, deal(info, rng, lacks, pool))
+
+
+def unknown_cards(info: State) -> list[Card]:
+    """The unknown pool of ``info`` as a list, one entry per copy, in a repeatable order."""
+    return [card for card, n in info.unknown_pool().items() for _ in range(n)]
+
+
+def deal(info: State, rng: random.Random,
+         lacks: Mapping[int, tuple[frozenset[Color], int]] | None = None,
+         pool: Sequence[Card] | None = None) -> tuple[list[list[Card]], list[Card]]:
+    """The chance of :func:`determinise` alone: the cards dealt to each hand's unknown places
+    (appended to the hand's known cards by :func:`world`) and the draw pile, without copying
+    the state (a particle filter deals many worlds and keeps a few)."""
+    cards = unknown_cards(info) if pool is None else list(pool)
+    shuffle(rng, cards)
+    dealt: list[list[Card]] = [[] for _ in info.hands]
+    unknown = [hand.unknown for hand in info.hands]
     for seat, (colors, free) in (lacks or {}).items():
-        hand = s.hands[seat]
-        fits = [i for i, c in enumerate(pool) if c.color not in colors]
+        hand = info.hands[seat]
+        fits = [i for i, c in enumerate(cards) if c.color not in colors]
         need = hand.unknown - free
         if 0 < need <= len(fits) and hand.unknown == len(hand):
             picked = fits[-need:]
-            hand.known += [pool[i] for i in picked]
+            dealt[seat] = [cards[i] for i in picked]
             for i in reversed(picked):
-                del pool[i]
-            hand.unknown = free
-    for hand in s.hands:
-        if hand.unknown:
-            hand.known += pool[-hand.unknown:]
-            del pool[-hand.unknown:]
-            hand.unknown = 0
+                del cards[i]
+            unknown[seat] = free
+    for seat, n in enumerate(unknown):
+        if n:
+            dealt[seat] += cards[-n:]
+            del cards[-n:]
+    return dealt, cards  # whatever is left is the draw pile, in a random order
+
+
+def world(info: State, dealt: tuple[list[list[Card]], list[Card]]) -> State:
+    """The world of ``info`` with the cards of :func:`deal` in its unknown places."""
+    hands, pile = dealt
+    s = info.copy()
+    for hand, cards in zip(s.hands, hands, strict=True):
+        if cards:
+            hand.known += cards
+        hand.unknown = 0
     s.hidden = 0
-    s.pile = pool  # whatever is left is the draw pile, in a random order
+    s.pile = pile.copy()
     s.pile_unknown = 0
     window = s.challenge
     if window is not None and window.hand_unknown:
@@ -138,9 +165,10 @@ class Search:
         self.lacks: Mapping[int, tuple[frozenset[Color], int]] = {}  # see determinise
         # A test a world must pass (what the seat saw the others do), tried ``TRIES`` deals.
         self.accept: Callable[[State], bool] | None = None
-        # Or, softer: how likely a world makes what the seat saw the others do (a model of
-        # them); the worlds are then a particle filter's (:meth:`_particles`).
-        self.likelihood: Callable[[State], float] | None = None
+        # Or, softer: how likely a world's hands (each seat's cards) make what the seat saw
+        # the others do (a model of them); the worlds are then a particle filter's
+        # (:meth:`_particles`).
+        self.likelihood: Callable[[Sequence[Sequence[Card]]], float] | None = None
 
     def _table(self, s: State) -> RandomTable:
         key = (s.options, len(s.players), self.policy)
@@ -152,36 +180,46 @@ class Search:
             self._tables[key] = table
         return table
 
-    def _world(self, info: State) -> State:
-        """A determinised world that passes :attr:`accept` (the last one tried, else)."""
-        world = determinise(info, self.rng, self.lacks)
+    def _world(self, info: State, pool: Sequence[Card] | None = None) -> State:
+        """A determinised world that passes :attr:`accept` (the last one tried, else);
+        ``pool``: :func:`unknown_cards` of ``info``, made once a decision."""
+        world = determinise(info, self.rng, self.lacks, pool)
         accept = self.accept
         if accept is not None:
             for _ in range(TRIES):
                 if accept(world):
                     break
-                world = determinise(info, self.rng, self.lacks)
+                world = determinise(info, self.rng, self.lacks, pool)
         return world
 
-    def _particles(self, info: State, count: int) -> list[State]:
+    def _particles(self, info: State, count: int,
+                   pool: Sequence[Card] | None = None) -> list[State]:
         """``count`` worlds drawn in proportion to :attr:`likelihood`: ``OVERSAMPLE`` times as
-        many dealt at random (:func:`determinise`), each weighted by how likely it makes what
-        the seat saw, then resampled systematically (sampling importance resampling)."""
+        many dealt at random (:func:`deal`), each weighted by how likely its hands make what
+        the seat saw, then resampled systematically (sampling importance resampling). Only the
+        worlds kept are built (:func:`world`), each once however often it is drawn."""
         likelihood = self.likelihood
         assert likelihood is not None
-        proposed = [determinise(info, self.rng, self.lacks) for _ in range(count * OVERSAMPLE)]
-        weights = [likelihood(w) for w in proposed]
+        pool = unknown_cards(info) if pool is None else pool
+        rng, lacks = self.rng, self.lacks
+        known = [hand.known for hand in info.hands]
+        proposed = [deal(info, rng, lacks, pool) for _ in range(count * OVERSAMPLE)]
+        weights = [likelihood([[*k, *d] for k, d in zip(known, hands, strict=True)])
+                   for hands, _ in proposed]
         total = sum(weights)
         if total <= 0.0:
-            return proposed[:count]
+            return [world(info, dealt) for dealt in proposed[:count]]
         out: list[State] = []
         step_size = total / count
-        point = self.rng.random() * step_size
+        point = rng.random() * step_size
         running = 0.0
-        for world, weight in zip(proposed, weights, strict=True):
+        for dealt, weight in zip(proposed, weights, strict=True):
             running += weight
+            built: State | None = None
             while point < running and len(out) < count:
-                out.append(world)
+                if built is None:
+                    built = world(info, dealt)
+                out.append(built)
                 point += step_size
         return out
 
@@ -196,16 +234,19 @@ class Search:
         table = self._table(info)
         deadline = None if self.seconds is None else time.perf_counter() + self.seconds
         worlds = max(2, self.iterations // len(options))
-        particles = self._particles(info, worlds) if self.likelihood is not None else None
+        pool = unknown_cards(info)  # the same for every world of this decision
+        particles = None if self.likelihood is None else self._particles(info, worlds, pool)
+        reseed, bits, depth = self._chance.seed, self.rng.getrandbits, self.depth
         for i in range(worlds):
-            world = self._world(info) if particles is None else particles[i % len(particles)]
-            dice = self.rng.getrandbits(64)
+            dealt = self._world(info, pool) if particles is None else \
+                particles[i % len(particles)]
+            dice = bits(64)
             for k, action in enumerate(options):
-                self._chance.seed(dice)  # common random numbers: the same deals and choices
-                copy = world.copy()
+                reseed(dice)  # common random numbers: the same deals and choices
+                copy = dealt.copy()
                 table.supply_chance(copy)
                 step(table, copy, action)
-                values[k].append(playout(table, copy, seat, self.depth))
+                values[k].append(playout(table, copy, seat, depth))
             self.playouts += len(options)
             if deadline is not None and time.perf_counter() > deadline:
                 break
@@ -221,16 +262,26 @@ class Search:
 def playout(table: RandomTable, s: State, seat: int, depth: int) -> float:
     """Play ``s`` on for at most ``depth`` actions with the table's policy; then what ``seat``
     is worth: 1 for a win, 0 for a loss, otherwise its share of the table's inverse hand
-    sizes (two players holding 2 and 6 cards: 0.75 and 0.25)."""
+    sizes (two players holding 2 and 6 cards: 0.75 and 0.25). Each action is a step of
+    :meth:`RandomTable.choose` and :func:`step`, with the calls bound once (a playout is
+    most of a search's time)."""
+    supply, act, react = table.supply_chance, table.policy.act, table.policy.react
+    legal, late_actions, push, play = legal_actions, out_of_turn_actions, apply_legal, Phase.PLAY
     for _ in range(depth):
-        if s.phase is not Phase.PLAY:
+        if s.phase is not play:
             break
-        table.supply_chance(s)
-        action = table.choose(s)
-        if action is None:  # pragma: no cover - a state in PLAY always has an action
+        supply(s)
+        acts = legal(s)
+        if not acts:  # pragma: no cover - a state in PLAY always has an action
             break
-        step(table, s, action)
-    if s.phase is not Phase.PLAY:
+        push(s, act(s, acts))
+        if s.phase is play:
+            late = late_actions(s)
+            if late:
+                reaction = react(s, late)
+                if reaction is not None:
+                    push(s, reaction)
+    if s.phase is not play:
         return 1.0 if s.winner == seat else 0.0
     inverse = [1.0 / len(h) if len(h) else 1.0 for h in s.hands]
     return inverse[seat] / sum(inverse)
