@@ -140,7 +140,7 @@ class Guest:
             "-nographic", "-no-reboot", "-nodefaults", "-serial", "stdio",
             "-kernel", str(self.image / "vmlinuz"), "-initrd", str(self.image / "initrd.img"),
             "-append", " ".join((*KERNEL_ARGS, *kernel_args)),
-            "-drive", f"file={self.overlay},if=virtio,format=qcow2,cache=unsafe",
+            "-drive", f"file={self.overlay},if=virtio,format=qcow2",
             "-virtfs", f"local,path={ROOT},mount_tag=checkout,security_model=none,readonly=on",
             "-nic", nic,
             "-qmp", f"unix:{self.qmp_path},server=on,wait=off",
@@ -294,7 +294,9 @@ class Guest:
     # The end.
 
     def kill(self) -> None:
-        """Pull the plug: qemu killed, nothing flushed."""
+        """Pull the plug: qemu killed. What the guest flushed is on the disk (qemu's default
+        writeback cache writes its qcow2 tables and syncs the file on each guest flush); what
+        it did not flush may be lost, as in a power cut."""
         if self.proc.poll() is None:
             self.proc.kill()
         self.proc.wait(30)
