@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # run as a script: find its parts
+sys.path.insert(1, str(Path(__file__).resolve().parent.parent))  # and the checkout (sim/)
 
 from guest import ROOT, ApplianceError, Guest, GuestError, free_port
 from guest_image import build_image

@@ -72,7 +72,10 @@ class _JsonSocket:
         self.lock = threading.Lock()
 
     def send(self, message: dict[str, Any]) -> None:
-        self.sock.sendall(json.dumps(message).encode() + b"\n")
+        try:
+            self.sock.sendall(json.dumps(message).encode() + b"\n")
+        except OSError as exc:
+            raise GuestError(f"the socket failed: {exc.strerror}") from None
 
     def receive(self, timeout: float) -> dict[str, Any]:
         """The next whole object, or GuestError after ``timeout`` s."""
@@ -86,6 +89,8 @@ class _JsonSocket:
                 chunk = self.sock.recv(65536)
             except TimeoutError:
                 continue
+            except OSError as exc:
+                raise GuestError(f"the socket failed: {exc.strerror}") from None
             if not chunk:
                 raise GuestError("the socket closed (qemu gone?)")
             self._buffer += chunk
