@@ -26,9 +26,10 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from guest import Guest, GuestError, free_port
+from guest import ApplianceError, Guest, GuestError, free_port
 
 from sim.hardware.avr_board import AvrBoard
+from table.errors import TableError
 
 DEVICE = "bridge-usb"  # the usb-serial device's QMP id
 USB = ["-device", "qemu-xhci,id=xhci"]
@@ -117,7 +118,11 @@ class GuestTable:
         self.feed: EventFeed | None = None
 
     def __enter__(self) -> GuestTable:
-        self.board = AvrBoard(self.folder / "bridge")
+        try:
+            self.board = AvrBoard(self.folder / "bridge")
+        except TableError as exc:  # the firmware or the simulated board not built
+            raise ApplianceError(f"the simulated bridge: {exc} (sudo sh .ci/sysdeps.sh "
+                                 "appliance)") from None
         return self
 
     def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
