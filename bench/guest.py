@@ -18,6 +18,7 @@ from __future__ import annotations
 import base64
 import contextlib
 import json
+import os
 import shlex
 import shutil
 import socket
@@ -33,6 +34,7 @@ ROOT = Path(__file__).resolve().parent.parent
 MARKER = "UNO-APPLIANCE-UP"  # the image's last unit writes it on the console
 USER = "maker"  # the installing user in the guest: a normal user with sudo
 CHECKOUT = "/mnt/checkout"  # the checkout in the guest (virtio 9p, read-only)
+NICE = 10  # a guest's niceness on this shared machine (./uno appliance is at 10 already)
 # One virtual CPU: on a host whose cores are busy, a second one spins on the locks the first
 # holds while it waits for the host (the boot took longer with two).
 SMP = 1
@@ -143,7 +145,7 @@ class Guest:
         nic = "user,model=virtio-net-pci" + "".join(f",hostfwd={f}" for f in hostfwd)
         tcg = "tcg,thread=multi" if smp > 1 else "tcg"
         self.command = [
-            "nice", "-n", "10", "qemu-system-x86_64",
+            "nice", "-n", str(max(0, NICE - os.nice(0))), "qemu-system-x86_64",
             "-accel", tcg if accel == "tcg" else accel, "-m", str(memory), "-smp", str(smp),
             "-nographic", "-no-reboot", "-nodefaults", "-serial", "stdio",
             "-kernel", str(self.image / "vmlinuz"), "-initrd", str(self.image / "initrd.img"),

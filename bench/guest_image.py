@@ -63,8 +63,15 @@ FSTAB = ("/dev/vda / ext4 rw,errors=remount-ro 0 1\n"
          "checkout /mnt/checkout 9p trans=virtio,version=9p2000.L,ro,nofail,msize=262144 0 0\n")
 # qemu's user-mode network: the guest 10.0.2.15, the host's gateway 10.0.2.2, DNS 10.0.2.3
 NETWORK = "[Match]\nName=en*\n\n[Network]\nAddress=10.0.2.15/24\nGateway=10.0.2.2\nDNS=10.0.2.3\n"
+# Units a test machine does without: timers, the console's logins (the agent is the way in),
+# kernel file systems nobody mounts here. Each costs seconds of a starved TCG boot.
 MASKED = ("apt-daily.timer", "apt-daily-upgrade.timer", "e2scrub_all.timer", "fstrim.timer",
-          "e2scrub_reap.service", "systemd-networkd-wait-online.service")
+          "e2scrub_reap.service", "systemd-networkd-wait-online.service",
+          "serial-getty@ttyS0.service", "getty@tty1.service", "getty-static.service",
+          "dev-hugepages.mount", "dev-mqueue.mount", "sys-kernel-tracing.mount",
+          "sys-kernel-debug.mount", "modprobe@efi_pstore.service", "modprobe@dm_mod.service",
+          "modprobe@drm.service", "systemd-pstore.service", "systemd-update-utmp.service",
+          "systemd-update-utmp-runlevel.service")
 
 
 LOCAL_CAS = Path("/usr/local/share/ca-certificates")  # authorities this host adds (a proxy's)
