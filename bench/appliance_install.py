@@ -43,7 +43,7 @@ def install_twice(run: Run, guest: Guest, found: dict[str, Any]) -> None:
     """The install, then again; ``install_twice_ok`` and both runs' seconds in ``found``."""
     guest.check(COPY, 300, user=USER)
     install = f"cd {HOME} && sudo ./uno install {EXAMPLE}"
-    code, out, err, seconds = timed(guest, install, 1800, user=USER)
+    code, out, err, seconds = timed(guest, install, 3600, user=USER)
     found["install_s"] = seconds
     run.say(f"install: first run exit {code} in {seconds:.0f} s")
     if code != 0:
