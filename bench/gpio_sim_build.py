@@ -22,7 +22,6 @@ import re
 import shutil
 import struct
 import subprocess
-import tarfile
 import tempfile
 import time
 from pathlib import Path
@@ -111,24 +110,31 @@ def _download(names: list[str], folder: Path) -> list[Path]:
 
 
 def _sources(deb: Path, folder: Path) -> None:
-    """The three files out of the source package's tarball (a stream: the tarball is 140 MB,
-    read once, stopped when all three are out), with the one-line change and the Kbuild."""
+    """The three files out of the source package's tarball (140 MB of xz: ``tar`` reads the
+    stream once and stops when all three are out), with the one-line change and the Kbuild."""
     folder.mkdir()
-    wanted = {f"linux-source-{_series(deb)}/{name}": local for name, local in SOURCES.items()}
-    with subprocess.Popen(["dpkg-deb", "--fsys-tarfile", str(deb)],
-                          stdout=subprocess.PIPE) as outer:
-        assert outer.stdout is not None
-        with tarfile.open(fileobj=outer.stdout, mode="r|") as package:
-            for member in package:
-                if member.name.endswith(".tar.xz"):
-                    inner = package.extractfile(member)
-                    assert inner is not None
-                    _take(inner, wanted, folder)
-                    break
-        outer.kill()
-    missing = [name for name, local in wanted.items() if not (folder / local).is_file()]
-    if missing:
-        raise BuildError(f"{deb.name} has no {', '.join(missing)}")
+    top = f"linux-source-{_series(deb)}"
+    members = [f"{top}/{name}" for name in SOURCES]
+    unpacked = folder / "source"
+    unpacked.mkdir()
+    package = subprocess.Popen(["dpkg-deb", "--fsys-tarfile", str(deb)],
+                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    tarball = subprocess.Popen(["tar", "-xO", f"./usr/src/{top}.tar.xz"], stdin=package.stdout,
+                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    assert package.stdout is not None and tarball.stdout is not None
+    package.stdout.close()  # tar alone reads it now: dpkg-deb stops when tar does
+    subprocess.run(["nice", "-n", "10", "tar", "-xJ", "--occurrence=1", "-C", str(unpacked),
+                    *members], stdin=tarball.stdout, stderr=subprocess.DEVNULL, check=False)
+    tarball.stdout.close()
+    for process in (tarball, package):
+        process.kill()
+        process.wait()
+    for name, local in SOURCES.items():
+        found = unpacked / top / name
+        if not found.is_file():
+            raise BuildError(f"{deb.name} has no {top}/{name}")
+        found.rename(folder / local)
+    shutil.rmtree(unpacked)
     source = (folder / "irq_sim.c").read_text()
     if UNEXPORTED not in source:
         raise BuildError("irq_sim.c changed: its interrupt call needs a new look "
@@ -136,19 +142,6 @@ def _sources(deb: Path, folder: Path) -> None:
     source = source.replace(UNEXPORTED, EXPORTED).replace("\tint irqnum;\n", "", 1)
     (folder / "irq_sim.c").write_text(source)
     (folder / "Kbuild").write_text(KBUILD)
-
-
-def _take(stream: object, wanted: dict[str, str], folder: Path) -> None:
-    with tarfile.open(fileobj=stream, mode="r|xz") as source:  # type: ignore[call-overload]
-        left = dict(wanted)
-        for member in source:
-            local = left.pop(member.name, None)
-            if local is not None:
-                data = source.extractfile(member)
-                assert data is not None
-                (folder / local).write_bytes(data.read())
-            if not left:
-                return
 
 
 def _series(deb: Path) -> str:
