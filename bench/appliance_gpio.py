@@ -54,6 +54,9 @@ REVISION = "c03114"  # a Raspberry Pi 4 Model B 1.4 (gpiozero's table of boards)
 DROP_IN = "/etc/systemd/system/uno-table.service.d/appliance-gpio.conf"
 PRESS_S = 0.2  # how long a press holds the line low
 WAIT_S = 120.0  # the longest wait for one answer of the table under TCG
+# lgpio's x86-64 wheel uses SSE4.1, which TCG's default CPU (qemu64) lacks: "Illegal
+# instruction" at import. TCG's "max" model has it (KVM's "host" too, given by the Guest).
+CPU = ("-cpu", "max")
 
 CHIP = """set -e
 modprobe configfs
@@ -256,13 +259,14 @@ def scenario(run: Any) -> dict[str, Any]:
     except BuildError as exc:
         raise ApplianceError(f"gpio: {exc}") from None
     out: dict[str, Any] = {"gpio_module_s": round(time.monotonic() - began, 1)}
-    guest, boot_s = run.boot()
+    guest, boot_s = run.boot(qemu_args=CPU)
     out["gpio_boot_s"] = round(boot_s, 1)
     began = time.monotonic()
     try:
         chip = make_chip(guest, module)
         run.say(f"gpio: gpio-sim's chip at {chip.folder}")
         guest.check(PRETEND, 60)
+        guest.check(f"test -e {DECK} || uno-table deck virtual --out {DECK}", 300)
         wanted = buttons(guest)
         presses = presses_reach_referee(guest, chip, wanted)
         run.say(f"gpio: {len(presses['reached'])} of {len(wanted)} presses reached the referee")

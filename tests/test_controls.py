@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from gpiozero.pins.mock import MockFactory, MockPin
@@ -124,3 +125,32 @@ def _failing(factory: MockFactory, pin: int, pin_class: type[MockPin]) -> MockFa
 
     factory.pin = pin_of  # type: ignore[method-assign]
     return factory
+
+
+def test_a_held_line_stops_the_daemon_with_a_code_its_unit_restarts(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Another program holding a line may let go: exit code 1, which systemd restarts (the
+    unit's RestartPreventExitStatus=2 keeps a configuration that can never run from looping),
+    so the table comes up by itself once the line is free; a pin that can never be had stays
+    exit code 2 (tests/test_daemon.py)."""
+    from daemon_harness import write_config
+    from gpiozero import Device
+
+    from sim.hardware.ptys import PtyReader
+    from table.commands.cli import main
+
+    pad = PtyReader(tmp_path / "pad")
+    config = write_config(tmp_path, extra="[controls]\nbuzzer = 13\n")
+    Device.pin_factory = _failing(MockFactory(), 13, BusyPin)
+    try:
+        code = main(["run", "--config", str(config)])
+    finally:
+        Device.pin_factory.reset()
+        Device.pin_factory = None
+        pad.close()
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert code == 1
+    assert lines[-1] == (f"uno-table: {config}: controls: GPIO13 (buzzer): OSError: GPIO busy; "
+                         "another driver or program holds GPIO13: `gpioinfo` names it; stop "
+                         "it, remove its dtoverlay from config.txt, or wire this to a free pin")
+    assert not (tmp_path / "journal.sqlite3").exists()  # nothing started

@@ -35,6 +35,25 @@ class PinTrouble(TableError, RuntimeError):
         super().__init__(f"GPIO{pin} ({what}): {type(cause).__name__}: {cause}; "
                          f"{gpio_advice(cause, pin)}")
 
+    @property
+    def held(self) -> bool:
+        """Whether another driver or program holds the line: it may let go, so the daemon is
+        worth starting again (exit code 1, which the unit restarts), unlike a pin that can
+        never be had (exit code 2)."""
+        return _held(self.cause)
+
+
+class PinsHeld(TableError, RuntimeError):
+    """The daemon cannot start because another driver or program holds a line it needs: exit
+    code 1, so systemd starts it again (``RestartPreventExitStatus=2`` is for what a restart
+    cannot mend) and the table comes up once the line is let go."""
+
+    exit_code: Final = 1
+
+
+def _held(exc: BaseException) -> bool:
+    return "busy" in str(exc).lower() or type(exc).__name__ == "GPIOPinInUse"
+
 
 def gpio_advice(exc: BaseException, pin: int | None = None) -> str:
     """What fixes ``exc``, raised when ``pin`` (or GPIO at all) was asked for (its type and
@@ -44,7 +63,7 @@ def gpio_advice(exc: BaseException, pin: int | None = None) -> str:
     if "edge detection" in text:  # the original RPi.GPIO on a kernel 6.6 or later
         return ("the original RPi.GPIO is installed, whose edge detection fails on current "
                 f"kernels: use lgpio: {REINSTALL}")
-    if "busy" in text or kind == "GPIOPinInUse":
+    if _held(exc):
         return (f"another driver or program holds {line}: `gpioinfo` names it; stop it, "
                 "remove its dtoverlay from config.txt, or wire this to a free pin")
     if isinstance(exc, PermissionError) or "permission" in text or "/dev/mem" in text or (
