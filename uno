@@ -9,7 +9,8 @@
 #                                venv with the board's extra, /etc/uno-table/config.toml from
 #                                EXAMPLE, the systemd unit (scripts/install-pi.sh; idempotent)
 #   sudo ./uno appliance         the appliance in a virtual machine: a Debian guest built and
-#                                booted under qemu, timed (bench/appliance.py; a first part)
+#                                booted under qemu, the table installed and run in it
+#                                (bench/appliance.py)
 #
 # Each first installs the Debian packages it needs when they are missing (python3 itself
 # included; .ci/sysdeps.sh), as root or through sudo, or says what to install and stops.

@@ -35,6 +35,8 @@
 #            qemu-utils          qemu-img: each boot writes to an overlay, the image stays clean
 #            debootstrap         the guest's Debian root (with Debian's kernel, systemd, udev)
 #            e2fsprogs           mke2fs -d: the root made into an ext4 image without a mount
+#            make gcc-avr avr-libc simavr libsimavr-dev libelf-dev gcc libc6-dev   the bridge's
+#                                firmware in simavr on the host, the guest's USB serial bridge
 #            gcc-12 make binutils   the guest's GPIO chip: gpio-sim built as a module for the
 #                                   guest's kernel (the compiler Debian's 6.1 kernels are built by)
 #
@@ -49,7 +51,8 @@ TEST_PACKAGES="$DEMO_PACKAGES make gcc-avr avr-libc simavr libsimavr-dev libelf-
 python3-dev socat systemd mosquitto mosquitto-clients strace chromium fonts-noto-cjk ngspice
 $JAPANESE_PACKAGES nginx caddy openssl"
 INSTALL_ROOT_PACKAGES="debootstrap qemu-user-static binfmt-support"
-APPLIANCE_PACKAGES="python3 qemu-system-x86 qemu-utils debootstrap e2fsprogs gcc-12 make binutils"
+APPLIANCE_PACKAGES="python3 qemu-system-x86 qemu-utils debootstrap e2fsprogs make gcc-avr avr-libc
+    simavr libsimavr-dev libelf-dev gcc libc6-dev gcc-12 binutils"
 
 list=false
 if [ "${1:-}" = --list ]; then

@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # run as a script: find its parts
+sys.path.insert(1, str(Path(__file__).resolve().parent.parent))  # and the checkout (sim/)
 
 from guest import ROOT, ApplianceError, Guest, GuestError, free_port
 from guest_image import build_image
@@ -148,8 +149,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cache", type=Path, default=CACHE, help="where the image is kept")
     parser.add_argument("--memory", type=int, default=1536, help="the guest's MB (1536)")
     parser.add_argument("--tcg", action="store_true", help="TCG without trying KVM")
-    parser.add_argument("--boot-limit", type=float, default=300.0,
-                        help="seconds a boot may take before the guest counts as stuck (300)")
+    parser.add_argument("--boot-limit", type=float, default=600.0,
+                        help="seconds a boot may take before the guest counts as stuck (600)")
     parser.add_argument("--only", nargs="+", metavar="NAME",
                         help="run only these scenarios (install, bridge, gpio, cuts)")
     args = parser.parse_args(argv)

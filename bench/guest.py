@@ -33,6 +33,9 @@ ROOT = Path(__file__).resolve().parent.parent
 MARKER = "UNO-APPLIANCE-UP"  # the image's last unit writes it on the console
 USER = "maker"  # the installing user in the guest: a normal user with sudo
 CHECKOUT = "/mnt/checkout"  # the checkout in the guest (virtio 9p, read-only)
+# One virtual CPU: on a host whose cores are busy, a second one spins on the locks the first
+# holds while it waits for the host (the boot took longer with two).
+SMP = 1
 KERNEL_ARGS = ("root=/dev/vda", "rw", "console=ttyS0", "panic=-1", "quiet",
                "systemd.show_status=false", "mitigations=off")
 
@@ -72,7 +75,10 @@ class _JsonSocket:
         self.lock = threading.Lock()
 
     def send(self, message: dict[str, Any]) -> None:
-        self.sock.sendall(json.dumps(message).encode() + b"\n")
+        try:
+            self.sock.sendall(json.dumps(message).encode() + b"\n")
+        except OSError as exc:
+            raise GuestError(f"the socket failed: {exc.strerror}") from None
 
     def receive(self, timeout: float) -> dict[str, Any]:
         """The next whole object, or GuestError after ``timeout`` s."""
@@ -86,6 +92,8 @@ class _JsonSocket:
                 chunk = self.sock.recv(65536)
             except TimeoutError:
                 continue
+            except OSError as exc:
+                raise GuestError(f"the socket failed: {exc.strerror}") from None
             if not chunk:
                 raise GuestError("the socket closed (qemu gone?)")
             self._buffer += chunk
@@ -109,7 +117,7 @@ class Guest:
     boot again (after a cut), else a fresh one on ``backing`` (a disk an earlier guest left,
     say the installed one: that disk is only read) or on the cached image."""
 
-    def __init__(self, image: Path, accel: str, memory: int = 1536, *, smp: int = 2,
+    def __init__(self, image: Path, accel: str, memory: int = 1536, *, smp: int = SMP,
                  qemu_args: Sequence[str] = (), kernel_args: Sequence[str] = (),
                  hostfwd: Sequence[str] = (), overlay: Path | None = None,
                  backing: Path | None = None, folder: Path | None = None) -> None:
@@ -160,11 +168,15 @@ class Guest:
 
     def _read(self) -> None:
         assert self.proc.stdout is not None
+        log = (self.folder / "console.log").open("a", encoding="utf-8")  # to look at meanwhile
         for raw in self.proc.stdout:
             line = raw.decode("utf-8", errors="replace").rstrip("\r\n")
+            log.write(line + "\n")
+            log.flush()
             with self._new:
                 self.lines.append(line)
                 self._new.notify_all()
+        log.close()
         with self._new:
             self.lines.append("")  # the end: qemu is gone
             self._new.notify_all()

@@ -8,7 +8,8 @@
 2. The image: a copy of the base with the packages scenarios ask for (``packages``: apt in a
    chroot, at the host's speed), the guest's own settings (its name, its disk, the checkout's
    mount, a network, the installing user, the ready marker), made into an ext4 file by
-   ``mke2fs -d``. Seconds; keyed by the base, the extra packages and these settings.
+   ``mke2fs -d``. Seconds; keyed by the base, the extra packages and these settings. lgpio's
+   wheel is built there too (PyPI has wheels for Arm only; the guest's pip finds this one).
 
 Nothing of the table is in the image: the install is run in the guest, from the checkout.
 """
@@ -38,6 +39,15 @@ BASE_PACKAGES = (
 )
 INITRAMFS_MODULES = "virtio_pci\nvirtio_blk\next4\n"  # MODULES=list: the boot reads less
 IMAGE_SIZE = "4G"
+# lgpio has wheels for Arm only: on this x86-64 guest pip would build its source, which needs
+# swig and PYPI=1 (its own C library linked in). Built once here, at the host's speed, and
+# offered to the guest's pip (find-links), so the install in the guest stays the installer's.
+WHEELS = "/var/cache/uno-wheels"
+LGPIO = "lgpio==0.2.2.0"
+WHEEL_SCRIPT = (f"python3 -m venv /tmp/wheels && PYPI=1 /tmp/wheels/bin/pip wheel -q "
+                f"--no-deps --disable-pip-version-check -w {WHEELS} {LGPIO}; code=$?; "
+                "rm -rf /tmp/wheels; exit $code")
+PIP_CONF = f"[global]\nfind-links = {WHEELS}\n"
 READY_UNIT = f"""[Unit]
 Description=Tell the host the guest has booted
 After=multi-user.target
@@ -57,6 +67,17 @@ MASKED = ("apt-daily.timer", "apt-daily-upgrade.timer", "e2scrub_all.timer", "fs
           "e2scrub_reap.service", "systemd-networkd-wait-online.service")
 
 
+LOCAL_CAS = Path("/usr/local/share/ca-certificates")  # authorities this host adds (a proxy's)
+
+
+def local_cas() -> dict[str, bytes]:
+    """The certificate authorities the host trusts beyond Debian's (a network that inspects
+    HTTPS through its own authority): the guest trusts them too, or pip cannot reach PyPI."""
+    if not LOCAL_CAS.is_dir():
+        return {}
+    return {p.name: p.read_bytes() for p in sorted(LOCAL_CAS.glob("*.crt")) if p.is_file()}
+
+
 def _key(*parts: object) -> str:
     return hashlib.sha256(repr(parts).encode()).hexdigest()[:16]
 
@@ -69,7 +90,7 @@ def base_key() -> str:
 def image_key(packages: Sequence[str]) -> str:
     """The image's key: the base, the scenarios' packages and the guest's settings."""
     return _key(base_key(), sorted(set(packages)), READY_UNIT, FSTAB, NETWORK, MASKED, USER,
-                IMAGE_SIZE)
+                IMAGE_SIZE, WHEEL_SCRIPT, PIP_CONF, local_cas())
 
 
 def build_image(cache: Path, packages: Sequence[str] = (),
@@ -87,11 +108,18 @@ def build_image(cache: Path, packages: Sequence[str] = (),
     with tempfile.TemporaryDirectory(dir=cache, prefix="build-") as tmp:
         root = Path(tmp) / "root"
         _run(["cp", "-a", "--reflink=auto", str(base / "root"), str(root)], "copying the base")
-        if packages:
-            with _chroot(root):
-                _chroot_run(root, "apt-get -qq update && DEBIAN_FRONTEND=noninteractive "
-                            "apt-get -qq install -y --no-install-recommends "
-                            + " ".join(sorted(set(packages))), "apt-get install")
+        shutil.copy("/etc/resolv.conf", root / "etc/resolv.conf")  # the host's, for apt and pip
+        cas = root / LOCAL_CAS.relative_to("/")
+        cas.mkdir(parents=True, exist_ok=True)
+        for name, pem in local_cas().items():
+            (cas / name).write_bytes(pem)
+        with _chroot(root):
+            _chroot_run(root, "update-ca-certificates >/dev/null", "update-ca-certificates")
+            _chroot_run(root, "apt-get -qq update && DEBIAN_FRONTEND=noninteractive "
+                        "apt-get -qq install -y --no-install-recommends "
+                        + " ".join(sorted({"swig", *packages})), "apt-get install")
+            _chroot_run(root, WHEEL_SCRIPT, f"building the {LGPIO} wheel")
+        (root / "etc/pip.conf").write_text(PIP_CONF)
         configure(root)
         out = Path(tmp) / "out"
         out.mkdir()

@@ -4,14 +4,19 @@ minutes, so the appliance runs on its own, not in this suite.)"""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
 
+from table.runtime.config import load_config
+
 ROOT = Path(__file__).resolve().parent.parent
 APPLIANCE = ROOT / "bench" / "appliance.py"
+sys.path.insert(0, str(ROOT / "bench"))
 
 
 @pytest.mark.parametrize(("tools", "missing"), [
@@ -30,3 +35,58 @@ def test_a_machine_without_the_tools_is_told_what_to_install(
     assert (done.returncode, done.stdout) == (2, "")
     assert done.stderr == f"appliance: {missing}: sudo sh .ci/sysdeps.sh appliance\n"
     assert not (tmp_path / "cache").exists()  # nothing built
+
+
+def test_a_base_that_cannot_be_built_is_one_line(tmp_path: Path) -> None:
+    """debootstrap failing (no network, a mirror down) is one line naming the step, exit 2."""
+    for tool in ("qemu-system-x86_64", "qemu-img", "debootstrap", "mke2fs", "nice"):
+        (tmp_path / tool).write_text("#!/bin/sh\necho 'E: cannot reach the mirror' >&2\n"
+                                     "exit 99\n")
+        (tmp_path / tool).chmod(0o755)
+    done = subprocess.run([sys.executable, str(APPLIANCE), "--cache", str(tmp_path / "cache")],
+                          env={"PATH": str(tmp_path)}, capture_output=True, text=True,
+                          timeout=60)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert "Traceback" not in done.stderr
+    last = done.stderr.splitlines()[-1]
+    if os.geteuid() == 0:  # after the progress line that says what is being built
+        assert last == "appliance: debootstrap failed (exit 99): E: cannot reach the mirror"
+    else:
+        assert last == ("appliance: building the guest image needs root (debootstrap): "
+                        "sudo ./uno appliance")
+
+
+def test_a_change_of_the_installer_or_of_a_scenario_s_packages_keeps_the_debootstrap() -> None:
+    """The debootstrapped base (minutes) is keyed by its package list alone: the installer,
+    pyproject.toml and a scenario's extra packages make a new image from it in seconds."""
+    import guest_image
+    assert guest_image.image_key(["mosquitto"]) != guest_image.image_key([])
+    assert guest_image.image_key(["a", "b"]) == guest_image.image_key(["b", "a", "a"])
+    before = guest_image.base_key()
+    guest_image.BASE_PACKAGES = (*guest_image.BASE_PACKAGES, "mosquitto")
+    try:
+        assert guest_image.base_key() != before
+    finally:
+        guest_image.BASE_PACKAGES = guest_image.BASE_PACKAGES[:-1]
+    assert guest_image.base_key() == before
+
+
+def test_the_guest_s_configuration_is_the_example_with_its_bridge_by_path(tmp_path: Path) -> None:
+    """The installed example made the guest's as a maker would: every bridge reader on the
+    by-path name udev gave the bridge; what a guest lacks (SPI, a Pi's GPIO) replaced; the
+    table's own loader takes it."""
+    from appliance_table import guest_config
+    port = "/dev/serial/by-path/pci-0000:00:04.0-usb-0:1:1.0-port0"
+    text = guest_config((ROOT / "examples/bridge-four-seats.toml").read_text(), port)
+    config = tomllib.loads(text)
+    assert [(r["name"], r["role"], r["kind"], r["port"], r["channel"]) for r in config["readers"]] \
+        == [("pad", "play", "bridge", port, 0), ("aki-pad", "seat", "bridge", port, 1),
+            ("ken-pad", "seat", "bridge", port, 2), ("mio-pad", "seat", "bridge", port, 3)]
+    assert config["controls"]["pin_factory"] == "mock"
+    assert config["controls"]["seats"]["Yui"]["uno"] == 21  # the example's pins kept
+    assert config["web"]["enabled"] is True
+    assert config["table"]["pronunciations"]["Aki"] == "あき"
+    mine = tmp_path / "config.toml"
+    mine.write_text(text.replace("/var/lib/uno-table/", f"{tmp_path}/"))
+    loaded = load_config(mine, need_deck=False)
+    assert [r.name for r in loaded.readers] == ["pad", "aki-pad", "ken-pad", "mio-pad"]

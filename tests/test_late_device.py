@@ -82,6 +82,9 @@ def test_the_daemon_waits_for_its_pad_and_loses_nothing_on_a_replug(tmp_path: Pa
         again, ready = start(config, pad)  # the journal has every one of them
         assert ready["inputs"] == 30
         assert again.stop() == 0
+        # The log (the service's journal) says when the table can referee: a boot is timed to it
+        assert any("ready: every reader live, 30 inputs in the journal" in line
+                   for line in again.stderr)
     finally:
         pad.close()
 

@@ -402,6 +402,9 @@ class Daemon:
             missing = sorted(names - self._live)
             if missing:
                 log.warning("ready without the readers %s", ", ".join(missing))
+            else:  # the log says when the table can referee (timed from boot by the appliance)
+                log.info("ready: every reader live, %d inputs in the journal, %.1f s after start",
+                         self.inputs, waited)
             self.stream.emit(StreamType.READY, inputs=self.inputs, missing=missing,
                              seconds=round(waited, 3))
 
