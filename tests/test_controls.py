@@ -154,3 +154,32 @@ def test_a_held_line_stops_the_daemon_with_a_code_its_unit_restarts(
                          "another driver or program holds GPIO13: `gpioinfo` names it; stop "
                          "it, remove its dtoverlay from config.txt, or wire this to a free pin")
     assert not (tmp_path / "journal.sqlite3").exists()  # nothing started
+
+
+class StuckPin(MockPin):
+    """A line the kernel will not set back to an input at close, as lgpio's pins did on a
+    real kernel ('GPIO busy', seen in the appliance's guest on gpio-sim): once."""
+
+    stuck = True
+
+    def close(self) -> None:
+        if StuckPin.stuck:
+            StuckPin.stuck = False
+            raise OSError("GPIO busy")
+
+
+def test_a_pin_that_will_not_close_leaves_the_others_released(
+        caplog: pytest.LogCaptureFixture) -> None:
+    factory = _failing(MockFactory(), 27, StuckPin)
+    try:
+        controls = Controls([SeatPins({"uno": 17, "draw": 27}, led=22)], print,
+                            buzzer=13, pin_factory=factory)
+        controls.close()  # no error: the daemon's stop goes on to close the journal
+        assert "not reset at close: OSError: GPIO busy" in caplog.text
+        devices = [*controls.buttons, *controls.leds, controls.buzzer]
+        assert [d.pin for d in devices if not d.closed] == [factory.pin(27)]  # the others too
+        # every pin was given back, the stuck one too: the same controls start again
+        Controls([SeatPins({"uno": 17, "draw": 27}, led=22)], print, buzzer=13,
+                 pin_factory=factory).close()
+    finally:
+        factory.reset()

@@ -14,6 +14,7 @@ holds, the group gpio, no GPIO library.
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -22,6 +23,8 @@ from typing import Any, Final
 from table.errors import TableError
 from table.inputs import Press
 from table.referee.referee import BUTTONS
+
+log = logging.getLogger(__name__)
 
 REINSTALL: Final = ("sudo ./uno install again (or pip uninstall -y RPi.GPIO rpi-lgpio, then "
                     "pip install '.[pi]' && pip install --no-deps mfrc522==0.0.7)")
@@ -162,8 +165,14 @@ class Controls:
             self.buzzer.blink(on_time=0.15, off_time=0.05, n=1, background=True)
 
     def close(self) -> None:
-        """Release every pin."""
-        for device in [*self.buttons, *(led for led in self.leds if led is not None)]:
-            device.close()
-        if self.buzzer is not None:
-            self.buzzer.close()
+        """Release every pin, each whatever the others do: gpiozero's lgpio pins set a line
+        back to an input as they close, which the kernel may refuse ("GPIO busy"); the line
+        is given back all the same when the process ends, and the daemon's stop goes on to
+        the journal."""
+        devices = [*self.buttons, *(led for led in self.leds if led is not None)]
+        for device in [*devices, *([self.buzzer] if self.buzzer is not None else [])]:
+            try:
+                device.close()
+            except Exception as exc:  # gpiozero's, lgpio's: any is the pin's alone
+                log.warning("GPIO: %s not reset at close: %s: %s", device,
+                            type(exc).__name__, exc)
