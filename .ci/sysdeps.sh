@@ -37,6 +37,8 @@
 #            e2fsprogs           mke2fs -d: the root made into an ext4 image without a mount
 #            make gcc-avr avr-libc simavr libsimavr-dev libelf-dev gcc libc6-dev   the bridge's
 #                                firmware in simavr on the host, the guest's USB serial bridge
+#            gcc-12 make binutils   the guest's GPIO chip: gpio-sim built as a module for the
+#                                   guest's kernel (the compiler Debian's 6.1 kernels are built by)
 #
 # Quiet and fast (a few dpkg queries) when everything is present. When something is missing
 # it installs it with apt-get: as root, through sudo (asking for the password on a
@@ -50,7 +52,7 @@ python3-dev socat systemd mosquitto mosquitto-clients strace chromium fonts-noto
 $JAPANESE_PACKAGES nginx caddy openssl"
 INSTALL_ROOT_PACKAGES="debootstrap qemu-user-static binfmt-support"
 APPLIANCE_PACKAGES="python3 qemu-system-x86 qemu-utils debootstrap e2fsprogs make gcc-avr avr-libc
-    simavr libsimavr-dev libelf-dev gcc libc6-dev"
+    simavr libsimavr-dev libelf-dev gcc libc6-dev gcc-12 binutils"
 
 list=false
 if [ "${1:-}" = --list ]; then

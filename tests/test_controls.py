@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from gpiozero.pins.mock import MockFactory, MockPin
@@ -124,3 +125,61 @@ def _failing(factory: MockFactory, pin: int, pin_class: type[MockPin]) -> MockFa
 
     factory.pin = pin_of  # type: ignore[method-assign]
     return factory
+
+
+def test_a_held_line_stops_the_daemon_with_a_code_its_unit_restarts(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Another program holding a line may let go: exit code 1, which systemd restarts (the
+    unit's RestartPreventExitStatus=2 keeps a configuration that can never run from looping),
+    so the table comes up by itself once the line is free; a pin that can never be had stays
+    exit code 2 (tests/test_daemon.py)."""
+    from daemon_harness import write_config
+    from gpiozero import Device
+
+    from sim.hardware.ptys import PtyReader
+    from table.commands.cli import main
+
+    pad = PtyReader(tmp_path / "pad")
+    config = write_config(tmp_path, extra="[controls]\nbuzzer = 13\n")
+    Device.pin_factory = _failing(MockFactory(), 13, BusyPin)
+    try:
+        code = main(["run", "--config", str(config)])
+    finally:
+        Device.pin_factory.reset()
+        Device.pin_factory = None
+        pad.close()
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert code == 1
+    assert lines[-1] == (f"uno-table: {config}: controls: GPIO13 (buzzer): OSError: GPIO busy; "
+                         "another driver or program holds GPIO13: `gpioinfo` names it; stop "
+                         "it, remove its dtoverlay from config.txt, or wire this to a free pin")
+    assert not (tmp_path / "journal.sqlite3").exists()  # nothing started
+
+
+class StuckPin(MockPin):
+    """A line the kernel will not set back to an input at close, as lgpio's pins did on a
+    real kernel ('GPIO busy', seen in the appliance's guest on gpio-sim): once."""
+
+    stuck = True
+
+    def close(self) -> None:
+        if StuckPin.stuck:
+            StuckPin.stuck = False
+            raise OSError("GPIO busy")
+
+
+def test_a_pin_that_will_not_close_leaves_the_others_released(
+        caplog: pytest.LogCaptureFixture) -> None:
+    factory = _failing(MockFactory(), 27, StuckPin)
+    try:
+        controls = Controls([SeatPins({"uno": 17, "draw": 27}, led=22)], print,
+                            buzzer=13, pin_factory=factory)
+        controls.close()  # no error: the daemon's stop goes on to close the journal
+        assert "not reset at close: OSError: GPIO busy" in caplog.text
+        devices = [*controls.buttons, *controls.leds, controls.buzzer]
+        assert [d.pin for d in devices if not d.closed] == [factory.pin(27)]  # the others too
+        # every pin was given back, the stuck one too: the same controls start again
+        Controls([SeatPins({"uno": 17, "draw": 27}, led=22)], print, buzzer=13,
+                 pin_factory=factory).close()
+    finally:
+        factory.reset()

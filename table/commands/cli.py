@@ -471,7 +471,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         code: int = args.run(args)
     except TableError as exc:
         print(f"uno-table: {exc}", file=sys.stderr)
-        return EXIT_USAGE
+        return int(getattr(exc, "exit_code", EXIT_USAGE))  # 2 unless a restart may mend it
     except BrokenPipeError:
         return 0
     return code

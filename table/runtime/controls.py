@@ -14,6 +14,7 @@ holds, the group gpio, no GPIO library.
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -22,6 +23,8 @@ from typing import Any, Final
 from table.errors import TableError
 from table.inputs import Press
 from table.referee.referee import BUTTONS
+
+log = logging.getLogger(__name__)
 
 REINSTALL: Final = ("sudo ./uno install again (or pip uninstall -y RPi.GPIO rpi-lgpio, then "
                     "pip install '.[pi]' && pip install --no-deps mfrc522==0.0.7)")
@@ -35,6 +38,25 @@ class PinTrouble(TableError, RuntimeError):
         super().__init__(f"GPIO{pin} ({what}): {type(cause).__name__}: {cause}; "
                          f"{gpio_advice(cause, pin)}")
 
+    @property
+    def held(self) -> bool:
+        """Whether another driver or program holds the line: it may let go, so the daemon is
+        worth starting again (exit code 1, which the unit restarts), unlike a pin that can
+        never be had (exit code 2)."""
+        return _held(self.cause)
+
+
+class PinsHeld(TableError, RuntimeError):
+    """The daemon cannot start because another driver or program holds a line it needs: exit
+    code 1, so systemd starts it again (``RestartPreventExitStatus=2`` is for what a restart
+    cannot mend) and the table comes up once the line is let go."""
+
+    exit_code: Final = 1
+
+
+def _held(exc: BaseException) -> bool:
+    return "busy" in str(exc).lower() or type(exc).__name__ == "GPIOPinInUse"
+
 
 def gpio_advice(exc: BaseException, pin: int | None = None) -> str:
     """What fixes ``exc``, raised when ``pin`` (or GPIO at all) was asked for (its type and
@@ -44,7 +66,7 @@ def gpio_advice(exc: BaseException, pin: int | None = None) -> str:
     if "edge detection" in text:  # the original RPi.GPIO on a kernel 6.6 or later
         return ("the original RPi.GPIO is installed, whose edge detection fails on current "
                 f"kernels: use lgpio: {REINSTALL}")
-    if "busy" in text or kind == "GPIOPinInUse":
+    if _held(exc):
         return (f"another driver or program holds {line}: `gpioinfo` names it; stop it, "
                 "remove its dtoverlay from config.txt, or wire this to a free pin")
     if isinstance(exc, PermissionError) or "permission" in text or "/dev/mem" in text or (
@@ -143,8 +165,14 @@ class Controls:
             self.buzzer.blink(on_time=0.15, off_time=0.05, n=1, background=True)
 
     def close(self) -> None:
-        """Release every pin."""
-        for device in [*self.buttons, *(led for led in self.leds if led is not None)]:
-            device.close()
-        if self.buzzer is not None:
-            self.buzzer.close()
+        """Release every pin, each whatever the others do: gpiozero's lgpio pins set a line
+        back to an input as they close, which the kernel may refuse ("GPIO busy"); the line
+        is given back all the same when the process ends, and the daemon's stop goes on to
+        the journal."""
+        devices = [*self.buttons, *(led for led in self.leds if led is not None)]
+        for device in [*devices, *([self.buzzer] if self.buzzer is not None else [])]:
+            try:
+                device.close()
+            except Exception as exc:  # gpiozero's, lgpio's: any is the pin's alone
+                log.warning("GPIO: %s not reset at close: %s: %s", device,
+                            type(exc).__name__, exc)

@@ -271,7 +271,7 @@ class Daemon:
             reader.start()
 
     def _make_controls(self) -> Any:
-        from table.runtime.controls import Controls, PinTrouble, SeatPins, gpio_advice
+        from table.runtime.controls import Controls, PinsHeld, PinTrouble, SeatPins, gpio_advice
 
         config = self.config
         if not config.controls and config.buzzer is None:
@@ -289,7 +289,8 @@ class Daemon:
                 log.debug("gpiozero: %s", note.message)
             return controls
         except PinTrouble as exc:  # the pin, what for, and what fixes it
-            raise TableError(f"{config.path}: controls: {exc}") from None
+            error = PinsHeld if exc.held else TableError  # held: worth a restart
+            raise error(f"{config.path}: controls: {exc}") from None
         except Exception as exc:  # gpiozero's errors outside a pin: name what fixes them
             raise TableError(f"{config.path}: controls: the GPIO pins cannot be used "
                              f"({type(exc).__name__}: {exc}); {gpio_advice(exc)}") from None
