@@ -123,3 +123,49 @@ def test_a_message_the_handler_cannot_keep_is_sent_again(
     finally:
         again.close()
         sender.close()
+
+
+def test_a_message_the_handler_refuses_is_acknowledged_and_frees_its_slot(
+        broker: Broker, tmp_path: Path) -> None:  # noqa: F811
+    """A message that raised something other than a storage error would fail the same way
+    again: left unacknowledged, each held one of the broker's in-flight slots (20 in
+    Mosquitto) until the hub heard nothing more. Acknowledged after its logged failure, the
+    messages behind it still arrive, and it is not sent again on the next connection."""
+    settings = MqttSettings("127.0.0.1", broker.port)
+    bad = 25  # more than the broker's in-flight slots
+    heard: list[bytes] = []
+    refused: list[bytes] = []
+    arrived = {b"good": threading.Event(), b"after": threading.Event()}
+
+    def refusing(topic: str, payload: bytes) -> None:
+        if payload.startswith(b"bad"):
+            refused.append(payload)
+            raise ValueError("not a result")  # as a check that refuses it
+        heard.append(payload)
+        arrived[payload].set()
+
+    first = Publisher(settings, "hub-test", subscriptions=["t/#"], on_message=refusing,
+                      persistent=True)
+    first.start()
+    assert first.connected.wait(10)
+    sender = Listener(broker.port, ("none",))
+    try:
+        for n in range(bad):
+            sender.client.publish("t/1", b"bad %d" % n, qos=1).wait_for_publish(10)
+        sender.client.publish("t/1", b"good", qos=1).wait_for_publish(10)
+        assert arrived[b"good"].wait(30), "the refused messages held every in-flight slot"
+        assert heard == [b"good"] and len(refused) == bad
+        first.close()
+        heard.clear()
+        again = Publisher(settings, "hub-test", subscriptions=["t/#"], on_message=refusing,
+                          persistent=True)
+        again.start()
+        try:
+            assert again.connected.wait(10)
+            sender.client.publish("t/1", b"after", qos=1).wait_for_publish(10)
+            assert arrived[b"after"].wait(30)
+            assert heard == [b"after"] and len(refused) == bad  # nothing came back
+        finally:
+            again.close()
+    finally:
+        sender.close()
