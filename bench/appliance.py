@@ -1,80 +1,72 @@
 """``./uno appliance``: the table as an appliance, booted for real in a machine a test can switch
-off. This is the first part of it: the guest image and the boot.
+off.
 
-    ./uno appliance [--cache DIR] [--memory MB] [--tcg]
+    sudo ./uno appliance [--cache DIR] [--memory MB] [--tcg] [--only NAME...]
 
-1. The guest image, built from Debian's packages (``debootstrap --variant=minbase bookworm``
-   with Debian's kernel, systemd and udev, python3 and its venv) into an ext4 file, cached in
-   ``.appliance/`` (git ignores it) under a key made of the installer, pyproject.toml and this
-   recipe: changed, the image is built again.
-2. qemu-system-x86_64 boots it: KVM when a guest really boots under it here (the kernel's
-   first line within a few seconds), else TCG, and says which. The checkout is shared into
-   the guest read-only (virtio 9p, at ``/mnt/checkout``).
-3. The boot is timed to a unit ordered after ``multi-user.target`` that writes a marker on the
-   guest's console.
+1. The guest image from Debian's packages (bench/guest_image.py): a debootstrapped base cached
+   by its package list, and the image made from it in seconds, cached in ``.appliance/``
+   (git ignores it).
+2. qemu-system-x86_64 boots it (bench/guest.py): KVM when a guest really boots under it here
+   (the kernel's first line within 20 s), else TCG (two threads), and says which. The
+   checkout is shared into the guest read-only (virtio 9p, at ``/mnt/checkout``); commands
+   reach the guest through qemu-guest-agent, the machine through QMP.
+3. The scenarios, in order, each on its own guest: the install (the installed disk is kept and
+   every later scenario boots a copy of it), the USB serial bridge, the GPIO chip, the power
+   cuts. Progress on the terminal.
 
-The last line is one JSON object. The scenarios of the appliance that are not built yet
-(the install in the guest, the USB serial bridge and its late plug and replug, the GPIO chip,
-the power cuts) are listed under ``not_done`` with their fields null, and the exit code is 1
-while any is: nothing here passes for what it does not do. A guest that cannot start (no
-qemu, no debootstrap, an image that cannot be built) is one line naming what is missing and
-the command that installs it, exit 2.
+The last line is one JSON object with every field the scenarios measure. A scenario not built
+yet leaves its fields null and is listed under ``not_done``, and the exit code is 1 while any
+is: nothing here passes for what it does not do. A guest that cannot start (no qemu, no
+debootstrap, an image that cannot be built) is one line naming what is missing and the
+command that installs it, exit 2.
 """
 
 from __future__ import annotations
 
 import argparse
-import hashlib
+import importlib
 import json
 import os
 import shutil
-import subprocess
 import sys
-import tempfile
-import threading
 import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # run as a script: find its parts
+
+from guest import ROOT, ApplianceError, Guest, GuestError, free_port
+from guest_image import build_image
+
+__all__ = ["ROOT", "ApplianceError", "Guest", "GuestError", "Run", "boot", "build_image",
+           "choose_accel", "free_port", "main", "progress"]
+
 CACHE = ROOT / ".appliance"
-SUITE = "bookworm"
-PACKAGES = ("systemd-sysv", "udev", "linux-image-amd64", "python3", "python3-venv", "kmod",
-            "e2fsprogs")
-MARKER = "UNO-APPLIANCE-UP"
-IMAGE_SIZE = "3G"
 TOOLS = {  # what the appliance needs: the command, and the Debian package that has it
     "qemu-system-x86_64": "qemu-system-x86",
+    "qemu-img": "qemu-utils",
     "debootstrap": "debootstrap",
     "mke2fs": "e2fsprogs",
 }
 FIX = "sudo sh .ci/sysdeps.sh appliance"
-# Written into the guest: a unit that says on the console when the boot is done.
-READY_UNIT = f"""[Unit]
-Description=Tell the host the guest has booted
-After=multi-user.target
-
-[Service]
-Type=oneshot
-ExecStart=/bin/sh -c 'echo "{MARKER} $(cut -d" " -f1 /proc/uptime)" > /dev/ttyS0'
-
-[Install]
-WantedBy=multi-user.target
-"""
-FSTAB = "/dev/vda / ext4 rw,errors=remount-ro 0 1\n"
-CHECKOUT_MOUNT = "checkout /mnt/checkout 9p trans=virtio,version=9p2000.L,ro,nofail 0 0\n"
+# The scenarios, in the order they run: (module in bench/, the fields of the last line it
+# fills). Each module has PACKAGES (extra Debian packages for the image) and
+# scenario(run: Run) -> dict of those fields. A module not there yet is a scenario not done.
+SCENARIOS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("appliance_install", ("boot_to_ready_s", "install_twice_ok")),
+    ("appliance_bridge", ("late_device_ok", "late_device_s", "replug_ok", "taps_per_s")),
+    ("appliance_gpio", ("buttons_ok",)),
+    ("appliance_cuts", ("power_cuts", "acknowledged", "lost", "unopenable", "hub_power_cuts",
+                        "hub_lost")),
+)
+LOSSES = ("lost", "unopenable", "hub_lost")  # counts that fail the run when above 0
 
 
-class ApplianceError(Exception):
-    """The guest cannot start: one line, exit 2."""
-
-
-def recipe_key() -> str:
-    """What the image is made from: the installer, pyproject.toml and this recipe."""
-    digest = hashlib.sha256()
-    for path in (ROOT / "scripts/install-pi.sh", ROOT / "pyproject.toml"):
-        digest.update(path.read_bytes())
-    digest.update(repr((SUITE, PACKAGES, READY_UNIT, FSTAB, CHECKOUT_MOUNT, IMAGE_SIZE)).encode())
-    return digest.hexdigest()[:16]
+def progress(text: str) -> None:
+    """One line of progress on the terminal."""
+    print(f"appliance: {text}", file=sys.stderr, flush=True)
 
 
 def need_tools() -> None:
@@ -87,195 +79,121 @@ def need_tools() -> None:
                              "appliance")
 
 
-def progress(text: str) -> None:
-    """One line of progress on the terminal."""
-    print(f"appliance: {text}", file=sys.stderr, flush=True)
-
-
-def build_image(cache: Path) -> Path:
-    """The cached guest image for this recipe, built when missing: a folder holding
-    ``root.img``, ``vmlinuz`` and ``initrd.img``."""
-    key = recipe_key()
-    done = cache / key
-    if (done / "root.img").is_file():
-        progress(f"image {done} (cached)")
-        return done
-    cache.mkdir(parents=True, exist_ok=True)
-    started = time.monotonic()
-    with tempfile.TemporaryDirectory(dir=cache, prefix="build-") as tmp:
-        root = Path(tmp) / "root"
-        progress(f"building the guest image: debootstrap {SUITE} with Debian's kernel "
-                 "(minutes; cached afterwards)")
-        run(["nice", "-n", "10", "debootstrap", "--variant=minbase",
-             f"--include={','.join(PACKAGES)}", SUITE, str(root),
-             "http://deb.debian.org/debian"], "debootstrap")
-        configure(root)
-        out = Path(tmp) / "out"
-        out.mkdir()
-        shutil.copy(_newest(root / "boot", "vmlinuz-"), out / "vmlinuz")
-        shutil.copy(_newest(root / "boot", "initrd.img-"), out / "initrd.img")
-        run(["nice", "-n", "10", "mke2fs", "-q", "-t", "ext4", "-L", "uno-root", "-d",
-             str(root), str(out / "root.img"), IMAGE_SIZE], "mke2fs")
-        out.rename(done)
-    progress(f"image built in {time.monotonic() - started:.0f} s: {done}")
-    return done
-
-
-def configure(root: Path) -> None:
-    """The guest's own settings: its name, its disk, the checkout's mount, a root login on the
-    console without a password (a test machine no network reaches), and the ready marker."""
-    (root / "etc/hostname").write_text("uno-appliance\n")
-    (root / "etc/fstab").write_text(FSTAB + CHECKOUT_MOUNT)
-    (root / "mnt/checkout").mkdir(parents=True, exist_ok=True)
-    units = root / "etc/systemd/system"
-    (units / "uno-appliance-up.service").write_text(READY_UNIT)
-    wants = units / "multi-user.target.wants"
-    wants.mkdir(parents=True, exist_ok=True)
-    (wants / "uno-appliance-up.service").symlink_to("../uno-appliance-up.service")
-    run(["chroot", str(root), "passwd", "-d", "root"], "passwd")
-
-
-def _newest(folder: Path, prefix: str) -> Path:
-    found = sorted(folder.glob(f"{prefix}*"))
-    if not found:
-        raise ApplianceError(f"the guest has no {prefix}* in /boot: the kernel did not install")
-    return found[-1]
-
-
-def run(command: list[str], what: str) -> None:
-    """A build step; its failure is the one line naming it."""
-    done = subprocess.run(command, capture_output=True, text=True)
-    if done.returncode != 0:
-        tail = (done.stderr or done.stdout).strip().splitlines()[-1:] or ["no output"]
-        raise ApplianceError(f"{what} failed (exit {done.returncode}): {tail[0]}")
-
-
-class Guest:
-    """One qemu-system-x86_64 run of the image; its console read line by line."""
-
-    def __init__(self, image: Path, accel: str, memory: int) -> None:
-        self.accel = accel
-        image = image.resolve()  # the overlay names its backing file by this path
-        self.lines: list[str] = []
-        self._new = threading.Condition()
-        overlay = image / "run.qcow2"  # each boot writes here, the cached image stays clean
-        overlay.unlink(missing_ok=True)
-        run(["qemu-img", "create", "-q", "-f", "qcow2", "-F", "raw", "-b",
-             str(image / "root.img"), str(overlay)], "qemu-img")
-        command = [
-            "nice", "-n", "10", "qemu-system-x86_64", "-accel", accel, "-m", str(memory),
-            "-smp", "1", "-nographic", "-no-reboot",
-            "-kernel", str(image / "vmlinuz"), "-initrd", str(image / "initrd.img"),
-            # quiet: every console byte is an emulated UART's under TCG
-            "-append", "root=/dev/vda rw console=ttyS0 panic=-1 quiet systemd.show_status=false",
-            "-drive", f"file={overlay},if=virtio,format=qcow2",
-            "-virtfs", f"local,path={ROOT},mount_tag=checkout,security_model=none,readonly=on",
-        ]
-        if accel == "kvm":
-            command[command.index("-m"):command.index("-m")] = ["-cpu", "host"]
-        self.started = time.monotonic()
-        self.proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                     stderr=subprocess.STDOUT)
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self) -> None:
-        assert self.proc.stdout is not None
-        for raw in self.proc.stdout:
-            line = raw.decode("utf-8", errors="replace").rstrip("\r\n")
-            with self._new:
-                self.lines.append(line)
-                self._new.notify_all()
-        with self._new:
-            self.lines.append("")  # the end: qemu is gone
-            self._new.notify_all()
-
-    def wait_line(self, needle: str, timeout: float) -> str | None:
-        """The first console line holding ``needle`` within ``timeout`` s, or None."""
-        deadline = time.monotonic() + timeout
-        seen = 0
-        with self._new:
-            while True:
-                for line in self.lines[seen:]:
-                    if needle in line:
-                        return line
-                seen = len(self.lines)
-                left = deadline - time.monotonic()
-                if left <= 0 or self.proc.poll() is not None:
-                    return None
-                self._new.wait(left)
-
-    def kill(self) -> None:
-        """Pull the plug: qemu killed, nothing flushed."""
-        if self.proc.poll() is None:
-            self.proc.kill()
-        self.proc.wait(30)
-
-
 def choose_accel(image: Path, memory: int, tcg: bool) -> str:
     """KVM when a guest really boots under it here (its kernel's first line within 20 s),
     else TCG."""
     if tcg or not os.access("/dev/kvm", os.R_OK | os.W_OK):
         return "tcg"
-    guest = Guest(image, "kvm", memory)
+    guest = Guest(image, "kvm", memory, smp=1, kernel_args=("loglevel=7",))
     try:
         booted = guest.wait_line("Linux version", 20) is not None
     finally:
-        guest.kill()
+        guest.close()
     if not booted:
         progress("KVM: /dev/kvm opens but the guest printed nothing in 20 s: TCG instead")
     return "kvm" if booted else "tcg"
 
 
-def boot(image: Path, accel: str, memory: int, limit: float) -> tuple[Guest, float]:
-    """The guest booted to its marker: the guest and the seconds from qemu's start."""
-    progress(f"booting under {accel.upper()}")
-    guest = Guest(image, accel, memory)
-    line = guest.wait_line(MARKER, limit)
+def boot(image: Path, accel: str, memory: int, limit: float, **options: Any
+         ) -> tuple[Guest, float]:
+    """A guest booted to its ready marker and its agent answering: the guest and the seconds
+    from qemu's start. ``options`` go to Guest (qemu_args, kernel_args, hostfwd, overlay,
+    backing, smp)."""
+    guest = Guest(image, accel, memory, **options)
+    line = guest.wait_line("UNO-APPLIANCE-UP", limit)
     if line is None:
         guest.kill()
         tail = " | ".join(x for x in guest.lines[-3:] if x)
         raise ApplianceError(f"the guest did not finish booting in {limit:g} s under "
                              f"{accel.upper()} (last console lines: {tail or 'none'})")
-    return guest, time.monotonic() - guest.started
+    booted = time.monotonic() - guest.started
+    guest.wait_agent(60)
+    return guest, booted
 
 
-NOT_DONE = {  # the issue's fields that the scenarios not built yet would fill
-    "install": ("install_twice_ok",),
-    "usb serial bridge": ("late_device_ok", "replug_ok"),
-    "gpio chip": ("buttons_ok",),
-    "power cuts": ("power_cuts", "acknowledged", "lost", "unopenable", "hub_power_cuts",
-                   "hub_lost"),
-}
+@dataclass
+class Run:
+    """What every scenario is given: the image, how to boot it, and what earlier scenarios
+    left (``installed``: the disk with the table installed, powered off cleanly)."""
+
+    image: Path
+    accel: str
+    memory: int
+    cache: Path
+    boot_limit: float
+    installed: Path | None = None
+    results: dict[str, Any] = field(default_factory=dict)
+    say: Callable[[str], None] = progress
+
+    def boot(self, **options: Any) -> tuple[Guest, float]:
+        """A guest booted (on a copy of the installed disk when there is one, unless
+        ``overlay`` or ``backing`` says otherwise): the guest and its boot's seconds."""
+        if self.installed is not None and "overlay" not in options:
+            options.setdefault("backing", self.installed)
+        return boot(self.image, self.accel, self.memory, self.boot_limit, **options)
+
+
+def _load(name: str) -> Any:
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError as exc:
+        if exc.name != name:
+            raise
+        return None
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Build, boot, measure; the last line one JSON object."""
+    """Build, boot, run the scenarios; the last line one JSON object."""
     parser = argparse.ArgumentParser(prog="./uno appliance", description=__doc__.split("\n")[0])
     parser.add_argument("--cache", type=Path, default=CACHE, help="where the image is kept")
-    parser.add_argument("--memory", type=int, default=1024, help="the guest's MB (1024)")
+    parser.add_argument("--memory", type=int, default=1536, help="the guest's MB (1536)")
     parser.add_argument("--tcg", action="store_true", help="TCG without trying KVM")
-    parser.add_argument("--boot-limit", type=float, default=600.0,
-                        help="seconds the boot may take before the guest counts as stuck (600)")
+    parser.add_argument("--boot-limit", type=float, default=300.0,
+                        help="seconds a boot may take before the guest counts as stuck (300)")
+    parser.add_argument("--only", nargs="+", metavar="NAME",
+                        help="run only these scenarios (install, bridge, gpio, cuts)")
     args = parser.parse_args(argv)
+    started = time.monotonic()
+    out: dict[str, Any] = {"kvm": None}
+    for _, fields in SCENARIOS:
+        out.update(dict.fromkeys(fields))
+    not_done: list[str] = []
+    phases: dict[str, float] = {}
     try:
         need_tools()
-        image = build_image(args.cache)
+        modules = [(name, fields, _load(name)) for name, fields in SCENARIOS]
+        packages = [p for _, _, m in modules if m is not None for p in getattr(m, "PACKAGES", ())]
+        image = build_image(args.cache, packages, progress)
+        phases["image_s"] = round(time.monotonic() - started, 1)
         accel = choose_accel(image, args.memory, args.tcg)
-        guest, booted = boot(image, accel, args.memory, args.boot_limit)
-        progress(f"booted in {booted:.1f} s under {accel.upper()}")
-        guest.kill()
+        progress(f"guests run under {accel.upper()}")
+        out["kvm"] = accel == "kvm"
+        run = Run(image, accel, args.memory, args.cache, args.boot_limit)
+        for name, fields, module in modules:
+            short = name.removeprefix("appliance_")
+            if module is None or (args.only and short not in args.only):
+                not_done.append(short)
+                continue
+            began = time.monotonic()
+            progress(f"{short}: started")
+            found = module.scenario(run)
+            run.results.update(found)
+            out.update({k: v for k, v in found.items()})
+            phases[f"{short}_s"] = round(time.monotonic() - began, 1)
+            progress(f"{short}: done in {phases[f'{short}_s']:.0f} s: {json.dumps(found)}")
+            if any(found.get(f) is None for f in fields):
+                not_done.append(short)
     except ApplianceError as exc:
         print(f"appliance: {exc}", file=sys.stderr)
         return 2
-    target = 90.0 if accel == "tcg" else 20.0  # the issue's bound for boot to ready
-    out: dict[str, object] = {"kvm": accel == "kvm", "accel": accel,
-                              "boot_s": round(booted, 1), "boot_within_target": booted <= target,
-                              "boot_to_ready_s": None}
-    for fields in NOT_DONE.values():
-        out.update(dict.fromkeys(fields))
-    out["not_done"] = ["boot to the referee's ready (the install in the guest)", *NOT_DONE]
+    phases["total_s"] = round(time.monotonic() - started, 1)
+    out["phases"] = phases
+    out["load_average"] = round(os.getloadavg()[0], 1)
+    out["not_done"] = not_done
+    failed = [k for k, v in out.items()
+              if (k.endswith("_ok") and v is False) or (k in LOSSES and (v or 0) > 0)]
     print(json.dumps(out), flush=True)
-    return 1
+    return 1 if not_done or failed else 0
 
 
 if __name__ == "__main__":

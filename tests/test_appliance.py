@@ -16,7 +16,8 @@ APPLIANCE = ROOT / "bench" / "appliance.py"
 
 @pytest.mark.parametrize(("tools", "missing"), [
     ((), "qemu-system-x86_64 not found (Debian package qemu-system-x86)"),
-    (("qemu-system-x86_64",), "debootstrap not found (Debian package debootstrap)"),
+    (("qemu-system-x86_64",), "qemu-img not found (Debian package qemu-utils)"),
+    (("qemu-system-x86_64", "qemu-img"), "debootstrap not found (Debian package debootstrap)"),
 ])
 def test_a_machine_without_the_tools_is_told_what_to_install(
         tmp_path: Path, tools: tuple[str, ...], missing: str) -> None:
