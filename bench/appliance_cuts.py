@@ -1,13 +1,15 @@
 """The appliance's power-cut scenario: a tapping evening in the guest, the plug pulled (qemu
 killed) at random moments, booted again each time.
 
-The disk: the table installed by the installer in the guest (the install scenario's disk, or,
-run alone, this scenario's own install, cached as a qcow2 layer under a key made of the image,
-the installer, pyproject.toml and the table's code), plus paho-mqtt in its venv for the hub
-(the organiser's machine), and a stub init. Prepared once in a full systemd boot; each cut
-cycle then boots that disk with ``init=`` the stub, which mounts the checkout and runs
-bench/appliance_cuts_init.sh: the real kernel, ext4 root, journal, daemon and hub, without
-systemd, so each cycle costs a kernel boot and a Python start, not a whole system's.
+The disk: the install scenario's (``sudo ./uno install`` in the guest) with paho-mqtt added to
+its venv for the hub (the organiser's machine); run alone (``--only cuts``), a venv built in the
+guest once (``pip install`` of the checkout with the hub's extra; the installer's ``pip install
+.[pi]`` failed in this x86 guest) and the service user, cached as a qcow2 layer under a key made
+of the image, the installer, pyproject.toml and the table's code. Either way a stub init is
+added, in one full systemd boot; each cut cycle then boots that disk with ``init=`` the stub,
+which mounts the checkout and runs bench/appliance_cuts_init.sh: the real kernel, ext4 root,
+journal, daemon and hub, without systemd, so each cycle costs a kernel boot and one Python
+start, not a whole system's.
 
 Each cycle, by the mode on the kernel's command line:
 
@@ -38,6 +40,7 @@ import json
 import random
 import re
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -61,7 +64,7 @@ PLAYERS = ("Aki", "Ken", "Mio", "Yui")
 STATE = "/var/lib/uno-cuts"
 VENV = "/usr/local/lib/uno-table/venv"
 WEAR_TAPS = 20
-CYCLE_LIMIT = 240.0  # seconds a cycle's boot and start may take before it counts as stuck
+CYCLE_LIMIT = 400.0  # seconds a cycle's boot and start may take before it counts as stuck
 PREPARED = "paho-mqtt>=2.0,<3"  # the hub's extra, in the venv the installer made
 BOOT = "/usr/local/sbin/uno-cut-boot"
 # The cycles' init on the prepared disk: the checkout mounted, its script run (so the script can
@@ -75,7 +78,6 @@ exec /bin/sh /mnt/checkout/bench/appliance_cuts_init.sh
 """
 
 
-EXAMPLE = "examples/bridge-four-seats.toml"
 HOME = f"/home/{USER}/uno-table"
 COPY = (f"mkdir -p {HOME} && tar -C /mnt/checkout --exclude=./.venv --exclude=./.appliance "
         f"--exclude=./.git --exclude='*/__pycache__' -cf - . | tar -C {HOME} -xf -")
@@ -86,6 +88,7 @@ class Bridge:
     serial device (an FTDI chip to the guest's kernel: /dev/ttyUSB0)."""
 
     def __init__(self, folder: Path) -> None:
+        self.folder = folder
         self.board: AvrBoard | None = AvrBoard(folder / "bridge")
 
     def __enter__(self) -> Bridge:
@@ -94,6 +97,7 @@ class Bridge:
     def __exit__(self, *exc: object) -> None:
         if self.board is not None:
             self.board.close()
+        shutil.rmtree(self.folder, ignore_errors=True)
 
     def plugged(self) -> dict[str, Any]:
         """Guest options: the USB controller and the bridge plugged in at boot."""
@@ -125,11 +129,17 @@ def prepare(run: Run, table: Bridge) -> tuple[Path, bool]:
     run.say(f"cuts: full boot for the preparation in {boot_s:.0f} s")
     try:
         if run.installed is None:
-            run.say("cuts: the installer in the guest (run alone: no install scenario's disk)")
+            run.say("cuts: run alone (no install scenario's disk): the venv built in the guest "
+                    "with the hub's extra, the service user made")
             guest.check(COPY, 600, user=USER)
-            guest.check(f"cd {HOME} && sudo ./uno install {EXAMPLE}", 2400, user=USER)
-        run.say("cuts: paho-mqtt into the venv (the hub's extra)")
-        guest.check(f"{VENV}/bin/pip install -q '{PREPARED}'", 1200)
+            guest.check(f"python3 -m venv {VENV} && {VENV}/bin/pip install -q '{HOME}[hub]'",
+                        2400)
+            guest.check("id uno-table >/dev/null 2>&1 || useradd --system --no-create-home "
+                        "--home-dir /var/lib/uno-table --shell /usr/sbin/nologin uno-table; "
+                        "usermod -aG dialout uno-table")
+        else:
+            run.say("cuts: paho-mqtt into the installed venv (the hub's extra)")
+            guest.check(f"{VENV}/bin/pip install -q '{PREPARED}'", 1200)
         guest.write_file(BOOT, STUB.encode(), "755")
         guest.check(f"install -d -o uno-table -g uno-table -m 750 {STATE}")
         guest.check("systemctl disable --now mosquitto uno-table 2>/dev/null; true")
@@ -156,9 +166,9 @@ class Tally:
     enrolled: set[str] = field(default_factory=set)  # tags enroll said it kept
     hub_acked: set[str] = field(default_factory=set)  # results the hub acknowledged
     hub_sent: int = 0
-    lost: list[str] = field(default_factory=list)
-    hub_lost: list[str] = field(default_factory=list)
-    unopenable: list[str] = field(default_factory=list)
+    lost: set[str] = field(default_factory=set)  # each boot's findings, once each
+    hub_lost: set[str] = field(default_factory=set)
+    unopenable: set[str] = field(default_factory=set)
     cycles: list[dict[str, Any]] = field(default_factory=list)
     resumed: list[bool] = field(default_factory=list)
 
@@ -186,14 +196,14 @@ def events(guest: Guest, start: int = 0) -> list[dict[str, Any]]:
 
 def compare(tally: Tally, check: dict[str, Any]) -> None:
     """What the checker found against what left the guest before the cut."""
-    tally.unopenable += check.get("unopenable", [])
+    tally.unopenable |= set(check.get("unopenable", []))
     journal = check.get("journal") or {}
     held = max(journal.values(), default=0)  # the evening's one match
-    tally.lost += [f"input {n}" for n in sorted(tally.acknowledged) if n > held]
+    tally.lost |= {f"input {n}" for n in tally.acknowledged if n > held}
     deck = set(check.get("deck") or ())
-    tally.lost += [f"tag {uid}" for uid in sorted(tally.enrolled - deck)]
+    tally.lost |= {f"tag {uid}" for uid in tally.enrolled - deck}
     kept = set(check.get("hub") or ())
-    tally.hub_lost += sorted(tally.hub_acked - kept)
+    tally.hub_lost |= tally.hub_acked - kept
 
 
 def wait_event(guest: Guest, match: Any, timeout: float, start: int) -> dict[str, Any] | None:
@@ -332,6 +342,54 @@ def wear(tally: Tally, table: Bridge, guest: Guest, start: int) -> dict[str, Any
             "lean_taps_per_s": round(done / seconds, 2)}
 
 
+def read_only(run: Run, table: Bridge, disk: Path, folder: Path) -> dict[str, Any]:
+    """The read-only root, tried: the root mounted read only, /var an overlay in RAM, the
+    journal on a second disk (a writable partition). Taps, the plug pulled, booted again: what
+    the journal on the second disk holds, and the sectors written to the root's disk."""
+    assert table.board is not None
+    data = folder / "data.img"
+    subprocess.run(["mke2fs", "-q", "-t", "ext4", "-L", "uno-data", str(data), "256M"],
+                   check=True, capture_output=True)
+    found: dict[str, Any] = {}
+    acked: set[int] = set()
+    taps = scripted_taps(PLAYERS, 10, seed=5)
+    for step in ("taps", "after the cut"):
+        options = table.plugged()
+        options["qemu_args"] += ["-drive", f"file={data},if=virtio,format=raw"]
+        guest = Guest(run.image, run.accel, run.memory, backing=disk, folder=folder / "ro",
+                      kernel_args=[f"init={BOOT}", "uno.cut=ro", "ro"], **options)
+        try:
+            ready = wait_event(guest, lambda e: e.get("type") == "ready", CYCLE_LIMIT, 0)
+            if ready is None:
+                raise GuestError("the daemon was never ready on the read-only root")
+            found["ro_root_mount"] = (lines_after(guest, "UNO-CUT-RO root") or ["?"])[0]
+            check = json.loads(lines_after(guest, "UNO-CUT-CHECK")[0] or "{}")
+            root_written = int(guest.check("cat /sys/block/vda/stat", 60).split()[6])
+            if step == "taps":
+                found["ro_root_sectors_written_first_boot"] = root_written
+                for _, uid in taps[:4]:
+                    mark = len(guest.lines)
+                    table.board.remove(0)
+                    table.board.place(0, uid)
+                    wait_event(guest, lambda e: e.get("type") == "verdict", 60, mark)
+                acked = {e["n"] for e in events(guest) if e.get("type") in ("verdict", "lift")}
+            else:
+                held = max((check.get("journal") or {}).values(), default=0)
+                found["ro_root_sectors_written_after_cut"] = root_written
+                found["ro_acknowledged"] = len(acked)
+                found["ro_lost"] = sum(n > held for n in acked)
+                found["ro_unopenable"] = len(check.get("unopenable", []))
+                found["ro_resumed_at"] = ready.get("inputs")
+        except (GuestError, ValueError, IndexError) as exc:
+            found["ro_error"] = str(exc)
+            run.say(f"cuts: read-only root: {exc}")
+        finally:
+            guest.kill()
+    shutil.rmtree(folder / "ro", ignore_errors=True)
+    run.say(f"cuts: read-only root: {json.dumps(found)}")
+    return found
+
+
 def scenario(run: Run) -> dict[str, Any]:
     """The cut cycles: the fields of the last line."""
     found: dict[str, Any] = dict.fromkeys(("power_cuts", "acknowledged", "lost", "unopenable",
@@ -394,8 +452,13 @@ def scenario(run: Run) -> dict[str, Any]:
                 after_hub(tally, guest, start, f"c{cycle}", note)
             note["cycle_s"] = round(time.monotonic() - guest.started, 1)
             tally.cycles.append(note)
+            note["so_far"] = {"acknowledged": len(tally.acknowledged) + len(tally.enrolled),
+                              "lost": len(tally.lost), "unopenable": len(tally.unopenable),
+                              "hub_acknowledged": len(tally.hub_acked),
+                              "hub_lost": len(tally.hub_lost)}
             run.say(f"cuts: cycle {cycle} {mode}: {json.dumps(note)}")
         seconds = time.monotonic() - began
+        found.update(read_only(run, table, disk if layered else overlay, folder))
         shutil.rmtree(folder, ignore_errors=True)
     cuts = [c for c in tally.cycles if c["cycle"] < len(modes) and "error" not in c]
     found.update({
@@ -411,7 +474,7 @@ def scenario(run: Run) -> dict[str, Any]:
         "resumed_ok": bool(tally.resumed) and all(tally.resumed),
         "cuts_s": round(seconds, 1),
         "cut_cycle_s": round(seconds / max(1, len(tally.cycles)), 1),
-        "lost_items": tally.lost[:10],
-        "unopenable_items": tally.unopenable[:10],
+        "lost_items": sorted(tally.lost)[:10],
+        "unopenable_items": sorted(tally.unopenable)[:10],
     })
     return found

@@ -5,8 +5,11 @@ table's own code opens every file): ``check`` after each boot, ``send`` for the 
     python appliance_cuts_guest.py send MATCH N    N results of MATCH to the broker on 1883, one
                                                    at a time, QoS 1
     python appliance_cuts_guest.py config         the cycles' configuration of the table
-    python appliance_cuts_guest.py repair PATH     the journal at PATH opened as the daemon opens
-                                                   it (a damaged one repaired)
+    python appliance_cuts_guest.py cycle MODE STATE MATCH
+                                                   ``check``, then the cycle's command: the
+                                                   daemon (tap, ro), enroll, the hub, or the
+                                                   damaged copy of the journal in STATE/repair
+                                                   opened as the daemon opens it (repair)
 
 ``check`` opens, in STATE (the folder the cut cycles keep their files in): the daemon's journal
 (read back as ``status`` reads it, with what was kept beside it) and its outbox, the deck file
@@ -18,11 +21,14 @@ with its error; a file not made yet is no file to open.
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
+from table.files.durable import sync_folder
 from table.journal.outbox import Outbox
 from table.journal.reading import read_journal
 from table.journal.store import Journal
@@ -163,16 +169,61 @@ def send(match: str, count: int) -> None:
     client.loop_stop()
 
 
+def cycle(mode: str, state: Path, match: str) -> int:
+    """One cycle in one Python process (each start costs seconds under TCG): the files checked
+    and reported on the console, then the cycle's command of the table."""
+    from table.commands.cli import main as table
+
+    config = Path("/tmp/uno-cuts.toml")
+    config.write_text(CUTS_CONFIG, encoding="utf-8")
+    print(f"UNO-CUT-CHECK {json.dumps(check(state))}", flush=True)
+    print("UNO-CUT-START", flush=True)
+    if mode in ("tap", "ro"):
+        return table(["run", "--config", str(config), "--events", "/dev/ttyS0"])
+    if mode == "enroll":
+        return table(["enroll", "--out", str(state / "deck.toml"), "--config", str(config),
+                      "--reader", "pad"])
+    if mode == "hub":
+        return table(["hub", "--mqtt", "127.0.0.1:1883", "--store", str(state / "hub.sqlite3")])
+    if mode == "repair":
+        damaged = damage(state)
+        print("UNO-CUT-REPAIR", flush=True)
+        print(f"repaired: {_repaired(damaged)} rows", flush=True)
+    return 0
+
+
+def damage(state: Path) -> Path:
+    """A copy of the journal (with its WAL) in ``state``/repair, its second page overwritten
+    with noise and synced: a journal the next open must repair."""
+    folder = state / "repair"
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir()
+    for suffix in ("", "-wal"):
+        source = state / f"journal.sqlite3{suffix}"
+        if source.exists():
+            shutil.copyfile(source, folder / source.name)
+            with open(folder / source.name, "r+b") as f:
+                if not suffix:
+                    f.seek(4096)
+                    f.write(os.urandom(4096))
+                    f.flush()
+                os.fsync(f.fileno())
+    copy = folder / "journal.sqlite3"
+    sync_folder(folder)
+    sync_folder(state)
+    return copy
+
+
 def main(argv: list[str]) -> int:
     """The command line above."""
     if argv[:1] == ["check"] and len(argv) == 2:
         print(json.dumps(check(Path(argv[1]))), flush=True)
+    elif argv[:1] == ["cycle"] and len(argv) == 4:
+        return cycle(argv[1], Path(argv[2]), argv[3])
     elif argv[:1] == ["send"] and len(argv) == 3:
         send(argv[1], int(argv[2]))
     elif argv[:1] == ["config"] and len(argv) == 1:
         print(CUTS_CONFIG, end="")
-    elif argv[:1] == ["repair"] and len(argv) == 2:
-        print(f"repaired: {_repaired(Path(argv[1]))} rows", flush=True)
     else:
         print(__doc__, file=sys.stderr)
         return 2
