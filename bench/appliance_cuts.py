@@ -132,8 +132,12 @@ def prepare(run: Run, table: Bridge) -> tuple[Path, bool]:
             run.say("cuts: run alone (no install scenario's disk): the venv built in the guest "
                     "with the hub's extra, the service user made")
             guest.check(COPY, 600, user=USER)
-            guest.check(f"python3 -m venv {VENV} && {VENV}/bin/pip install -q '{HOME}[hub]'",
-                        2400)
+            build = f"python3 -m venv {VENV} && {VENV}/bin/pip install '{HOME}[hub]'"
+            code, out, err = guest.run(build, 2400)
+            if code != 0:  # pip's own words, for whoever reads the run
+                for line in (out + err).strip().splitlines()[-15:]:
+                    run.say(f"cuts: pip: {line}")
+                raise GuestError(f"the venv could not be built in the guest (pip exit {code})")
             guest.check("id uno-table >/dev/null 2>&1 || useradd --system --no-create-home "
                         "--home-dir /var/lib/uno-table --shell /usr/sbin/nologin uno-table; "
                         "usermod -aG dialout uno-table")
