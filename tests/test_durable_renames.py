@@ -15,6 +15,7 @@ from test_journal import resumed_inputs, write_journal
 
 from table.commands.enroll import save
 from table.journal import unsaved
+from table.voice.backends import DiskCache
 
 Events = list[tuple[str, str]]
 
@@ -30,8 +31,8 @@ def events(monkeypatch: pytest.MonkeyPatch) -> Iterator[Events]:
 
     def syncing(fd: int) -> None:
         fsync(fd)
-        if stat.S_ISDIR(os.fstat(fd).st_mode):
-            seen.append(("fsync folder", os.readlink(f"/proc/self/fd/{fd}")))
+        what = "fsync folder" if stat.S_ISDIR(os.fstat(fd).st_mode) else "fsync file"
+        seen.append((what, os.readlink(f"/proc/self/fd/{fd}")))
 
     monkeypatch.setattr(os, "replace", replacing)
     monkeypatch.setattr(os, "fsync", syncing)
@@ -70,5 +71,18 @@ def test_inputs_kept_beside_a_journal_set_aside(tmp_path: Path, events: Events) 
     kept = tmp_path / "journal.sqlite3.unsaved"
     kept.write_text("{}\n")
     moved = unsaved.set_aside(unsaved.Unsaved(kept, 1, 2, []))
-    assert events[0] == ("replace", str(moved.resolve()))
+    assert next(e for e in events if e[0] != "fsync file") == ("replace", str(moved.resolve()))
     assert unsynced(events) == []
+
+
+def test_a_phrase_kept_in_the_voice_cache(tmp_path: Path, events: Events) -> None:
+    """The phrase cache renames a rendered WAV into place: its bytes synced before the rename,
+    its folder after, so a cut never leaves a name on half a phrase."""
+    cache = DiskCache(tmp_path / "phrases")
+    wav = b"RIFF" + bytes(100)
+    cache.put(("espeak-ng", "en", "Red five"), wav)
+    target = str(cache.path(("espeak-ng", "en", "Red five")).resolve())
+    (at,) = [i for i, e in enumerate(events) if e == ("replace", target)]
+    assert [e[0] for e in events[:at]] == ["fsync file"]
+    assert unsynced(events) == []
+    assert cache.get(("espeak-ng", "en", "Red five")) == wav

@@ -34,7 +34,7 @@ ALLOWED: dict[str, frozenset[str]] = {
     "readers": frozenset({"errors", "inputs"}),
     "circuit": frozenset({"errors", "readers"}),
     "referee": frozenset({"cards", "errors", "files", "inputs", "rules", "readers"}),
-    "voice": frozenset({"cards", "errors", "referee"}),
+    "voice": frozenset({"cards", "errors", "files", "referee"}),
     "journal": frozenset({"cards", "errors", "files", "inputs", "rules", "readers", "referee"}),
     "analysis": frozenset({"cards", "errors", "files", "inputs", "rules", "readers", "referee",
                            "journal"}),

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import logging
+import sqlite3
 import threading
 import time
 from collections import deque
@@ -30,6 +31,8 @@ from table.mqtt.settings import MqttSettings
 
 log = logging.getLogger(__name__)
 
+# What a handler raises when it could not keep a message: the message stays unacknowledged.
+STORAGE: Final = (OSError, sqlite3.Error)
 CAPACITY: Final = 1000  # messages waiting for the network before new ones are dropped
 Handler = Callable[[str, bytes], None]
 
@@ -123,8 +126,11 @@ class Publisher(Delivery):
     queues its QoS 1 messages while it is away (a session that is not clean, under a fixed
     client id): what the hub needs so that a result sent while it reconnects still reaches it.
     A message is acknowledged to the broker (PUBACK) only once ``on_message`` has returned
-    (paho's manual acknowledgements): what it kept durably is kept before the broker lets go,
-    and one it raised on stays the broker's, to be sent again on the next connection.
+    (paho's manual acknowledgements): what it kept durably is kept before the broker lets go.
+    One whose keeping failed (a :data:`STORAGE` error: the disk, the database) stays the
+    broker's, to be sent again on the next connection; one that raised anything else is
+    logged and acknowledged, since it would fail the same way again and, unacknowledged, hold
+    one of the broker's in-flight slots (20 in Mosquitto) until the hub hears nothing more.
     """
 
     def __init__(
@@ -148,6 +154,7 @@ class Publisher(Delivery):
         self.capacity = capacity
         self.dropped = 0  # messages dropped on a full queue
         self.connected = threading.Event()
+        self._gone = threading.Event()  # told when paho has closed the connection
         self.connections = 0
         self._cond = threading.Condition()
         self._items: deque[Message] = deque()
@@ -259,7 +266,9 @@ class Publisher(Delivery):
                 info.wait_for_publish(timeout)
             except (RuntimeError, ValueError):
                 log.warning("mqtt: offline could not be published; the last will says it")
-        self.client.disconnect()
+        self._gone.clear()
+        if self.client.disconnect() == 0:  # queued behind the acknowledgements not written yet:
+            self._gone.wait(timeout)  # paho says it is gone once all of them are out
         self.client.loop_stop()
 
     # --- paho's thread ------------------------------------------------------------------------
@@ -282,6 +291,7 @@ class Publisher(Delivery):
     def _on_disconnect(self, client: Any, userdata: Any, flags: Any, reason: Any,
                        properties: Any = None) -> None:
         self.connected.clear()
+        self._gone.set()
         if not self._stopping:
             log.warning("mqtt: lost the broker (%s); reconnecting", reason)
 
@@ -298,10 +308,14 @@ class Publisher(Delivery):
         try:
             if self.on_message is not None:
                 self.on_message(message.topic, bytes(message.payload))
-        except Exception:  # a bad message must not stop the network thread
-            log.exception("mqtt: message on %s could not be handled; left to the broker, which "
+        except STORAGE:  # not kept: the broker's still, sent again on the next connection
+            log.exception("mqtt: message on %s could not be kept; left to the broker, which "
                           "sends it again on the next connection", message.topic)
             return
+        except Exception:  # a bad message must not stop the network thread, nor hold one of
+            # the broker's in-flight slots for good: it would come back as bad as it was
+            log.exception("mqtt: message on %s could not be handled; acknowledged all the same",
+                          message.topic)
         if message.qos:
             client.ack(message.mid, message.qos)  # after whatever it kept is on the disk
 

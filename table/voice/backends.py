@@ -27,6 +27,7 @@ from functools import cache
 from pathlib import Path
 from typing import Final
 
+from table.files.durable import replace_durably
 from table.referee.announcements import speech
 from table.voice.audio import tidy
 from table.voice.errors import SpeechError
@@ -141,7 +142,9 @@ class DiskCache:
             fd, tmp = tempfile.mkstemp(dir=self.folder, suffix=".part")
             with os.fdopen(fd, "wb") as f:
                 f.write(data)
-            os.replace(tmp, self.path(key))
+                f.flush()
+                os.fsync(f.fileno())  # the bytes before the name: a cut never keeps half
+            replace_durably(Path(tmp), self.path(key))
         except OSError as exc:
             self.broken = True
             log.warning("phrase cache: cannot write in %s (%s): phrases are kept in memory only",

@@ -1,0 +1,484 @@
+"""The appliance's power-cut scenario: a tapping evening in the guest, the plug pulled (qemu
+killed) at random moments, booted again each time.
+
+The disk: the install scenario's (``sudo ./uno install`` in the guest) with paho-mqtt added to
+its venv for the hub (the organiser's machine); run alone (``--only cuts``), a venv built in the
+guest once (``pip install`` of the checkout with the hub's extra; the installer's ``pip install
+.[pi]`` failed in this x86 guest) and the service user, cached as a qcow2 layer under a key made
+of the image, the installer, pyproject.toml and the table's code. Either way a stub init is
+added, in one full systemd boot; each cut cycle then boots that disk with ``init=`` the stub,
+which mounts the checkout and runs bench/appliance_cuts_init.sh: the real kernel, ext4 root,
+journal, daemon and hub, without systemd, so each cycle costs a kernel boot and one Python
+start, not a whole system's.
+
+Each cycle, by the mode on the kernel's command line:
+
+- ``tap``: the daemon referees taps through the USB serial bridge (the bridge's firmware in
+  simavr on the host, qemu's usb-serial in the guest); its event stream goes out on the serial
+  console, so a verdict seen on the host is a verdict that left the guest (``acknowledged``).
+  The plug is pulled after a random number of taps, a random moment after the last one was put
+  down (its verdict may or may not have left).
+- ``enroll``: ``uno-table enroll`` writes the deck file after every tag tapped; a tag it printed
+  as enrolled is acknowledged. The plug is pulled while the tags come.
+- ``repair``: a copy of the journal is damaged and opened as the daemon opens it (salvage into a
+  fresh file, renamed into place); the plug is pulled at a random moment of the repair.
+- ``hub``: Mosquitto, ``uno-table hub`` and a table's results (a sender), all in the guest; the
+  broker's log on the console shows each result the hub acknowledged (its PUBACK). The plug is
+  pulled a random moment after the first.
+
+After each boot, before anything starts, the checker (bench/appliance_cuts_guest.py, with the
+table's own code) opens every file: ``unopenable`` counts what did not open; ``lost`` counts
+acknowledged inputs missing from the journal (and enrolled tags missing from the deck file);
+``hub_lost`` acknowledged results missing from the hub's store. The table resumes: the daemon's
+``ready`` after each boot reports as many inputs as the journal holds.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from appliance import Run
+from guest import ROOT, USER, Guest, GuestError
+
+if str(ROOT) not in sys.path:
+    sys.path.insert(1, str(ROOT))  # the checkout: the simulated bridge and the scripted taps
+from sim.hardware.avr_board import AvrBoard
+from sim.players.scripted import scripted_taps
+
+PACKAGES = ("mosquitto",)
+CYCLES = 32
+MODES = ("enroll",) * 4 + ("repair",) * 4 + ("hub",) * 6  # the rest are tap cycles
+SEED = 32
+PLAYERS = ("Aki", "Ken", "Mio", "Yui")
+STATE = "/var/lib/uno-cuts"
+VENV = "/usr/local/lib/uno-table/venv"
+WEAR_TAPS = 20
+CYCLE_LIMIT = 400.0  # seconds a cycle's boot and start may take before it counts as stuck
+PREPARED = "paho-mqtt>=2.0,<3"  # the hub's extra, in the venv the installer made
+BOOT = "/usr/local/sbin/uno-cut-boot"
+# The cycles' init on the prepared disk: the checkout mounted, its script run (so the script can
+# change without preparing the disk again).
+STUB = """#!/bin/sh
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+mount -t proc proc /proc; mount -t sysfs sys /sys; mount -t devtmpfs dev /dev 2>/dev/null
+for m in 9pnet_virtio 9p; do modprobe -q $m; done
+mount -t 9p -o trans=virtio,version=9p2000.L,ro checkout /mnt/checkout
+exec /bin/sh /mnt/checkout/bench/appliance_cuts_init.sh
+"""
+
+
+HOME = f"/home/{USER}/uno-table"
+COPY = (f"mkdir -p {HOME} && tar -C /mnt/checkout --exclude=./.venv --exclude=./.appliance "
+        f"--exclude=./.git --exclude='*/__pycache__' -cf - . | tar -C {HOME} -xf -")
+
+
+class Bridge:
+    """The bridge's firmware in simavr on the host, carried into the guest as qemu's USB
+    serial device (an FTDI chip to the guest's kernel: /dev/ttyUSB0)."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.board: AvrBoard | None = AvrBoard(folder / "bridge")
+
+    def __enter__(self) -> Bridge:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.board is not None:
+            self.board.close()
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+    def plugged(self) -> dict[str, Any]:
+        """Guest options: the USB controller and the bridge plugged in at boot."""
+        assert self.board is not None
+        return {"qemu_args": [
+            "-device", "qemu-xhci,id=xhci",
+            "-chardev", f"serial,id=bridge,path={self.board.pty}",
+            "-device", "usb-serial,chardev=bridge,id=bridge-usb,bus=xhci.0,port=1"]}
+
+
+def recipe_key(run: Run) -> str:
+    """The prepared disk's key: the image, the installer, pyproject.toml, the table's code (the
+    venv holds a copy of it) and the preparation (``PREPARED``)."""
+    digest = hashlib.sha256(f"{run.image.resolve()}{PREPARED}{STUB}".encode())
+    for path in (ROOT / "scripts/install-pi.sh", ROOT / "pyproject.toml",
+                 *sorted((ROOT / "table").rglob("*.py"))):
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def prepare(run: Run, table: Bridge) -> tuple[Path, bool]:
+    """The disk the cycles boot: (its path, whether it is a cached layer to boot on)."""
+    cached = run.cache / f"cuts-{recipe_key(run)}" / "disk.qcow2"
+    if run.installed is None and cached.exists():
+        run.say(f"cuts: prepared disk {cached} (cached)")
+        return cached, True
+    began = time.monotonic()
+    guest, boot_s = run.boot(**table.plugged())
+    run.say(f"cuts: full boot for the preparation in {boot_s:.0f} s")
+    try:
+        if run.installed is None:
+            run.say("cuts: run alone (no install scenario's disk): the venv built in the guest "
+                    "with the hub's extra, the service user made")
+            guest.check(COPY, 600, user=USER)
+            build = f"python3 -m venv {VENV} && {VENV}/bin/pip install '{HOME}[hub]'"
+            code, out, err = guest.run(build, 2400)
+            if code != 0:  # pip's own words, for whoever reads the run
+                for line in (out + err).strip().splitlines()[-15:]:
+                    run.say(f"cuts: pip: {line}")
+                raise GuestError(f"the venv could not be built in the guest (pip exit {code})")
+            guest.check("id uno-table >/dev/null 2>&1 || useradd --system --no-create-home "
+                        "--home-dir /var/lib/uno-table --shell /usr/sbin/nologin uno-table; "
+                        "usermod -aG dialout uno-table")
+        else:
+            run.say("cuts: paho-mqtt into the installed venv (the hub's extra)")
+            guest.check(f"{VENV}/bin/pip install -q '{PREPARED}'", 1200)
+        guest.write_file(BOOT, STUB.encode(), "755")
+        guest.check(f"install -d -o uno-table -g uno-table -m 750 {STATE}")
+        guest.check("systemctl disable --now mosquitto uno-table 2>/dev/null; true")
+        guest.poweroff()
+    except GuestError:
+        guest.kill()
+        raise
+    run.say(f"cuts: disk prepared in {time.monotonic() - began:.0f} s")
+    if run.installed is not None:
+        return guest.overlay, False
+    cached.parent.mkdir(parents=True, exist_ok=True)
+    shutil.move(str(guest.overlay), cached)
+    shutil.rmtree(guest.folder, ignore_errors=True)
+    return cached, True
+
+
+@dataclass
+class Tally:
+    """What the cycles saw, and what they found after each boot."""
+
+    taps: list[tuple[str, str]]
+    next_tap: int = 0
+    acknowledged: set[int] = field(default_factory=set)  # input numbers seen on the host
+    enrolled: set[str] = field(default_factory=set)  # tags enroll said it kept
+    hub_acked: set[str] = field(default_factory=set)  # results the hub acknowledged
+    hub_sent: int = 0
+    lost: set[str] = field(default_factory=set)  # each boot's findings, once each
+    hub_lost: set[str] = field(default_factory=set)
+    unopenable: set[str] = field(default_factory=set)
+    cycles: list[dict[str, Any]] = field(default_factory=list)
+    resumed: list[bool] = field(default_factory=list)
+
+
+def lines_after(guest: Guest, prefix: str, start: int = 0) -> list[str]:
+    """The console lines from ``start`` that begin with ``prefix``, the prefix cut off."""
+    return [line.split(prefix, 1)[1].strip() for line in guest.lines[start:] if prefix in line]
+
+
+def events(guest: Guest, start: int = 0) -> list[dict[str, Any]]:
+    """The daemon's events on the console from line ``start`` on."""
+    found = []
+    for line in guest.lines[start:]:
+        at = line.find("{\"")
+        if at < 0:
+            continue
+        try:
+            event = json.loads(line[at:])
+        except ValueError:
+            continue
+        if isinstance(event, dict) and "type" in event:
+            found.append(event)
+    return found
+
+
+def compare(tally: Tally, check: dict[str, Any]) -> None:
+    """What the checker found against what left the guest before the cut."""
+    tally.unopenable |= set(check.get("unopenable", []))
+    journal = check.get("journal") or {}
+    held = max(journal.values(), default=0)  # the evening's one match
+    tally.lost |= {f"input {n}" for n in tally.acknowledged if n > held}
+    deck = set(check.get("deck") or ())
+    tally.lost |= {f"tag {uid}" for uid in tally.enrolled - deck}
+    kept = set(check.get("hub") or ())
+    tally.hub_lost |= tally.hub_acked - kept
+
+
+def wait_event(guest: Guest, match: Any, timeout: float, start: int) -> dict[str, Any] | None:
+    """The first event from console line ``start`` on that ``match``es, within ``timeout``."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and guest.alive():
+        for event in events(guest, start):
+            if match(event):
+                return event
+        guest.wait_line("{\"", min(1.0, max(0.05, deadline - time.monotonic())),
+                        start=len(guest.lines))
+    return None
+
+
+def tap_cycle(tally: Tally, table: Bridge, guest: Guest, start: int,
+              rng: random.Random, note: dict[str, Any]) -> None:
+    """Taps until the plug is pulled a random moment after the last was put down."""
+    assert table.board is not None
+    ready = wait_event(guest, lambda e: e.get("type") == "ready", CYCLE_LIMIT, start)
+    if ready is None:
+        raise GuestError("the daemon was never ready after the boot")
+    note["ready_inputs"] = ready.get("inputs")
+    note["ready_s"] = round(time.monotonic() - guest.started, 1)
+    taps = rng.randint(1, 6)
+    for k in range(taps):
+        mark = len(guest.lines)
+        table.board.remove(0)
+        table.board.place(0, tally.taps[tally.next_tap][1])
+        if k == taps - 1:
+            time.sleep(rng.uniform(0.0, 1.5))  # the plug, somewhere in this tap's way
+        elif wait_event(guest, lambda e: e.get("type") == "verdict", 60, mark) is not None:
+            tally.next_tap += 1
+    note["taps"] = taps
+
+
+def after_taps(tally: Tally, guest: Guest, start: int, note: dict[str, Any]) -> None:
+    """Every input whose verdict (or lift) left the guest before the cut: acknowledged."""
+    seen = [e for e in events(guest, start) if e.get("type") in ("verdict", "lift")
+            and isinstance(e.get("n"), int)]
+    tally.acknowledged |= {e["n"] for e in seen}
+    if note.get("taps") and sum(e["type"] == "verdict" for e in seen) == note["taps"]:
+        tally.next_tap += 1  # the last tap's verdict left too
+    note["acknowledged"] = len(seen)
+
+
+def enroll_cycle(tally: Tally, table: Bridge, guest: Guest, start: int,
+                 rng: random.Random, cycle: int, note: dict[str, Any]) -> None:
+    """Tags tapped for enroll until the plug is pulled."""
+    assert table.board is not None
+    if guest.wait_line("tap", CYCLE_LIMIT, start) is None:
+        raise GuestError("enroll never asked for a tag")
+    tags = rng.randint(2, 8)
+    for k in range(tags):
+        mark = len(guest.lines)
+        uid = f"0C{cycle:02X}{k:02X}A5"  # four bytes: 0C, the cycle, the tag, A5
+        table.board.remove(0)
+        table.board.place(0, uid)
+        if k == tags - 1:
+            time.sleep(rng.uniform(0.0, 1.0))
+        else:
+            guest.wait_line(f"{uid} =", 60, start=mark)
+    note["tags"] = tags
+
+
+def after_enroll(tally: Tally, guest: Guest, start: int, note: dict[str, Any]) -> None:
+    """Every tag enroll printed as kept (after its deck file was written): acknowledged."""
+    kept = {line.split()[0] for line in (x.strip() for x in guest.lines[start:])
+            if re.match(r"^0C[0-9A-F]{6} = ", line)}
+    tally.enrolled |= kept
+    note["enrolled"] = len(kept)
+
+
+def hub_cycle(guest: Guest, start: int, rng: random.Random) -> None:
+    """The hub hears results until the plug is pulled a random moment after its first PUBACK."""
+    if guest.wait_line("Received PUBACK from uno-table-hub", CYCLE_LIMIT, start) is None:
+        raise GuestError("the hub acknowledged no result")
+    time.sleep(rng.uniform(0.0, 4.0))
+
+
+def after_hub(tally: Tally, guest: Guest, start: int, match: str, note: dict[str, Any]) -> None:
+    """Every result whose PUBACK from the hub the broker logged: acknowledged. The broker sends
+    the results to the hub in the order the sender published them (rounds 1, 2, ...)."""
+    sent: dict[str, int] = {}  # the broker's message id to the hub -> the result's round
+    acked = []
+    for line in guest.lines[start:]:
+        if "Sending PUBLISH to uno-table-hub" in line and "/result'" in line and "(d0," in line:
+            mid = line.split(", m", 1)[1].split(",", 1)[0]
+            sent[mid] = len(sent) + 1
+        elif "Received PUBACK from uno-table-hub" in line:
+            mid = line.split("Mid: ", 1)[1].split(",", 1)[0].rstrip(")")
+            if mid in sent:
+                acked.append(f"2/{match}/{sent[mid]}")
+    tally.hub_acked |= set(acked)
+    note["hub_acked"] = len(acked)
+
+
+def repair_cycle(guest: Guest, start: int, rng: random.Random, note: dict[str, Any],
+                 took: list[float]) -> None:
+    """The plug pulled at a random moment of a journal's repair."""
+    if guest.wait_line("UNO-CUT-REPAIR", CYCLE_LIMIT, start) is None:
+        raise GuestError("the repair never started")
+    began = time.monotonic()
+    span = max(took) if took else 3.0
+    done = guest.wait_line("repaired:", rng.uniform(0.0, span), start=start)
+    note["repair_done_before_cut"] = done is not None
+    if done is not None:
+        took.append(time.monotonic() - began)
+
+
+def sectors_written(guest: Guest) -> int:
+    """The guest disk's sectors written since its boot (/sys/block/vda/stat, field 7)."""
+    return int(guest.check("cat /sys/block/vda/stat", 60).split()[6])
+
+
+def wear(tally: Tally, table: Bridge, guest: Guest, start: int) -> dict[str, Any]:
+    """Bytes written to the disk per tap: the disk's counter before and after ``WEAR_TAPS``
+    taps, each waited for, and the filesystem's next journal commit (ext4: 5 s)."""
+    assert table.board is not None
+    if wait_event(guest, lambda e: e.get("type") == "ready", CYCLE_LIMIT, start) is None:
+        raise GuestError("the daemon was never ready for the wear measurement")
+    time.sleep(6.0)  # the start's own writes committed
+    before = sectors_written(guest)
+    began = time.monotonic()
+    done = 0
+    for _ in range(WEAR_TAPS):
+        mark = len(guest.lines)
+        table.board.remove(0)
+        table.board.place(0, tally.taps[tally.next_tap][1])
+        if wait_event(guest, lambda e: e.get("type") == "verdict", 60, mark) is not None:
+            tally.next_tap += 1
+            done += 1
+    seconds = time.monotonic() - began
+    time.sleep(6.0)
+    written = (sectors_written(guest) - before) * 512
+    return {"wear_taps": done, "bytes_per_tap": round(written / max(1, done)),
+            "lean_taps_per_s": round(done / seconds, 2)}
+
+
+def read_only(run: Run, table: Bridge, disk: Path, folder: Path) -> dict[str, Any]:
+    """The read-only root, tried: the root mounted read only, /var an overlay in RAM, the
+    journal on a second disk (a writable partition). Taps, the plug pulled, booted again: what
+    the journal on the second disk holds, and the sectors written to the root's disk."""
+    assert table.board is not None
+    data = folder / "data.img"
+    subprocess.run(["mke2fs", "-q", "-t", "ext4", "-L", "uno-data", str(data), "256M"],
+                   check=True, capture_output=True)
+    found: dict[str, Any] = {}
+    acked: set[int] = set()
+    taps = scripted_taps(PLAYERS, 10, seed=5)
+    for step in ("taps", "after the cut"):
+        options = table.plugged()
+        options["qemu_args"] += ["-drive", f"file={data},if=virtio,format=raw"]
+        guest = Guest(run.image, run.accel, run.memory, backing=disk, folder=folder / "ro",
+                      kernel_args=[f"init={BOOT}", "uno.cut=ro", "ro"], **options)
+        try:
+            ready = wait_event(guest, lambda e: e.get("type") == "ready", CYCLE_LIMIT, 0)
+            if ready is None:
+                raise GuestError("the daemon was never ready on the read-only root")
+            found["ro_root_mount"] = (lines_after(guest, "UNO-CUT-RO root") or ["?"])[0]
+            check = json.loads(lines_after(guest, "UNO-CUT-CHECK")[0] or "{}")
+            root_written = int(guest.check("cat /sys/block/vda/stat", 60).split()[6])
+            if step == "taps":
+                found["ro_root_sectors_written_first_boot"] = root_written
+                for _, uid in taps[:4]:
+                    mark = len(guest.lines)
+                    table.board.remove(0)
+                    table.board.place(0, uid)
+                    wait_event(guest, lambda e: e.get("type") == "verdict", 60, mark)
+                acked = {e["n"] for e in events(guest) if e.get("type") in ("verdict", "lift")}
+            else:
+                held = max((check.get("journal") or {}).values(), default=0)
+                found["ro_root_sectors_written_after_cut"] = root_written
+                found["ro_acknowledged"] = len(acked)
+                found["ro_lost"] = sum(n > held for n in acked)
+                found["ro_unopenable"] = len(check.get("unopenable", []))
+                found["ro_resumed_at"] = ready.get("inputs")
+        except (GuestError, ValueError, IndexError) as exc:
+            found["ro_error"] = str(exc)
+            run.say(f"cuts: read-only root: {exc}")
+        finally:
+            guest.kill()
+    shutil.rmtree(folder / "ro", ignore_errors=True)
+    run.say(f"cuts: read-only root: {json.dumps(found)}")
+    return found
+
+
+def scenario(run: Run) -> dict[str, Any]:
+    """The cut cycles: the fields of the last line."""
+    found: dict[str, Any] = dict.fromkeys(("power_cuts", "acknowledged", "lost", "unopenable",
+                                          "hub_power_cuts", "hub_lost"))
+    rng = random.Random(SEED)
+    modes = list(MODES) + ["tap"] * (CYCLES - len(MODES))
+    rng.shuffle(modes)
+    modes[0] = "tap"  # the evening starts with taps
+    tally = Tally(scripted_taps(PLAYERS, 400, seed=3))
+    took: list[float] = []
+    with Bridge(Path(tempfile.mkdtemp(prefix="cuts-", dir=run.cache))) as table:
+        disk, layered = prepare(run, table)
+        folder = Path(run.cache) / f"cuts-run-{int(time.time())}"
+        folder.mkdir(parents=True, exist_ok=True)
+        overlay = folder / "disk.qcow2"
+        if not layered:
+            shutil.move(str(disk), overlay)
+        began = time.monotonic()
+        for cycle, mode in enumerate([*modes, "tap"]):  # a last boot to check the last cut
+            note: dict[str, Any] = {"cycle": cycle, "mode": mode}
+            start = 0
+            guest = Guest(run.image, run.accel, run.memory, overlay=overlay,
+                          backing=disk if layered else None, folder=folder,
+                          kernel_args=[f"init={BOOT}", f"uno.cut={mode}",
+                                       f"uno.match=c{cycle}"], **table.plugged())
+            try:
+                if guest.wait_line("UNO-CUT-CHECK", CYCLE_LIMIT) is None:
+                    raise GuestError("the checker never reported after the boot")
+                note["check_s"] = round(time.monotonic() - guest.started, 1)
+                check = json.loads(lines_after(guest, "UNO-CUT-CHECK")[0] or "{}")
+                compare(tally, check)
+                start = len(guest.lines)
+                if cycle == len(modes):  # the last boot: bytes written per tap
+                    found.update(wear(tally, table, guest, start))
+                    guest.kill()
+                    tally.cycles.append(note)
+                    break
+                if mode == "tap":
+                    tap_cycle(tally, table, guest, start, rng, note)
+                    held = max((check.get("journal") or {}).values(), default=0)
+                    tally.resumed.append(note.get("ready_inputs") == held)
+                elif mode == "enroll":
+                    enroll_cycle(tally, table, guest, start, rng, cycle, note)
+                elif mode == "hub":
+                    hub_cycle(guest, start, rng)
+                else:
+                    repair_cycle(guest, start, rng, note, took)
+            except (GuestError, ValueError) as exc:
+                note["error"] = str(exc)
+                run.say(f"cuts: cycle {cycle} ({mode}): {exc}")
+                tail = [line for line in guest.lines[-5:] if line.strip()]
+                run.say("cuts: console: " + " | ".join(tail)[:400])
+            finally:
+                guest.kill()
+            if mode == "tap":
+                after_taps(tally, guest, start, note)
+            elif mode == "enroll":
+                after_enroll(tally, guest, start, note)
+            elif mode == "hub":
+                after_hub(tally, guest, start, f"c{cycle}", note)
+            note["cycle_s"] = round(time.monotonic() - guest.started, 1)
+            tally.cycles.append(note)
+            note["so_far"] = {"acknowledged": len(tally.acknowledged) + len(tally.enrolled),
+                              "lost": len(tally.lost), "unopenable": len(tally.unopenable),
+                              "hub_acknowledged": len(tally.hub_acked),
+                              "hub_lost": len(tally.hub_lost)}
+            run.say(f"cuts: cycle {cycle} {mode}: {json.dumps(note)}")
+        seconds = time.monotonic() - began
+        found.update(read_only(run, table, disk if layered else overlay, folder))
+        shutil.rmtree(folder, ignore_errors=True)
+    cuts = [c for c in tally.cycles if c["cycle"] < len(modes) and "error" not in c]
+    found.update({
+        "power_cuts": len(cuts),
+        "acknowledged": len(tally.acknowledged) + len(tally.enrolled),
+        "lost": len(tally.lost),
+        "unopenable": len(tally.unopenable),
+        "hub_power_cuts": sum(c["mode"] == "hub" for c in cuts),
+        "hub_lost": len(tally.hub_lost),
+        "hub_acknowledged": len(tally.hub_acked),
+        "cuts_by_mode": {m: sum(c["mode"] == m for c in cuts) for m in set(modes)},
+        "cut_errors": [c for c in tally.cycles if "error" in c],
+        "resumed_ok": bool(tally.resumed) and all(tally.resumed),
+        "cuts_s": round(seconds, 1),
+        "cut_cycle_s": round(seconds / max(1, len(tally.cycles)), 1),
+        "lost_items": sorted(tally.lost)[:10],
+        "unopenable_items": sorted(tally.unopenable)[:10],
+    })
+    return found
