@@ -159,8 +159,10 @@ class Guest:
             "-device", "virtserialport,chardev=agent,name=org.qemu.guest_agent.0",
             *qemu_args,
         ]
-        if accel == "kvm":
-            self.command[self.command.index("-m"):self.command.index("-m")] = ["-cpu", "host"]
+        # TCG's default CPU (qemu64) lacks SSE4.2 and POPCNT, which numpy 2's wheels need
+        # (check-table died of "Illegal instruction"): every feature TCG can emulate.
+        cpu = "host" if accel == "kvm" else "max"
+        self.command[self.command.index("-m"):self.command.index("-m")] = ["-cpu", cpu]
         self.started = time.monotonic()
         self.proc = subprocess.Popen(self.command, stdin=subprocess.DEVNULL,
                                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
