@@ -224,6 +224,8 @@ def main(argv: list[str]) -> int:
         send(argv[1], int(argv[2]))
     elif argv[:1] == ["config"] and len(argv) == 1:
         print(CUTS_CONFIG, end="")
+    elif argv in (["--help"], ["-h"]):
+        print(f"usage: {__doc__}")
     else:
         print(__doc__, file=sys.stderr)
         return 2
