@@ -162,7 +162,10 @@ def test_wiring_prints_every_pin_and_writes_the_schematic(
     assert "The electrical rules find nothing wrong." in out
     assert "controls.seats.Yui.pass    -> J1 GPIO23" in out
     assert "free GPIO: BCM 24, BCM 26, BCM 27" in out
-    assert svg.read_text(encoding="utf-8").startswith("<svg")
+    drawn = svg.read_text(encoding="utf-8")
+    assert drawn.startswith("<svg") and f"schematic written to {svg}" in out
+    for words in ("J1 Raspberry Pi 4", "GPIO23 (pin 16)", "controls.seats.Yui.pass", "U1 MFRC522"):
+        assert f">{words}" in drawn, words
     assert main(["wiring", "--bridge"]) == 0
     assert "U3  74AHCT125 (5 V)" in capsys.readouterr().out
     assert main(["wiring", str(ROOT / "examples" / "sim.toml"), "--svg", ""]) == 2

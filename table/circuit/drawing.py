@@ -1,12 +1,10 @@
-"""A circuit made readable: its wiring as text and Markdown tables, its schematic as SVG (each
-part a box, each connected pin labelled with its net, as schematics with net labels are), and
-the cable harness of each pad. Pure functions of the model: the same circuit, the same bytes."""
+"""A circuit made readable: its wiring as text and Markdown tables, and the cable harness of
+each pad (its schematic: schematic.py). Pure functions of the model: the same circuit, the same
+bytes."""
 
 from __future__ import annotations
 
-from html import escape
-
-from table.circuit.model import Circuit, Finding, Net, Part, PinKind
+from table.circuit.model import Circuit, Finding, Net, Part
 from table.readers.pi_header import BCM_TO_BOARD
 
 # Each reader's cable (Cat5e, four twisted pairs): every fast line twisted with a return.
@@ -94,52 +92,3 @@ def text(c: Circuit, findings: list[Finding], advice: list[str]) -> str:
         lines.append("The electrical rules find nothing wrong.")
     lines += [f"  note: {a}" for a in advice]
     return "\n".join(lines) + "\n"
-
-
-BOX_W, ROW_H, GAP, COLS = 200, 16, 40, 3
-
-
-def _short(value: str) -> str:
-    """A part's name that fits its box: the words before a bracket when it is long."""
-    return value if len(value) <= 26 else value.split(" (")[0][:26]
-
-
-def svg(c: Circuit) -> str:
-    """The schematic: parts in columns, each connected pin with its net's label; pins on one
-    net share a label, so the wires are the labels' names."""
-    boxes = [(p, connected(c, p)) for p in c.parts]
-    boxes = [(p, pins) for p, pins in boxes if pins]
-    col_w = BOX_W + 180
-    heights = [0] * COLS
-    placed = []
-    for part, pins in boxes:
-        col = heights.index(min(heights))
-        x, y = 20 + col * col_w, 50 + heights[col]
-        h = 28 + ROW_H * len(pins)
-        placed.append((part, pins, x, y, h))
-        heights[col] += h + GAP
-    width, height = 20 + COLS * col_w, 60 + max(heights)
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-           f'viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="11">',
-           f'<rect width="{width}" height="{height}" fill="white"/>',
-           f'<text x="20" y="28" font-size="15" font-weight="bold">{escape(c.title or c.name)}'
-           "</text>"]
-    for part, pins, x, y, h in placed:
-        out.append(f'<rect x="{x}" y="{y}" width="{BOX_W}" height="{h}" fill="#f4f4f4" '
-                   'stroke="black"/>')
-        out.append(f'<text x="{x + 6}" y="{y + 16}" font-weight="bold">{escape(part.ref)} '
-                   f'{escape(_short(part.value))}</text>')
-        for i, (name, net) in enumerate(pins):
-            py = y + 34 + ROW_H * i
-            kind = part.pin(name).kind
-            colour = {PinKind.POWER_OUT: "#b00", PinKind.POWER_IN: "#b00",
-                      PinKind.GROUND: "#444"}.get(kind, "#036")
-            out.append(f'<text x="{x + BOX_W - 6}" y="{py}" text-anchor="end">'
-                       f"{escape(pin_label(part, name))}</text>")
-            out.append(f'<line x1="{x + BOX_W}" y1="{py - 4}" x2="{x + BOX_W + 24}" '
-                       f'y2="{py - 4}" stroke="{colour}"/>')
-            label = net.name + (f" ({net.series} Ω)" if net.series else "")
-            out.append(f'<text x="{x + BOX_W + 28}" y="{py}" fill="{colour}">'
-                       f"{escape(label)}</text>")
-    out.append("</svg>")
-    return "\n".join(out) + "\n"

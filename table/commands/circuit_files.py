@@ -1,9 +1,9 @@
-"""``python -m table.commands.circuit_files``: write every file made from the circuit model, or with
-``--check`` only say which are out of step (exit 1). The files: the bridge firmware's
-``pins.h``, a schematic per example configuration and for the bridge board
-(``docs/circuits/*.svg``), and the wiring tables and cable harness between their markers in
-``docs/hardware.md``, and the SPI lines' waveforms and chosen values (ngspice, spice.py).
-the pins of each example configuration (``examples/*.toml``, between its
+"""``python -m table.commands.circuit_files``: write every file made from the circuit model, or
+with ``--check`` only say which are out of step (exit 1). The files: the bridge firmware's
+``pins.h``; a schematic per example configuration and for the bridge board
+(``docs/circuits/*.svg``, drawn with schemdraw); the wiring tables and cable harness between
+their markers in ``docs/hardware.md``; the SPI lines' waveforms and chosen values (ngspice,
+spice.py); the pins of each example configuration (``examples/*.toml``, between its
 ``# made:hardware`` markers, from table/circuit/examples.py).
 ``tests/test_circuit_files.py`` fails when any is edited by hand."""
 
@@ -13,7 +13,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from table.circuit import bridge_board, drawing, examples, spice
+from table.circuit import bridge_board, drawing, examples, schematic, spice
 from table.circuit.model import Circuit
 
 
@@ -58,7 +58,7 @@ def expected(root: Path) -> dict[Path, str]:
     files = example_files(root, study.pi_khz)
     made = circuits(files)
     files[root / "firmware_bridge" / "firmware" / "pins.h"] = bridge_board.pins_header()
-    files.update({root / "docs" / "circuits" / f"{name}.svg": drawing.svg(c)
+    files.update({root / "docs" / "circuits" / f"{name}.svg": schematic.svg(c)
                   for name, c in made.items()})
     files.update({root / "docs" / "circuits" / f"spi-{name}.svg": spice.plot_svg(
         study.choices[name], *study.waves[name]) for name in study.choices})
@@ -79,7 +79,12 @@ def main(argv: list[str]) -> int:
     """Write the files (or ``--check`` them); the exit code."""
     root = Path(__file__).resolve().parent.parent.parent
     stale = []
-    for path, text in expected(root).items():
+    try:
+        made = expected(root)
+    except schematic.SchematicUnavailable as exc:
+        print(f"circuit_files: {exc}", file=sys.stderr)
+        return 2
+    for path, text in made.items():
         if path.exists() and path.read_text(encoding="utf-8") == text:
             continue
         stale.append(path)

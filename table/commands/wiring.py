@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from table.circuit import bridge_board, check, drawing
+from table.circuit import bridge_board, check, drawing, schematic
 from table.circuit.boards import free_pins
 from table.circuit.model import Circuit
 from table.commands.checks import OptionValueError, given_path
@@ -49,7 +49,11 @@ def _wiring(args: argparse.Namespace) -> int:
     print(drawing.text(circuit, findings, _advice(circuit)), end="")
     if out is not None:
         try:
-            out.write_text(drawing.svg(circuit), encoding="utf-8")
+            drawn = schematic.svg(circuit)
+        except schematic.SchematicUnavailable as exc:
+            raise OptionValueError(f"--svg {out}: {exc}") from None
+        try:
+            out.write_text(drawn, encoding="utf-8")
         except OSError as exc:
             raise OptionValueError(f"--svg {out}: cannot write it: {exc.strerror}; allowed: a "
                                    "file in a folder this user can write in") from None
