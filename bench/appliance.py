@@ -1,7 +1,7 @@
 """``./uno appliance``: the table as an appliance, booted for real in a machine a test can switch
 off.
 
-    sudo ./uno appliance [--cache DIR] [--memory MB] [--tcg] [--only NAME...]
+    sudo ./uno appliance [--cache DIR] [--memory MB] [--tcg] [--only NAME...] [--installed DISK]
 
 1. The guest image from Debian's packages (bench/guest_image.py): a debootstrapped base cached
    by its package list, and the image made from it in seconds, cached in ``.appliance/``
@@ -153,6 +153,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="seconds a boot may take before the guest counts as stuck (600)")
     parser.add_argument("--only", nargs="+", metavar="NAME",
                         help="run only these scenarios (install, bridge, gpio, cuts)")
+    parser.add_argument("--installed", type=Path, metavar="DISK",
+                        help="the disk an earlier install scenario left (its guest folder's "
+                             "disk.qcow2): the later scenarios boot copies of it")
     args = parser.parse_args(argv)
     started = time.monotonic()
     out: dict[str, Any] = {"kvm": None}
@@ -170,6 +173,11 @@ def main(argv: list[str] | None = None) -> int:
         progress(f"guests run under {accel.upper()}")
         out["kvm"] = accel == "kvm"
         run = Run(image, accel, args.memory, args.cache, args.boot_limit)
+        if args.installed is not None:
+            if not args.installed.is_file():
+                raise ApplianceError(f"--installed {args.installed}: no such disk (an install "
+                                     "scenario's guest folder holds disk.qcow2)")
+            run.installed = args.installed.resolve()
         for name, fields, module in modules:
             short = name.removeprefix("appliance_")
             if module is None or (args.only and short not in args.only):
