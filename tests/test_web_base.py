@@ -75,3 +75,15 @@ def test_a_port_in_use_is_one_line_before_anything_is_served() -> None:
     finally:
         first.stop()
 
+
+
+def test_a_socket_the_sandbox_refuses_is_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A unit that allows no network (the web view turned on after the install wrote it)
+    refuses the socket itself: one line, not a traceback."""
+    def refused(*_args: object) -> None:
+        raise OSError(97, "Address family not supported by protocol")
+    monkeypatch.setattr("table.web.server.socket.socket", refused)
+    with pytest.raises(WebError) as error:
+        WebServer("127.0.0.1", 8080).bind()
+    assert str(error.value) == ("web: cannot listen on 127.0.0.1:8080: "
+                                "Address family not supported by protocol")

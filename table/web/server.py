@@ -116,13 +116,17 @@ class WebServer:
         family = socket.AF_INET6 if ":" in self.host else socket.AF_INET
         # IPPROTO_TCP said, not left 0: asyncio then turns Nagle's algorithm off on each
         # connection, and an event or a response is not held back 40 ms for a delayed ACK.
-        sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+        sock = None
         try:
+            # A sandbox without the network (a unit's RestrictAddressFamilies) refuses the
+            # socket itself: the same one line as a port in use, never a traceback.
+            sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
             sock.bind((self.host, self.port))
             sock.listen(128)
         except OSError as exc:
-            sock.close()
+            if sock is not None:
+                sock.close()
             raise WebError(f"web: cannot listen on {self.host}:{self.port}: "
                            f"{exc.strerror or exc}") from None
         self.port = sock.getsockname()[1]
