@@ -10,6 +10,7 @@ from __future__ import annotations
 import queue
 import re
 import threading
+import time
 from typing import Any
 
 import pytest
@@ -185,6 +186,12 @@ def test_a_round_played_by_ear_through_the_accessibility_tree(
             others = {card_name(c, lang) for seat in range(1, players)
                       for c in table.state.hands[seat].known} - own - public
             tree = page.locator("body").aria_snapshot()
+            # The page draws her hand from its event stream: wait (30 s at most) for it.
+            deadline = time.monotonic() + 30
+            while (own and not any(named(n, lang).search(tree) for n in own)
+                   and time.monotonic() < deadline):
+                page.wait_for_timeout(100)
+                tree = page.locator("body").aria_snapshot()
             leaked = [n for n in others if named(n, lang).search(tree)]
             assert not leaked, (leaked, tree)
             assert not own or any(named(n, lang).search(tree) for n in own), tree  # her own
