@@ -14,6 +14,7 @@ put on the pad after the previous verdict was seen on the host, over their secon
 
 from __future__ import annotations
 
+import re
 import time
 from typing import Any
 
@@ -35,14 +36,17 @@ def is_reader(state: str) -> Any:
         e.get("state") == state
 
 
-def said(feed: EventFeed, key: str) -> int:
-    """How many times the table said ``key``: its announcements on the stream (replayed from
-    the stream's start), else the captions of the snapshot a page first gets."""
+def said(feed: EventFeed, key: str, reader: str = "pad") -> int:
+    """How many times the table said ``key`` of ``reader`` (its name a word of the text, so
+    ``aki-pad`` is not ``pad``): its announcements on the stream (replayed from the stream's
+    start), else the captions of the snapshot a page first gets."""
+    named = re.compile(rf"(?<![\w-]){re.escape(reader)}(?![\w-])")
     events = [e for e in feed.events if e.get("type") == "announcement" and e.get("key") == key]
-    if events:
-        return len(events)
-    snapshots = [e for e in feed.events if e.get("type") == "snapshot"]
-    return sum(c.get("key") == key for c in snapshots[0].get("captions", [])) if snapshots else 0
+    if not events:
+        snapshots = [e for e in feed.events if e.get("type") == "snapshot"]
+        events = snapshots[0].get("captions", []) if snapshots else []
+    return sum(e.get("key") == key and bool(named.search(str(e.get("text", ""))))
+               for e in events)
 
 
 def tap(table: GuestTable, feed: EventFeed, uid: str, timeout: float = 30.0

@@ -157,6 +157,10 @@ class Guest:
             "-device", "virtio-serial-pci",
             "-chardev", f"socket,path={self.agent_path},server=on,wait=off,id=agent",
             "-device", "virtserialport,chardev=agent,name=org.qemu.guest_agent.0",
+            # A sound card, as every Pi has (its headphone jack, HDMI): the voice's aplay plays
+            # into it and qemu drops the sound. Without one, every phrase was an error.
+            "-audiodev", "none,id=sound", "-device", "ich9-intel-hda",
+            "-device", "hda-output,audiodev=sound",
             *qemu_args,
         ]
         # TCG's default CPU (qemu64) lacks SSE4.2 and POPCNT, which numpy 2's wheels need

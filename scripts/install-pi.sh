@@ -2,21 +2,24 @@
 # Set up a Raspberry Pi to referee: `sudo ./uno install [EXAMPLE]` (docs/building.md).
 #
 #   1. Debian packages: python3-venv, and python3-dev and gcc to build spidev;
-#      espeak-ng (the voice), alsa-utils (aplay plays it).
+#      espeak-ng (the voice), alsa-utils (aplay plays it); for a Japanese table (language =
+#      "ja" in the configuration it will run), Open JTalk's dictionary open-jtalk-mecab-naist-jdic.
 #   2. The service user uno-table, and the groups spi, gpio, dialout and audio (made when the
 #      system lacks them), with that user and the one running sudo in each, the one running
 #      sudo in group uno-table too (it reads /etc/uno-table: check-table and hw_tests without
 #      sudo); its state folder /var/lib/uno-table (the journal).
+#   2b. Devices: the USB serial drivers loaded at every boot (/etc/modules-load.d), so a bridge
+#      plugged in after the service started is a device the service may open; the GPIO chips
+#      and SPI devices given to the groups gpio and spi (a udev rule, as Raspberry Pi OS has).
 #   3. SPI on: raspi-config nonint do_spi 0, or dtparam=spi=on in config.txt (reboot after).
 #   4. A virtual environment in /usr/local/lib/uno-table with uno-table, its pi extra (GPIO
-#      through lgpio on every board: rpi-lgpio, gpiozero) and mfrc522 without its dependencies
-#      (never the original RPi.GPIO, removed from an older venv), and /usr/local/bin/uno-table
-#      pointing into it. Made again only when the checkout changed.
+#      through lgpio on every board: rpi-lgpio, gpiozero; with the japanese extra too for a
+#      Japanese table, in the same pip run) and mfrc522 without its dependencies (never the
+#      original RPi.GPIO, removed from an older venv), and /usr/local/bin/uno-table pointing
+#      into it. Made again only when the checkout or the extras changed.
 #   5. /etc/uno-table (group uno-table, mode 2750: the service reads the deck file enrolled
 #      there) and its config.toml from an example (default examples/spi-pad.toml), only when
 #      there is none: a configuration of your own is never overwritten.
-#      A configuration with language = "ja" gets Open JTalk: open-jtalk-mecab-naist-jdic and the
-#      japanese extra.
 #   6. The systemd unit of `uno-table service`, installed and enabled (started after enrolment).
 #
 # Idempotent: every step first looks, and acts only when something is missing; a second run
@@ -37,6 +40,11 @@ USER_NAME=uno-table
 GROUPS_WANTED="spi gpio dialout audio"
 PACKAGES="python3 python3-venv python3-dev gcc libc6-dev espeak-ng alsa-utils"
 EXAMPLE=${1:-examples/spi-pad.toml}
+MODULES_FILE=$ROOT/etc/modules-load.d/uno-table.conf
+# usbserial gives /dev/ttyUSB* its major number, cdc_acm /dev/ttyACM*'s (both modules on
+# Raspberry Pi OS and Debian).
+MODULES="usbserial cdc_acm"
+UDEV_RULE=$ROOT/etc/udev/rules.d/60-uno-table.rules
 changed=0
 
 say() { printf '%s\n' "$*"; }
@@ -52,6 +60,18 @@ die() {
 
 [ "$(id -u)" -eq 0 ] || die "run it as root: sudo ./uno install"
 [ -f "$EXAMPLE" ] || die "$EXAMPLE: no such example (see examples/*.toml)"
+
+# The configuration the table will run: the one there, else the example. A Japanese table
+# (language = "ja") gets Open JTalk: its dictionary from Debian, the japanese extra in the venv.
+config_source=$EXAMPLE
+[ ! -f "$CONF_DIR/config.toml" ] || config_source=$CONF_DIR/config.toml
+extra=pi
+if grep -Eq '^[[:space:]]*language[[:space:]]*=[[:space:]]*"ja"' "$config_source"; then
+    PACKAGES="$PACKAGES open-jtalk-mecab-naist-jdic"
+    extra=pi,japanese
+fi
+extras_said="$extra extra"
+[ "$extra" = pi ] || extras_said="pi and japanese extras"
 
 # 1. Packages.
 missing=""
@@ -103,6 +123,39 @@ if [ ! -d "$STATE_DIR" ]; then
     did "folder $STATE_DIR for the journal, the service user's"
 fi
 
+# 2b. Devices. A unit's DeviceAllow=char-ttyUSB finds the major number of /dev/ttyUSB* only
+# when usbserial is loaded as the service starts: loaded at every boot, a bridge plugged in
+# later is a device the service may open (else it stays refused until a restart).
+modules_wanted=$(printf '# uno-table: a USB serial reader plugged in after the service started\n'
+    for module in $MODULES; do printf '%s\n' "$module"; done)
+if [ "$(cat "$MODULES_FILE" 2>/dev/null)" = "$modules_wanted" ]; then
+    ok "modules: $MODULES loaded at boot"
+else
+    install -d -m 755 "$(dirname "$MODULES_FILE")"
+    printf '%s\n' "$modules_wanted" >"$MODULES_FILE"
+    did "modules: $MODULES loaded at boot ($MODULES_FILE)"
+fi
+if [ -z "$ROOT" ] && command -v modprobe >/dev/null 2>&1; then
+    # shellcheck disable=SC2086  # a list of module names
+    modprobe -a -q $MODULES 2>/dev/null || true
+fi
+# The GPIO chips and SPI devices for their groups (Raspberry Pi OS's own rules do the same;
+# elsewhere they are root's alone, and the buttons and readers could not be opened).
+rule_wanted='# uno-table: lgpio opens /dev/gpiochip*, the readers /dev/spidev*
+SUBSYSTEM=="gpio", KERNEL=="gpiochip*", GROUP="gpio", MODE="0660"
+SUBSYSTEM=="spidev", GROUP="spi", MODE="0660"'
+if [ "$(cat "$UDEV_RULE" 2>/dev/null)" = "$rule_wanted" ]; then
+    ok "devices: /dev/gpiochip* group gpio, /dev/spidev* group spi"
+else
+    install -d -m 755 "$(dirname "$UDEV_RULE")"
+    printf '%s\n' "$rule_wanted" >"$UDEV_RULE"
+    did "devices: /dev/gpiochip* group gpio, /dev/spidev* group spi ($UDEV_RULE)"
+    if [ -z "$ROOT" ] && command -v udevadm >/dev/null 2>&1; then
+        udevadm control --reload-rules 2>/dev/null || true
+        udevadm trigger --subsystem-match=gpio --subsystem-match=spidev 2>/dev/null || true
+    fi
+fi
+
 # 3. SPI.
 if [ -z "$ROOT" ] && command -v raspi-config >/dev/null 2>&1; then
     if [ "$(raspi-config nonint get_spi)" = 0 ]; then
@@ -133,7 +186,6 @@ fi
 # edge detection fails on Bookworm's kernels 6.6 and later, and it cannot drive a Pi 5).
 model=""
 if [ -r "$MODEL_FILE" ]; then model=$(tr -d '\000' <"$MODEL_FILE"); fi
-extra=pi
 # What the venv was made from: this checkout's files and the extra.
 stamp=$(
     {
@@ -143,7 +195,7 @@ stamp=$(
     } | sha256sum | cut -d' ' -f1
 )
 if [ -f "$VENV/.uno-stamp" ] && [ "$(cat "$VENV/.uno-stamp")" = "$stamp" ]; then
-    ok "venv: $VENV has this checkout with the $extra extra${model:+ ($model)}"
+    ok "venv: $VENV has this checkout with the $extras_said${model:+ ($model)}"
 else
     [ -x "$VENV/bin/python" ] || python3 -m venv "$VENV" || die "python3 -m venv $VENV failed"
     pip="$VENV/bin/python -m pip --disable-pip-version-check --quiet"
@@ -156,7 +208,7 @@ else
     # mfrc522 requires the original RPi.GPIO: rpi-lgpio stands in for it.
     $pip install --no-deps mfrc522==0.0.7 || die "pip install mfrc522 failed"
     echo "$stamp" >"$VENV/.uno-stamp"
-    did "venv: uno-table with the $extra extra installed in $VENV${model:+ ($model)}"
+    did "venv: uno-table with the $extras_said installed in $VENV${model:+ ($model)}"
 fi
 mkdir -p "$ROOT/usr/local/bin"
 if [ "$(readlink "$ROOT/usr/local/bin/uno-table" 2>/dev/null)" != "$VENV/bin/uno-table" ]; then
@@ -177,23 +229,6 @@ if [ -f "$CONF_DIR/config.toml" ]; then
 else
     install -m 644 "$EXAMPLE" "$CONF_DIR/config.toml"
     did "config: $CONF_DIR/config.toml from $EXAMPLE (edit the players and readers)"
-fi
-
-# 5b. A Japanese table (language = "ja"): Open JTalk, the Japanese voice: its dictionary from
-# Debian and the japanese extra in the venv (again whenever the venv was made again).
-if grep -Eq '^[[:space:]]*language[[:space:]]*=[[:space:]]*"ja"' "$CONF_DIR/config.toml"; then
-    jdic=open-jtalk-mecab-naist-jdic
-    if dpkg -s "$jdic" 2>/dev/null | grep -q '^Status: install ok installed$' &&
-        [ "$(cat "$VENV/.uno-japanese" 2>/dev/null)" = "$stamp" ]; then
-        ok "Japanese voice: Open JTalk ($jdic and the japanese extra)"
-    else
-        env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq \
-            --no-install-recommends "$jdic" || die "apt-get could not install $jdic"
-        "$VENV/bin/python" -m pip --disable-pip-version-check --quiet install \
-            "$CHECKOUT[$extra,japanese]" || die "pip install $CHECKOUT[$extra,japanese] failed"
-        echo "$stamp" >"$VENV/.uno-japanese"
-        did "Japanese voice: Open JTalk ($jdic and the japanese extra)"
-    fi
 fi
 
 # 6. The service.

@@ -183,3 +183,28 @@ def test_a_pin_that_will_not_close_leaves_the_others_released(
                  pin_factory=factory).close()
     finally:
         factory.reset()
+
+
+def test_a_gpio_chip_only_root_may_open_is_named_with_the_udev_rule(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """On a system whose udev rules leave /dev/gpiochip* root's (Debian, not Raspberry Pi
+    OS), the group gpio cannot help: the advice names the chip and the rule the install
+    writes, instead of telling the user to join a group they are already in."""
+    import grp
+    import os
+
+    from table.runtime import controls
+
+    chip = tmp_path / "gpiochip0"
+    chip.touch()
+    chip.chmod(0o600)
+    group = grp.getgrgid(os.getgid()).gr_name
+    assert controls.chips_not_for_gpio(tmp_path) == [f"{chip} (group {group}, mode 600)"]
+    monkeypatch.setattr(controls, "chips_not_for_gpio", lambda: [f"{chip} (group root, mode 600)"])
+    advice = controls.gpio_advice(PermissionError(13, "Permission denied"), 17)
+    assert advice == (f"{chip} (group root, mode 600) is not the gpio group's: sudo ./uno install "
+                      "writes the udev rule that gives /dev/gpiochip* to group gpio (reboot or "
+                      "plug in again)")
+    monkeypatch.setattr(controls, "chips_not_for_gpio", lambda: [])
+    assert controls.gpio_advice(PermissionError(13, "Permission denied"), 17).startswith(
+        "no access to /dev/gpiochip*: sudo usermod -aG gpio $USER")

@@ -304,3 +304,32 @@ def test_doctor_reads_the_chip_version_of_an_spi_reader() -> None:
         board.add_chip(ce=0)
         found = check_reader(ReaderSpec("pad", "mfrc522", reset_pin=25), timeout=5)
     assert [f.line() for f in found] == ["ok   reader pad (mfrc522, play): live, chip version 0x92"]
+
+
+def test_doctor_says_when_the_unit_was_written_for_another_configuration(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The web view turned on after the install: the installed unit still refuses the network
+    (the daemon could not listen), so doctor says to write the unit again; written again, all
+    is well."""
+    from table.commands.doctor import check_unit
+
+    PtyReader(tmp_path / "pad")
+    path = write_config(tmp_path)
+    unit_file = tmp_path / "uno-table.service"
+    unit_file.write_text(unit(str(path)))
+    monkeypatch.setattr("table.commands.service.INSTALLED_UNIT", unit_file)
+    assert check_unit(load_config(path)) == []
+    path = write_config(tmp_path, extra='[web]\nenabled = true\n')
+    found = check_unit(load_config(path))
+    assert [f.ok for f in found] == [False]
+    assert found[0].what == (f"service: {unit_file} was written for another configuration than "
+                             f"{path} (it lacks RestrictAddressFamilies=AF_UNIX AF_INET AF_INET6)")
+    assert found[0].fix.startswith("write it again for this configuration: sudo ./uno install")
+    unit_file.write_text(unit(str(path)))
+    assert check_unit(load_config(path)) == []
+    # A unit that runs another configuration file is not this table's to judge.
+    other = tmp_path / "other"
+    other.mkdir()
+    PtyReader(other / "pad")
+    assert check_unit(load_config(write_config(other))) == []

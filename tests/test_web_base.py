@@ -86,4 +86,6 @@ def test_a_socket_the_sandbox_refuses_is_one_line(monkeypatch: pytest.MonkeyPatc
     with pytest.raises(WebError) as error:
         WebServer("127.0.0.1", 8080).bind()
     assert str(error.value) == ("web: cannot listen on 127.0.0.1:8080: "
-                                "Address family not supported by protocol")
+                                "Address family not supported by protocol (the service's unit "
+                                "allows no network: write it again for this configuration, "
+                                "sudo ./uno install)")

@@ -335,6 +335,20 @@ def check_deck_file(config_path: str) -> Finding:
     return check_deck(config)
 
 
+def check_unit(config: Config) -> list[Finding]:
+    """The installed service's unit, when it runs this configuration: written for it, or
+    written again (a section that needs the network turned on after the install)."""
+    from table.commands.service import stale_unit
+
+    problem = stale_unit(config)
+    if problem is None:
+        return []
+    return [Finding(False, f"service: {problem}",
+                    "write it again for this configuration: sudo ./uno install in the checkout "
+                    "(or sudo uno-table service --config ... > the unit file, then sudo "
+                    "systemctl daemon-reload and restart uno-table)")]
+
+
 def doctor(config_path: str, timeout: float = 3.0, quiet: float = 0.0) -> int:
     """``uno-table doctor``: every check printed with its fix; exit 0 when all are fine."""
     config = load_config(config_path, need_deck=False)  # a bad config: one line, exit 2
@@ -348,6 +362,7 @@ def doctor(config_path: str, timeout: float = 3.0, quiet: float = 0.0) -> int:
     findings += check_readers(config, timeout, quiet)
     findings.append(check_journal(config))
     findings += check_voice(config)
+    findings += check_unit(config)
     for finding in findings:
         print(finding.line(), flush=True)
     problems = sum(not f.ok for f in findings)

@@ -25,6 +25,7 @@ from table.files.text import read_toml
 from table.runtime.config import Config, load_config
 
 STATE: Final = Path("/var/lib/uno-table")  # StateDirectory=uno-table
+INSTALLED_UNIT: Final = Path("/etc/systemd/system/uno-table.service")  # sudo ./uno install's
 HOMES: Final = (Path("/home"), Path("/root"), Path("/run/user"))  # what ProtectHome= covers
 # Configuration sections that open network sockets when enabled (none exists yet).
 NETWORK_SECTIONS: Final = ("web", "mqtt")
@@ -195,8 +196,10 @@ def sandbox(config: Config, homes: tuple[Path, ...] = HOMES) -> list[str]:
         # No network at all while nothing needs one (a loopback of its own).
         *(["PrivateNetwork=yes", "IPAddressDeny=any"] if families == ["AF_UNIX"] else []),
         "PrivateMounts=yes",
-        # Serial, SPI, GPIO and sound only (besides /dev/null and the like); a device group is
-        # looked up when the service starts, so a reader of a new kind needs a restart.
+        # Serial, SPI, GPIO and sound only (besides /dev/null and the like). A device group is
+        # looked up in /proc/devices when the service starts: ttyUSB is there only once
+        # usbserial is loaded, which `sudo ./uno install` has done at every boot
+        # (/etc/modules-load.d/uno-table.conf), so a bridge plugged in later can be opened.
         "DevicePolicy=closed",
         *(f"DeviceAllow=char-{group} rw" for group in DEVICE_GROUPS),
     ]
@@ -248,3 +251,24 @@ TimeoutStopSec=15
 [Install]
 WantedBy=multi-user.target
 """
+
+
+def stale_unit(config: Config, unit_file: Path | None = None) -> str | None:
+    """What is wrong with the installed unit for ``config``, when it runs this configuration
+    but was written for another one (``[web]`` or ``[mqtt]`` turned on after the install:
+    its sandbox would refuse the network), else None."""
+    unit_file = INSTALLED_UNIT if unit_file is None else unit_file
+    try:
+        text = unit_file.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None  # no unit: not a service of this machine
+    runs = str(config.path.expanduser().resolve())
+    if runs not in text and quote(runs) not in text:
+        return None  # a unit for another configuration file
+    have = set(text.splitlines())
+    missing = [line for line in sandbox(config) if line not in have]
+    if not missing:
+        return None
+    first = next((m for m in missing if m.startswith("RestrictAddressFamilies=")), missing[0])
+    return (f"{unit_file} was written for another configuration than {config.path} (it lacks "
+            f"{first})")

@@ -14,10 +14,12 @@ holds, the group gpio, no GPIO library.
 
 from __future__ import annotations
 
+import grp
 import logging
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Final
 
 from table.errors import TableError
@@ -54,6 +56,21 @@ class PinsHeld(TableError, RuntimeError):
     exit_code: Final = 1
 
 
+def chips_not_for_gpio(dev: Path = Path("/dev")) -> list[str]:
+    """The GPIO chips whose group gpio may not read and write (Raspberry Pi OS's udev rules
+    give them to it; elsewhere they may be root's alone): their paths and owning groups."""
+    found = []
+    for chip in sorted(dev.glob("gpiochip*")):
+        try:
+            info = chip.stat()
+            group = grp.getgrgid(info.st_gid).gr_name
+        except (OSError, KeyError):
+            continue
+        if group != "gpio" or info.st_mode & 0o060 != 0o060:
+            found.append(f"{chip} (group {group}, mode {info.st_mode & 0o777:o})")
+    return found
+
+
 def _held(exc: BaseException) -> bool:
     return "busy" in str(exc).lower() or type(exc).__name__ == "GPIOPinInUse"
 
@@ -71,6 +88,10 @@ def gpio_advice(exc: BaseException, pin: int | None = None) -> str:
                 "remove its dtoverlay from config.txt, or wire this to a free pin")
     if isinstance(exc, PermissionError) or "permission" in text or "/dev/mem" in text or (
             "can not open gpiochip" in text):
+        not_gpio = chips_not_for_gpio()
+        if not_gpio:
+            return (f"{not_gpio[0]} is not the gpio group's: sudo ./uno install writes the udev "
+                    "rule that gives /dev/gpiochip* to group gpio (reboot or plug in again)")
         return ("no access to /dev/gpiochip*: sudo usermod -aG gpio $USER, then log in again "
                 "(the service's user is in it after sudo ./uno install)")
     if kind == "BadPinFactory" or isinstance(exc, ImportError):

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import logging
 import socket
 import threading
@@ -33,6 +34,9 @@ from table.web.limits import (
     GuardedConnection,
     connection_cap,
 )
+
+# What a sandbox (a unit's RestrictAddressFamilies) answers a socket it refuses.
+SANDBOXED: Final = (errno.EAFNOSUPPORT, errno.EPERM, errno.EACCES)
 
 log = logging.getLogger(__name__)
 
@@ -127,8 +131,11 @@ class WebServer:
         except OSError as exc:
             if sock is not None:
                 sock.close()
+            why = "" if sock is not None or exc.errno not in SANDBOXED else (
+                " (the service's unit allows no network: write it again for this "
+                "configuration, sudo ./uno install)")
             raise WebError(f"web: cannot listen on {self.host}:{self.port}: "
-                           f"{exc.strerror or exc}") from None
+                           f"{exc.strerror or exc}{why}") from None
         self.port = sock.getsockname()[1]
         self._socket = sock
 
