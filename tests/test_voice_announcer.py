@@ -3,10 +3,14 @@ urgent things first, and survives a speech engine that hangs or crashes."""
 
 from __future__ import annotations
 
+import logging
 import threading
 
+import pytest
+
 from table.referee.announcements import INFO, ROUTINE, URGENT, Announcement
-from table.voice.announcer import SPOKEN_KEPT, Announcer
+from table.voice.announcer import QUIET_FIRST_S, SPOKEN_KEPT, Announcer
+from table.voice.errors import SpeechError
 
 
 def turn(name: str) -> Announcement:
@@ -131,3 +135,62 @@ def test_an_evening_of_phrases_keeps_only_the_latest() -> None:
     assert len(ann.spoken) == SPOKEN_KEPT
     assert ann.spoken[-1] == f"Aki draws {SPOKEN_KEPT + 49}."
     assert ann.spoken[0] == "Aki draws 50."
+
+
+class Mute:
+    """A backend whose every phrase fails as a box without a sound card fails (aplay)."""
+
+    def __init__(self) -> None:
+        self.tried: list[str] = []
+
+    def speak(self, text: str, lang: str) -> None:
+        self.tried.append(text)
+        raise SpeechError("aplay could not play (exit 1): aplay: main:831: audio open error")
+
+
+def test_a_voice_that_keeps_failing_is_left_alone_for_a_while_and_tried_again(
+        caplog: pytest.LogCaptureFixture) -> None:
+    """No sound card: the engine fails on every phrase. After two failures in a row the voice
+    is left alone (one warning, captions going on, no traceback) until its time comes, then
+    tried again, and left alone twice as long when it fails again."""
+    mute = Mute()
+    now = [1000.0]
+    captions: list[str] = []
+    ann = Announcer(lambda: mute, caption=captions.append, clock=lambda: now[0])
+    with caplog.at_level(logging.WARNING, logger="table.voice.announcer"):
+        for i in range(10):
+            ann.announce(Announcement("draws", (("player", "Aki"), ("count", i)), URGENT))
+            assert ann.idle(10)
+        assert len(captions) == 10  # every phrase is still written
+        assert mute.tried == ["Aki draws 0.", "Aki draws 1."]
+        assert ann.quiet_until == now[0] + QUIET_FIRST_S
+        now[0] += QUIET_FIRST_S
+        ann.announce(turn("Ken"))
+        assert ann.idle(10)
+        ann.announce(turn("Mio"))
+        assert ann.idle(10)
+    ann.close()
+    assert mute.tried[2:] == ["Ken's turn."]  # tried again once, failed: left twice as long
+    assert ann.quiet_until == now[0] + 2 * QUIET_FIRST_S
+    assert not any(r.exc_info for r in caplog.records)  # one line each, no traceback
+    # what failed (three times), a new engine once, then left alone (twice): not per phrase
+    assert len(caplog.records) == 6
+    assert caplog.records[3].getMessage() == ("speech engine failed again on draws: captions "
+                                              "only; the voice is tried again in 60 s")
+
+
+def test_a_player_that_cannot_play_is_named_in_one_line() -> None:
+    """aplay with no sound card exits 1: the engine's error names the player and its last
+    words, which the announcer logs as one line."""
+    from types import SimpleNamespace
+
+    from table.voice.backends import EspeakBackend
+
+    backend = EspeakBackend.__new__(EspeakBackend)
+    backend.cache = SimpleNamespace(audio=lambda text, lang: b"RIFF")  # type: ignore[assignment]
+    backend.player = ["sh", "-c", "cat >/dev/null; echo 'aplay: main:831: audio open error: "
+                      "No such file or directory' >&2; exit 1"]
+    with pytest.raises(SpeechError) as error:
+        backend.speak("Aki draws 2.", "en")
+    assert str(error.value) == ("sh could not play (exit 1): aplay: main:831: audio open "
+                                "error: No such file or directory")

@@ -23,16 +23,23 @@ import itertools
 import logging
 import queue
 import threading
+import time
 from collections import deque
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
 from table.referee.announcements import Announcement, names_in, render
 from table.voice import detail as voice_detail
+from table.voice.errors import SpeechError
 
 log = logging.getLogger(__name__)
 
 SPOKEN_KEPT = 100  # the latest phrases kept in ``Announcer.spoken``: memory stays flat all evening
+# An engine that fails twice running (no sound card, a player that cannot open it) is left
+# alone this long, doubled each time up to the most, captions going on meanwhile: one warning
+# in the log, not a traceback and a new engine for every phrase all evening.
+QUIET_FIRST_S = 60.0
+QUIET_MOST_S = 600.0
 
 
 class Backend(Protocol):
@@ -68,6 +75,10 @@ class _Speaker:
             text, lang, done = job
             try:
                 backend.speak(text, lang)
+            except SpeechError as exc:  # a failure the engine names: one line
+                log.warning("the speech engine failed on %r: %s", text, exc)
+                self.failed.set()
+                return
             except Exception:
                 log.exception("the speech engine failed on %r", text)
                 self.failed.set()
@@ -88,8 +99,13 @@ class Announcer:
         timeout: float = 10.0,
         spoken_names: Mapping[str, str] | None = None,
         detail: str = "turns",
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.factory = factory
+        self.clock = clock
+        self.failures = 0  # the engine's failures in a row
+        self.quiet_until = 0.0  # the voice left alone until then (captions go on)
+        self._quiet_for = 0.0
         self.lang = lang
         self.pronounce = dict(pronounce or {})
         self.said_as = {**self.pronounce, **(spoken_names or {})}
@@ -179,19 +195,29 @@ class Announcer:
             if job is None:
                 return
             ann, text = job
-            done = threading.Event()
-            self._speaker.jobs.put((text, self.lang, done))
-            if done.wait(self.timeout) and not self._speaker.failed.is_set():
-                self.spoken.append(text)
-            else:
-                self._replace_speaker(ann)
+            if self.clock() >= self.quiet_until:
+                done = threading.Event()
+                self._speaker.jobs.put((text, self.lang, done))
+                if done.wait(self.timeout) and not self._speaker.failed.is_set():
+                    self.spoken.append(text)
+                    self.failures, self._quiet_for = 0, 0.0
+                else:
+                    self._replace_speaker(ann)
             with self._cond:
                 self._busy = False
                 self._cond.notify_all()
 
     def _replace_speaker(self, ann: Announcement) -> None:
-        what = "failed" if self._speaker.failed.is_set() else "hung"
-        log.warning("speech engine %s on %s; starting a new one (captions go on)", what, ann.key)
+        failed = self._speaker.failed.is_set()
+        self.failures = self.failures + 1 if failed else 0
+        if self.failures >= 2:
+            self._quiet_for = min(max(QUIET_FIRST_S, 2 * self._quiet_for), QUIET_MOST_S)
+            self.quiet_until = self.clock() + self._quiet_for
+            log.warning("speech engine failed again on %s: captions only; the voice is tried "
+                        "again in %.0f s", ann.key, self._quiet_for)
+        else:
+            log.warning("speech engine %s on %s; starting a new one (captions go on)",
+                        "failed" if failed else "hung", ann.key)
         self._speaker.jobs.put(None)  # a hung thread is abandoned; it is a daemon thread
         self._speaker = _Speaker(self.factory)
         self.restarts += 1

@@ -363,7 +363,12 @@ class EspeakBackend:
         """Play ``text`` through the audio output."""
         assert self.player is not None
         data = self.cache.audio(text, lang)
-        subprocess.run(self.player, input=data, check=True, capture_output=True, timeout=60)
+        try:
+            subprocess.run(self.player, input=data, check=True, capture_output=True, timeout=60)
+        except subprocess.CalledProcessError as exc:  # no sound card, a device another holds
+            said = (exc.stderr or b"").decode("utf-8", "replace").strip().splitlines()
+            raise SpeechError(f"{self.player[0]} could not play (exit {exc.returncode}): "
+                              f"{said[-1] if said else 'it said nothing'}") from None
 
 
 class Pyttsx3Backend:
