@@ -71,10 +71,18 @@ def attached_at(guest: Any) -> float | None:
     return float(match.group(1)) if match else None
 
 
-def numbered_once(feed: EventFeed) -> bool:
-    """Every input of the match numbered once: 1 to the last, none missing, none twice."""
+def numbered_once(feed: EventFeed) -> tuple[bool, dict[str, Any]]:
+    """Every input of the match numbered once: 1 to the last, none missing, none twice; and,
+    when not, the numbers missing or twice with the types of the events that carry a number."""
     numbers = [e["n"] for e in feed.events if e.get("type") in ("verdict", "lift")]
-    return bool(numbers) and sorted(numbers) == list(range(1, max(numbers) + 1))
+    ok = bool(numbers) and sorted(numbers) == list(range(1, max(numbers) + 1))
+    if ok:
+        return True, {}
+    missing = sorted(set(range(1, max(numbers, default=0) + 1)) - set(numbers))
+    twice = sorted({n for n in numbers if numbers.count(n) > 1})
+    carried = [f"{e.get('type')}:{e.get('n')}" for e in feed.events if "n" in e]
+    return False, {"replug_missing": missing, "replug_twice": twice,
+                   "replug_events": carried[-60:]}
 
 
 def scenario(run: Run) -> dict[str, Any]:
@@ -117,7 +125,9 @@ def scenario(run: Run) -> dict[str, Any]:
             lost += [uid for uid in uids[half + 1:] if tap(table, feed, uid) is None]
             seconds = time.monotonic() - began
             found["taps_per_s"] = round((TAPS - half) / seconds, 2)
-            found["replug_ok"] = gone and back and not lost and numbered_once(feed)
+            once, why = numbered_once(feed)
+            found.update(why)
+            found["replug_ok"] = gone and back and not lost and once
             run.say(f"bridge: unplugged ({'lost' if gone else 'not seen'}), plugged again "
                     f"({'live' if back else 'not seen'}); {len(lost)} taps without a verdict; "
                     f"{found['taps_per_s']} taps/s")
