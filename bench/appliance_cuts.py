@@ -471,14 +471,14 @@ def read_only(run: Run, table: Bridge, disk: Path, folder: Path, boot: tuple[Pat
             check = json.loads(lines_after(guest, "UNO-CUT-CHECK")[0] or "{}")
             guest.wait_agent(60)
             if step == "taps":
-                root, journal = sectors_written(guest), sectors_written(guest, "vdb")
+                root, journal = sectors_written(guest), sectors_written(guest, "vdc")
                 done = sum(tap_and_wait(table, guest, uid) for _, uid in taps[:WEAR_TAPS // 2])
                 acked = {e["n"] for e in events(guest) if e.get("type") in ("verdict", "lift")}
                 found["ro_taps"] = done
                 found["ro_root_bytes_per_tap"] = round(
                     (sectors_written(guest) - root) * 512 / max(1, done))
                 found["ro_journal_bytes_per_tap"] = round(
-                    (sectors_written(guest, "vdb") - journal) * 512 / max(1, done))
+                    (sectors_written(guest, "vdc") - journal) * 512 / max(1, done))
             else:
                 held = max((check.get("journal") or {}).values(), default=0)
                 found["ro_acknowledged"] = len(acked)
