@@ -325,15 +325,17 @@ def tap_cycle(tally: Tally, table: Bridge, guest: Guest, start: int,
     ready = wait_event(guest, lambda e: e.get("type") == "ready", CYCLE_LIMIT, start)
     if ready is None:
         raise GuestError("the daemon was never ready after the boot")
-    note["ready_inputs"] = ready.get("inputs")
+    note["ready_inputs"] = ready.get("inputs")  # with a card left resting on the pad, read
+    resumed = [e for e in events(guest, start) if e.get("type") == "resumed"]
+    note["resumed_inputs"] = resumed[0].get("inputs") if resumed else 0  # as the journal held
     note["ready_s"] = round(time.monotonic() - guest.started, 1)
     taps = rng.randint(1, 6)
     for k in range(taps):
         mark = len(guest.lines)
         table.board.remove(0)
         table.board.place(0, tally.taps[tally.next_tap][1])
-        if k == taps - 1:
-            time.sleep(rng.uniform(0.0, 1.5))  # the plug, somewhere in this tap's way
+        if k == taps - 1:  # the plug, somewhere in this tap's way (tap to verdict: ~0.1 s)
+            time.sleep(rng.uniform(0.0, 0.3))
         elif wait_event(guest, lambda e: e.get("type") == "verdict", 60, mark) is not None:
             tally.next_tap += 1
     note["taps"] = taps
@@ -511,7 +513,7 @@ def one_cycle(tally: Tally, table: Bridge, guest: Guest, mode: str, cycle: int,
     if mode == "tap":
         tap_cycle(tally, table, guest, start, rng, note)
         held = max((check.get("journal") or {}).values(), default=0)
-        tally.resumed.append(note.get("ready_inputs") == held)
+        tally.resumed.append(note.get("resumed_inputs") == held)
     elif mode == "enroll":
         enroll_cycle(tally, table, guest, start, rng, cycle, note)
     elif mode == "hub":
