@@ -2,22 +2,24 @@
 killed) at random moments, booted again each time.
 
 The disk: the install scenario's (``sudo ./uno install`` in the guest) with paho-mqtt added to
-its venv for the hub (the organiser's machine); run alone (``--only cuts``), a venv built in the
-guest once (``pip install`` of the checkout with the hub's extra; the installer's ``pip install
-.[pi]`` failed in this x86 guest) and the service user, cached as a qcow2 layer under a key made
-of the image, the installer, pyproject.toml and the table's code. Either way a stub init is
-added, in one full systemd boot; each cut cycle then boots that disk with ``init=`` the stub,
-which mounts the checkout and runs bench/appliance_cuts_init.sh: the real kernel, ext4 root,
-journal, daemon and hub, without systemd, so each cycle costs a kernel boot and one Python
-start, not a whole system's.
+its venv for the hub (the organiser's machine), the cycles' folder made and the services off, in
+one full systemd boot; run alone (``--only cuts``), a venv built in the guest first (``pip
+install`` of the checkout with the hub's extra) and the service user. Either way the result is
+cached as a qcow2 layer over the disk it was made from. Each cut cycle then boots that layer
+(its overlay carried from cut to cut) the lean way: an initramfs of our own
+(bench/appliance_cuts_boot.c: the modules of a virtio ext4 root, no udev), the kernel's init a
+shell line given on its command line, which mounts the code disk (the checkout's table, sim and
+the cycle's scripts, with bytecode compiled here) and runs bench/appliance_cuts_init.sh: the
+real kernel, ext4 root, journal, daemon, hub and broker, without systemd, and one Python start a
+cycle.
 
 Each cycle, by the mode on the kernel's command line:
 
 - ``tap``: the daemon referees taps through the USB serial bridge (the bridge's firmware in
   simavr on the host, qemu's usb-serial in the guest); its event stream goes out on the serial
   console, so a verdict seen on the host is a verdict that left the guest (``acknowledged``).
-  The plug is pulled after a random number of taps, a random moment after the last one was put
-  down (its verdict may or may not have left).
+  The plug is pulled after a random number of taps, 0 to 0.3 s after the last one was put
+  down (its verdict, about 0.1 s later, may or may not have left).
 - ``enroll``: ``uno-table enroll`` writes the deck file after every tag tapped; a tag it printed
   as enrolled is acknowledged. The plug is pulled while the tags come.
 - ``repair``: a copy of the journal is damaged and opened as the daemon opens it (salvage into a
@@ -30,7 +32,8 @@ After each boot, before anything starts, the checker (bench/appliance_cuts_guest
 table's own code) opens every file: ``unopenable`` counts what did not open; ``lost`` counts
 acknowledged inputs missing from the journal (and enrolled tags missing from the deck file);
 ``hub_lost`` acknowledged results missing from the hub's store. The table resumes: the daemon's
-``ready`` after each boot reports as many inputs as the journal holds.
+``resumed`` after each boot names as many inputs as the journal holds. The boot after the last
+cut measures the bytes written per tap; two more try the read-only root.
 """
 
 from __future__ import annotations
