@@ -566,8 +566,7 @@ def scenario(run: Run) -> dict[str, Any]:
             except (GuestError, ValueError) as exc:
                 note["error"] = str(exc)
                 run.say(f"cuts: cycle {cycle} ({mode}): {exc}")
-                tail = [line for line in guest.lines[-5:] if line.strip()]
-                run.say("cuts: console: " + " | ".join(tail)[:400])
+                run.say("cuts: console: " + " | ".join(x for x in guest.lines[-5:] if x)[:400])
             finally:
                 guest.kill()
             after_cut(tally, guest, mode, cycle, start, note)
