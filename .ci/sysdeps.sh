@@ -37,6 +37,7 @@
 #            e2fsprogs           mke2fs -d: the root made into an ext4 image without a mount
 #            make gcc-avr avr-libc simavr libsimavr-dev libelf-dev gcc libc6-dev   the bridge's
 #                                firmware in simavr on the host, the guest's USB serial bridge
+#                                (gcc and libc6-dev also build the power cuts' static initramfs)
 #            gcc-12 make binutils   the guest's GPIO chip: gpio-sim built as a module for the
 #                                   guest's kernel (the compiler Debian's 6.1 kernels are built by)
 #

@@ -2,22 +2,24 @@
 killed) at random moments, booted again each time.
 
 The disk: the install scenario's (``sudo ./uno install`` in the guest) with paho-mqtt added to
-its venv for the hub (the organiser's machine); run alone (``--only cuts``), a venv built in the
-guest once (``pip install`` of the checkout with the hub's extra; the installer's ``pip install
-.[pi]`` failed in this x86 guest) and the service user, cached as a qcow2 layer under a key made
-of the image, the installer, pyproject.toml and the table's code. Either way a stub init is
-added, in one full systemd boot; each cut cycle then boots that disk with ``init=`` the stub,
-which mounts the checkout and runs bench/appliance_cuts_init.sh: the real kernel, ext4 root,
-journal, daemon and hub, without systemd, so each cycle costs a kernel boot and one Python
-start, not a whole system's.
+its venv for the hub (the organiser's machine), the cycles' folder made and the services off, in
+one full systemd boot; run alone (``--only cuts``), a venv built in the guest first (``pip
+install`` of the checkout with the hub's extra) and the service user. Either way the result is
+cached as a qcow2 layer over the disk it was made from. Each cut cycle then boots that layer
+(its overlay carried from cut to cut) the lean way: an initramfs of our own
+(bench/appliance_cuts_boot.c: the modules of a virtio ext4 root, no udev), the kernel's init a
+shell line given on its command line, which mounts the code disk (the checkout's table, sim and
+the cycle's scripts, with bytecode compiled here) and runs bench/appliance_cuts_init.sh: the
+real kernel, ext4 root, journal, daemon, hub and broker, without systemd, and one Python start a
+cycle.
 
 Each cycle, by the mode on the kernel's command line:
 
 - ``tap``: the daemon referees taps through the USB serial bridge (the bridge's firmware in
   simavr on the host, qemu's usb-serial in the guest); its event stream goes out on the serial
   console, so a verdict seen on the host is a verdict that left the guest (``acknowledged``).
-  The plug is pulled after a random number of taps, a random moment after the last one was put
-  down (its verdict may or may not have left).
+  The plug is pulled after a random number of taps, 0 to 0.3 s after the last one was put
+  down (its verdict, about 0.1 s later, may or may not have left).
 - ``enroll``: ``uno-table enroll`` writes the deck file after every tag tapped; a tag it printed
   as enrolled is acknowledged. The plug is pulled while the tags come.
 - ``repair``: a copy of the journal is damaged and opened as the daemon opens it (salvage into a
@@ -30,7 +32,8 @@ After each boot, before anything starts, the checker (bench/appliance_cuts_guest
 table's own code) opens every file: ``unopenable`` counts what did not open; ``lost`` counts
 acknowledged inputs missing from the journal (and enrolled tags missing from the deck file);
 ``hub_lost`` acknowledged results missing from the hub's store. The table resumes: the daemon's
-``ready`` after each boot reports as many inputs as the journal holds.
+``resumed`` after each boot names as many inputs as the journal holds. The boot after the last
+cut measures the bytes written per tap; two more try the read-only root.
 """
 
 from __future__ import annotations
@@ -66,16 +69,104 @@ VENV = "/usr/local/lib/uno-table/venv"
 WEAR_TAPS = 20
 CYCLE_LIMIT = 400.0  # seconds a cycle's boot and start may take before it counts as stuck
 PREPARED = "paho-mqtt>=2.0,<3"  # the hub's extra, in the venv the installer made
-BOOT = "/usr/local/sbin/uno-cut-boot"
-# The cycles' init on the prepared disk: the checkout mounted, its script run (so the script can
-# change without preparing the disk again).
-STUB = """#!/bin/sh
-export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
-mount -t proc proc /proc; mount -t sysfs sys /sys; mount -t devtmpfs dev /dev 2>/dev/null
-for m in 9pnet_virtio 9p; do modprobe -q $m; done
-mount -t 9p -o trans=virtio,version=9p2000.L,ro checkout /mnt/checkout
-exec /bin/sh /mnt/checkout/bench/appliance_cuts_init.sh
-"""
+# The cycles' init: the kernel's own (no systemd), given on its command line, so nothing of the
+# harness lives on the installed disk: the code disk (``code_disk``) mounted where the checkout
+# is in a full boot, its script run (bench/appliance_cuts_init.sh).
+LEAN = ("mount -t proc proc /proc 2>/dev/null; mount -t sysfs sys /sys 2>/dev/null; "
+        "mount -t devtmpfs dev /dev 2>/dev/null; mount -o ro /dev/vdb /mnt/checkout "
+        "&& exec /bin/sh /mnt/checkout/bench/appliance_cuts_init.sh")
+# What the preparation adds to the installed disk, in one full boot.
+PREPARE = (f"{VENV}/bin/pip install -q '{PREPARED}' && "
+           f"install -d -o uno-table -g uno-table -m 750 {STATE} && "
+           "systemctl disable -q --now mosquitto uno-table")
+CODE = ("table", "sim", "bench/appliance_cuts_guest.py", "bench/appliance_cuts_init.sh")
+
+
+def code_disk(run: Run) -> Path:
+    """The checkout's code for the cycles (CODE) on a small ext4 disk the guest mounts read
+    only, with its bytecode compiled here when this Python is the guest's (3.11): a cycle's
+    imports then read a local disk, not the checkout's share (9p), and compile nothing."""
+    files = sorted(f for name in CODE for f in
+                   ((ROOT / name).rglob("*") if (ROOT / name).is_dir() else [ROOT / name])
+                   if f.is_file() and "__pycache__" not in f.parts)
+    digest = hashlib.sha256(sys.version.encode())
+    for f in files:
+        digest.update(str(f.relative_to(ROOT)).encode() + f.read_bytes())
+    done = run.cache / f"cuts-code-{digest.hexdigest()[:16]}" / "code.img"
+    if done.is_file():
+        return done
+    with tempfile.TemporaryDirectory(dir=run.cache) as tmp:
+        tree = Path(tmp) / "tree"
+        for f in files:
+            (tree / f.relative_to(ROOT)).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(f, tree / f.relative_to(ROOT))
+        if sys.version_info[:2] == (3, 11):
+            for name in ("table", "sim"):
+                subprocess.run([sys.executable, "-m", "compileall", "-q", "-d",
+                                f"/mnt/checkout/{name}", str(tree / name)], check=True,
+                               capture_output=True)
+        image = Path(tmp) / "code.img"
+        subprocess.run(["mke2fs", "-q", "-t", "ext4", "-L", "uno-code", "-d", str(tree),
+                        str(image), "96M"], check=True, capture_output=True)
+        done.parent.mkdir(parents=True, exist_ok=True)
+        image.rename(done)
+    return done
+
+
+BOOT_SOURCE = Path(__file__).resolve().parent / "appliance_cuts_boot.c"
+BOOT_MODULES = ("virtio", "virtio_ring", "virtio_pci_legacy_dev", "virtio_pci_modern_dev",
+                "virtio_pci", "virtio_blk", "crc16", "mbcache", "jbd2", "crc32c_generic", "ext4")
+
+
+def _cpio(entries: list[tuple[str, int, bytes]]) -> bytes:
+    """An initramfs archive (cpio "newc") of (name, mode, data) entries."""
+    out = bytearray()
+    for number, (name, mode, data) in enumerate([*entries, ("TRAILER!!!", 0, b"")], 1):
+        raw = name.encode() + b"\0"
+        fields = (number, mode, 0, 0, 1, 0, len(data), 0, 0, 0, 0, len(raw), 0)
+        out += b"070701" + b"".join(b"%08X" % f for f in fields) + raw
+        out += b"\0" * (-len(out) % 4) + data
+        out += b"\0" * (-len(out) % 4)
+    return bytes(out)
+
+
+def lean_initrd(run: Run) -> Path | None:
+    """The cycles' initramfs (bench/appliance_cuts_boot.c and the modules a virtio ext4 root
+    needs, from the image's base), built once; None where it cannot be (no C compiler, no base
+    folder): Debian's initramfs then, ten seconds slower a boot."""
+    bases = sorted(run.cache.glob("base-*/root/lib/modules/*/modules.dep"))
+    if not bases or shutil.which("cc") is None:
+        return None
+    modules = bases[-1].parent
+    key = hashlib.sha256(BOOT_SOURCE.read_bytes() + str(modules).encode()).hexdigest()[:16]
+    done = run.cache / f"cuts-boot-{key}" / "initrd.img"
+    if done.is_file():
+        return done
+    found = {p.stem: p for p in modules.rglob("*.ko") if p.stem in BOOT_MODULES}
+    if set(found) != set(BOOT_MODULES):
+        return None
+    with tempfile.TemporaryDirectory() as tmp:
+        init = Path(tmp) / "init"
+        built = subprocess.run(["cc", "-static", "-Os", "-o", str(init), str(BOOT_SOURCE)],
+                               capture_output=True, text=True)
+        if built.returncode != 0:
+            run.say(f"cuts: the lean initramfs did not build: {built.stderr.strip()[:200]}")
+            return None
+        entries = [("dev", 0o40755, b""), ("proc", 0o40755, b""), ("root", 0o40755, b""),
+                   ("modules", 0o40755, b""), ("init", 0o100755, init.read_bytes())]
+        entries += [(f"modules/{name}.ko", 0o100644, found[name].read_bytes())
+                    for name in BOOT_MODULES]
+        done.parent.mkdir(parents=True, exist_ok=True)
+        part = done.with_suffix(".part")
+        part.write_bytes(_cpio(entries))
+        part.rename(done)
+    return done
+
+
+def lean(mode: str, match: str, *more: str) -> list[str]:
+    """The kernel's arguments for one cycle booted with the lean init."""
+    return [f"uno.cut={mode}", f"uno.match={match}", *more, "init=/bin/sh", "--", "-c",
+            f'"{LEAN}"']
 
 
 HOME = f"/home/{USER}/uno-table"
@@ -89,6 +180,7 @@ class Bridge:
 
     def __init__(self, folder: Path) -> None:
         self.folder = folder
+        folder.mkdir(parents=True, exist_ok=True)
         self.board: AvrBoard | None = AvrBoard(folder / "bridge")
 
     def __enter__(self) -> Bridge:
@@ -99,33 +191,46 @@ class Bridge:
             self.board.close()
         shutil.rmtree(self.folder, ignore_errors=True)
 
-    def plugged(self) -> dict[str, Any]:
-        """Guest options: the USB controller and the bridge plugged in at boot."""
+    def plugged(self, code: Path, initrd: Path | None = None) -> dict[str, Any]:
+        """Guest options: the code disk (``code_disk``: /dev/vdb), the USB controller and the
+        bridge plugged in at boot, the lean initramfs when there is one, and no network boot
+        ROM (the cycles have no use for the network card; its ROM costs seconds a boot)."""
         assert self.board is not None
         return {"qemu_args": [
+            *(["-initrd", str(initrd)] if initrd else []),
+            "-global", "virtio-net-pci.romfile=",
+            "-drive", f"file={code},if=virtio,format=raw,readonly=on",
             "-device", "qemu-xhci,id=xhci",
             "-chardev", f"serial,id=bridge,path={self.board.pty}",
             "-device", "usb-serial,chardev=bridge,id=bridge-usb,bus=xhci.0,port=1"]}
 
 
 def recipe_key(run: Run) -> str:
-    """The prepared disk's key: the image, the installer, pyproject.toml, the table's code (the
-    venv holds a copy of it) and the preparation (``PREPARED``)."""
-    digest = hashlib.sha256(f"{run.image.resolve()}{PREPARED}{STUB}".encode())
+    """The prepared disk's key: what it was made from (the installed disk, or the image with the
+    installer, pyproject.toml and the table's code, which the venv built in the guest holds) and
+    how (``PREPARE``)."""
+    digest = hashlib.sha256(f"{run.image.resolve()}{PREPARE}".encode())
+    if run.installed is not None:
+        made = run.installed.stat()
+        digest.update(f"{run.installed.resolve()}{made.st_size}{made.st_mtime_ns}".encode())
+        return digest.hexdigest()[:16]
     for path in (ROOT / "scripts/install-pi.sh", ROOT / "pyproject.toml",
                  *sorted((ROOT / "table").rglob("*.py"))):
         digest.update(path.read_bytes())
     return digest.hexdigest()[:16]
 
 
-def prepare(run: Run, table: Bridge) -> tuple[Path, bool]:
-    """The disk the cycles boot: (its path, whether it is a cached layer to boot on)."""
+def prepare(run: Run) -> Path:
+    """The disk the cycles boot copies of, made once in a full systemd boot and cached as a
+    layer over the installed disk: paho-mqtt in the installed venv (the hub's extra), the cut
+    cycles' folder, the checkout's bytecode, the services off (the cycles start what they run).
+    Run alone, the venv is built in the guest first."""
     cached = run.cache / f"cuts-{recipe_key(run)}" / "disk.qcow2"
-    if run.installed is None and cached.exists():
-        run.say(f"cuts: prepared disk {cached} (cached)")
-        return cached, True
+    if cached.exists():
+        run.say(f"cuts: prepared disk {cached.parent.name} (cached)")
+        return cached
     began = time.monotonic()
-    guest, boot_s = run.boot(**table.plugged())
+    guest, boot_s = run.boot()
     run.say(f"cuts: full boot for the preparation in {boot_s:.0f} s")
     try:
         if run.installed is None:
@@ -141,23 +246,17 @@ def prepare(run: Run, table: Bridge) -> tuple[Path, bool]:
             guest.check("id uno-table >/dev/null 2>&1 || useradd --system --no-create-home "
                         "--home-dir /var/lib/uno-table --shell /usr/sbin/nologin uno-table; "
                         "usermod -aG dialout uno-table")
-        else:
-            run.say("cuts: paho-mqtt into the installed venv (the hub's extra)")
-            guest.check(f"{VENV}/bin/pip install -q '{PREPARED}'", 1200)
-        guest.write_file(BOOT, STUB.encode(), "755")
-        guest.check(f"install -d -o uno-table -g uno-table -m 750 {STATE}")
-        guest.check("systemctl disable --now mosquitto uno-table 2>/dev/null; true")
+        run.say("cuts: paho-mqtt into the installed venv, the services off")
+        guest.check(PREPARE, 1200)
         guest.poweroff()
     except GuestError:
         guest.kill()
         raise
-    run.say(f"cuts: disk prepared in {time.monotonic() - began:.0f} s")
-    if run.installed is not None:
-        return guest.overlay, False
     cached.parent.mkdir(parents=True, exist_ok=True)
     shutil.move(str(guest.overlay), cached)
     shutil.rmtree(guest.folder, ignore_errors=True)
-    return cached, True
+    run.say(f"cuts: disk prepared in {time.monotonic() - began:.0f} s")
+    return cached
 
 
 @dataclass
@@ -229,15 +328,17 @@ def tap_cycle(tally: Tally, table: Bridge, guest: Guest, start: int,
     ready = wait_event(guest, lambda e: e.get("type") == "ready", CYCLE_LIMIT, start)
     if ready is None:
         raise GuestError("the daemon was never ready after the boot")
-    note["ready_inputs"] = ready.get("inputs")
+    note["ready_inputs"] = ready.get("inputs")  # with a card left resting on the pad, read
+    resumed = [e for e in events(guest, start) if e.get("type") == "resumed"]
+    note["resumed_inputs"] = resumed[0].get("inputs") if resumed else 0  # as the journal held
     note["ready_s"] = round(time.monotonic() - guest.started, 1)
     taps = rng.randint(1, 6)
     for k in range(taps):
         mark = len(guest.lines)
         table.board.remove(0)
         table.board.place(0, tally.taps[tally.next_tap][1])
-        if k == taps - 1:
-            time.sleep(rng.uniform(0.0, 1.5))  # the plug, somewhere in this tap's way
+        if k == taps - 1:  # the plug, somewhere in this tap's way (tap to verdict: ~0.1 s)
+            time.sleep(rng.uniform(0.0, 0.3))
         elif wait_event(guest, lambda e: e.get("type") == "verdict", 60, mark) is not None:
             tally.next_tap += 1
     note["taps"] = taps
@@ -317,40 +418,45 @@ def repair_cycle(guest: Guest, start: int, rng: random.Random, note: dict[str, A
         took.append(time.monotonic() - began)
 
 
-def sectors_written(guest: Guest) -> int:
-    """The guest disk's sectors written since its boot (/sys/block/vda/stat, field 7)."""
-    return int(guest.check("cat /sys/block/vda/stat", 60).split()[6])
+def sectors_written(guest: Guest, disk: str = "vda") -> int:
+    """A guest disk's sectors written since its boot (/sys/block/DISK/stat, field 7), after a
+    ``sync``: the filesystem's journal committed, so what a tap leaves dirty is counted too."""
+    return int(guest.check(f"sync; cat /sys/block/{disk}/stat", 60).split()[6])
+
+
+def tap_and_wait(table: Bridge, guest: Guest, uid: str, timeout: float = 60) -> bool:
+    """One tap on the play pad; whether its verdict came out of the guest in ``timeout`` s."""
+    assert table.board is not None
+    mark = len(guest.lines)
+    table.board.remove(0)
+    table.board.place(0, uid)
+    return wait_event(guest, lambda e: e.get("type") == "verdict", timeout, mark) is not None
 
 
 def wear(tally: Tally, table: Bridge, guest: Guest, start: int) -> dict[str, Any]:
-    """Bytes written to the disk per tap: the disk's counter before and after ``WEAR_TAPS``
-    taps, each waited for, and the filesystem's next journal commit (ext4: 5 s)."""
-    assert table.board is not None
+    """Bytes written to the disk per tap: the disk's counter (after a ``sync``) before and after
+    ``WEAR_TAPS`` taps, each waited for."""
     if wait_event(guest, lambda e: e.get("type") == "ready", CYCLE_LIMIT, start) is None:
         raise GuestError("the daemon was never ready for the wear measurement")
-    time.sleep(6.0)  # the start's own writes committed
+    guest.wait_agent(60)
     before = sectors_written(guest)
     began = time.monotonic()
     done = 0
     for _ in range(WEAR_TAPS):
-        mark = len(guest.lines)
-        table.board.remove(0)
-        table.board.place(0, tally.taps[tally.next_tap][1])
-        if wait_event(guest, lambda e: e.get("type") == "verdict", 60, mark) is not None:
+        if tap_and_wait(table, guest, tally.taps[tally.next_tap][1]):
             tally.next_tap += 1
             done += 1
     seconds = time.monotonic() - began
-    time.sleep(6.0)
     written = (sectors_written(guest) - before) * 512
     return {"wear_taps": done, "bytes_per_tap": round(written / max(1, done)),
             "lean_taps_per_s": round(done / seconds, 2)}
 
 
-def read_only(run: Run, table: Bridge, disk: Path, folder: Path) -> dict[str, Any]:
+def read_only(run: Run, table: Bridge, disk: Path, folder: Path, boot: tuple[Path, Path | None]
+              ) -> dict[str, Any]:
     """The read-only root, tried: the root mounted read only, /var an overlay in RAM, the
     journal on a second disk (a writable partition). Taps, the plug pulled, booted again: what
-    the journal on the second disk holds, and the sectors written to the root's disk."""
-    assert table.board is not None
+    the journal on the second disk holds, and the sectors written to each disk."""
     data = folder / "data.img"
     subprocess.run(["mke2fs", "-q", "-t", "ext4", "-L", "uno-data", str(data), "256M"],
                    check=True, capture_output=True)
@@ -358,28 +464,28 @@ def read_only(run: Run, table: Bridge, disk: Path, folder: Path) -> dict[str, An
     acked: set[int] = set()
     taps = scripted_taps(PLAYERS, 10, seed=5)
     for step in ("taps", "after the cut"):
-        options = table.plugged()
+        options = table.plugged(*boot)
         options["qemu_args"] += ["-drive", f"file={data},if=virtio,format=raw"]
         guest = Guest(run.image, run.accel, run.memory, backing=disk, folder=folder / "ro",
-                      kernel_args=[f"init={BOOT}", "uno.cut=ro", "ro"], **options)
+                      kernel_args=lean("ro", "ro", "ro"), **options)
         try:
             ready = wait_event(guest, lambda e: e.get("type") == "ready", CYCLE_LIMIT, 0)
             if ready is None:
                 raise GuestError("the daemon was never ready on the read-only root")
             found["ro_root_mount"] = (lines_after(guest, "UNO-CUT-RO root") or ["?"])[0]
             check = json.loads(lines_after(guest, "UNO-CUT-CHECK")[0] or "{}")
-            root_written = int(guest.check("cat /sys/block/vda/stat", 60).split()[6])
+            guest.wait_agent(60)
             if step == "taps":
-                found["ro_root_sectors_written_first_boot"] = root_written
-                for _, uid in taps[:4]:
-                    mark = len(guest.lines)
-                    table.board.remove(0)
-                    table.board.place(0, uid)
-                    wait_event(guest, lambda e: e.get("type") == "verdict", 60, mark)
+                root, journal = sectors_written(guest), sectors_written(guest, "vdc")
+                done = sum(tap_and_wait(table, guest, uid) for _, uid in taps[:WEAR_TAPS // 2])
                 acked = {e["n"] for e in events(guest) if e.get("type") in ("verdict", "lift")}
+                found["ro_taps"] = done
+                found["ro_root_bytes_per_tap"] = round(
+                    (sectors_written(guest) - root) * 512 / max(1, done))
+                found["ro_journal_bytes_per_tap"] = round(
+                    (sectors_written(guest, "vdc") - journal) * 512 / max(1, done))
             else:
                 held = max((check.get("journal") or {}).values(), default=0)
-                found["ro_root_sectors_written_after_cut"] = root_written
                 found["ro_acknowledged"] = len(acked)
                 found["ro_lost"] = sum(n > held for n in acked)
                 found["ro_unopenable"] = len(check.get("unopenable", []))
@@ -394,6 +500,43 @@ def read_only(run: Run, table: Bridge, disk: Path, folder: Path) -> dict[str, An
     return found
 
 
+def one_cycle(tally: Tally, table: Bridge, guest: Guest, mode: str, cycle: int,
+              rng: random.Random, note: dict[str, Any], took: list[float]) -> int:
+    """One boot after a cut: the checker's findings compared, then the cycle's work until the
+    plug is pulled. The console line where the work began."""
+    if guest.wait_line("UNO-CUT-BOOT", CYCLE_LIMIT) is None:
+        raise GuestError("the lean init never started")
+    note["boot_s"] = round(time.monotonic() - guest.started, 1)
+    if guest.wait_line("UNO-CUT-CHECK", CYCLE_LIMIT) is None:
+        raise GuestError("the checker never reported after the boot")
+    note["check_s"] = round(time.monotonic() - guest.started, 1)
+    check = json.loads(lines_after(guest, "UNO-CUT-CHECK")[0] or "{}")
+    compare(tally, check)
+    start = len(guest.lines)
+    if mode == "tap":
+        tap_cycle(tally, table, guest, start, rng, note)
+        held = max((check.get("journal") or {}).values(), default=0)
+        tally.resumed.append(note.get("resumed_inputs") == held)
+    elif mode == "enroll":
+        enroll_cycle(tally, table, guest, start, rng, cycle, note)
+    elif mode == "hub":
+        hub_cycle(guest, start, rng)
+    elif mode == "repair":
+        repair_cycle(guest, start, rng, note, took)
+    return start
+
+
+def after_cut(tally: Tally, guest: Guest, mode: str, cycle: int, start: int,
+              note: dict[str, Any]) -> None:
+    """What left the guest before the plug was pulled, by the cycle's mode."""
+    if mode == "tap":
+        after_taps(tally, guest, start, note)
+    elif mode == "enroll":
+        after_enroll(tally, guest, start, note)
+    elif mode == "hub":
+        after_hub(tally, guest, start, f"c{cycle}", note)
+
+
 def scenario(run: Run) -> dict[str, Any]:
     """The cut cycles: the fields of the last line."""
     found: dict[str, Any] = dict.fromkeys(("power_cuts", "acknowledged", "lost", "unopenable",
@@ -404,56 +547,29 @@ def scenario(run: Run) -> dict[str, Any]:
     modes[0] = "tap"  # the evening starts with taps
     tally = Tally(scripted_taps(PLAYERS, 400, seed=3))
     took: list[float] = []
-    with Bridge(Path(tempfile.mkdtemp(prefix="cuts-", dir=run.cache))) as table:
-        disk, layered = prepare(run, table)
-        folder = Path(run.cache) / f"cuts-run-{int(time.time())}"
-        folder.mkdir(parents=True, exist_ok=True)
+    disk = prepare(run)
+    boot = code_disk(run), lean_initrd(run)
+    folder = Path(tempfile.mkdtemp(prefix="cuts-run-", dir=run.cache))
+    with Bridge(folder / "bridge-board") as table:
         overlay = folder / "disk.qcow2"
-        if not layered:
-            shutil.move(str(disk), overlay)
         began = time.monotonic()
-        for cycle, mode in enumerate([*modes, "tap"]):  # a last boot to check the last cut
+        for cycle, mode in enumerate([*modes, "wear"]):  # a last boot checks the last cut
             note: dict[str, Any] = {"cycle": cycle, "mode": mode}
             start = 0
-            guest = Guest(run.image, run.accel, run.memory, overlay=overlay,
-                          backing=disk if layered else None, folder=folder,
-                          kernel_args=[f"init={BOOT}", f"uno.cut={mode}",
-                                       f"uno.match=c{cycle}"], **table.plugged())
+            guest = Guest(run.image, run.accel, run.memory, overlay=overlay, backing=disk,
+                          folder=folder / "guest", kernel_args=lean(mode, f"c{cycle}"),
+                          **table.plugged(*boot))
             try:
-                if guest.wait_line("UNO-CUT-CHECK", CYCLE_LIMIT) is None:
-                    raise GuestError("the checker never reported after the boot")
-                note["check_s"] = round(time.monotonic() - guest.started, 1)
-                check = json.loads(lines_after(guest, "UNO-CUT-CHECK")[0] or "{}")
-                compare(tally, check)
-                start = len(guest.lines)
-                if cycle == len(modes):  # the last boot: bytes written per tap
+                start = one_cycle(tally, table, guest, mode, cycle, rng, note, took)
+                if mode == "wear":  # the last boot: bytes written per tap
                     found.update(wear(tally, table, guest, start))
-                    guest.kill()
-                    tally.cycles.append(note)
-                    break
-                if mode == "tap":
-                    tap_cycle(tally, table, guest, start, rng, note)
-                    held = max((check.get("journal") or {}).values(), default=0)
-                    tally.resumed.append(note.get("ready_inputs") == held)
-                elif mode == "enroll":
-                    enroll_cycle(tally, table, guest, start, rng, cycle, note)
-                elif mode == "hub":
-                    hub_cycle(guest, start, rng)
-                else:
-                    repair_cycle(guest, start, rng, note, took)
             except (GuestError, ValueError) as exc:
                 note["error"] = str(exc)
                 run.say(f"cuts: cycle {cycle} ({mode}): {exc}")
-                tail = [line for line in guest.lines[-5:] if line.strip()]
-                run.say("cuts: console: " + " | ".join(tail)[:400])
+                run.say("cuts: console: " + " | ".join(x for x in guest.lines[-5:] if x)[:400])
             finally:
                 guest.kill()
-            if mode == "tap":
-                after_taps(tally, guest, start, note)
-            elif mode == "enroll":
-                after_enroll(tally, guest, start, note)
-            elif mode == "hub":
-                after_hub(tally, guest, start, f"c{cycle}", note)
+            after_cut(tally, guest, mode, cycle, start, note)
             note["cycle_s"] = round(time.monotonic() - guest.started, 1)
             tally.cycles.append(note)
             note["so_far"] = {"acknowledged": len(tally.acknowledged) + len(tally.enrolled),
@@ -462,9 +578,9 @@ def scenario(run: Run) -> dict[str, Any]:
                               "hub_lost": len(tally.hub_lost)}
             run.say(f"cuts: cycle {cycle} {mode}: {json.dumps(note)}")
         seconds = time.monotonic() - began
-        found.update(read_only(run, table, disk if layered else overlay, folder))
-        shutil.rmtree(folder, ignore_errors=True)
-    cuts = [c for c in tally.cycles if c["cycle"] < len(modes) and "error" not in c]
+        found.update(read_only(run, table, disk, folder, boot))
+    shutil.rmtree(folder, ignore_errors=True)
+    cuts = [c for c in tally.cycles if c["mode"] != "wear" and "error" not in c]
     found.update({
         "power_cuts": len(cuts),
         "acknowledged": len(tally.acknowledged) + len(tally.enrolled),
@@ -473,7 +589,7 @@ def scenario(run: Run) -> dict[str, Any]:
         "hub_power_cuts": sum(c["mode"] == "hub" for c in cuts),
         "hub_lost": len(tally.hub_lost),
         "hub_acknowledged": len(tally.hub_acked),
-        "cuts_by_mode": {m: sum(c["mode"] == m for c in cuts) for m in set(modes)},
+        "cuts_by_mode": {m: sum(c["mode"] == m for c in cuts) for m in sorted(set(modes))},
         "cut_errors": [c for c in tally.cycles if "error" in c],
         "resumed_ok": bool(tally.resumed) and all(tally.resumed),
         "cuts_s": round(seconds, 1),

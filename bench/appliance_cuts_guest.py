@@ -24,6 +24,7 @@ import json
 import os
 import shutil
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -151,10 +152,16 @@ def result(match: str, rnd: int) -> dict[str, Any]:
 
 
 def send(match: str, count: int) -> None:
-    """``count`` results to the broker, each after the broker took the one before."""
+    """``count`` results to the broker, each after the broker took the one before, from the
+    moment the hub is online (it has subscribed then: the broker hands it every result, in the
+    order sent, so the host can tell which round each of the hub's acknowledgements is for)."""
     import paho.mqtt.client as mqtt
+    from paho.mqtt.enums import CallbackAPIVersion
 
-    client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=f"cuts-table-{match}")
+    online = threading.Event()
+    client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=f"cuts-table-{match}")
+    client.on_message = lambda _c, _u, m: online.set() if m.payload == b"online" else None
+    client.on_connect = lambda c, *_: c.subscribe("uno-table/hub/availability", qos=1)
     while True:
         try:
             client.connect("127.0.0.1", 1883)
@@ -162,6 +169,7 @@ def send(match: str, count: int) -> None:
         except OSError:
             time.sleep(0.2)  # the broker is starting
     client.loop_start()
+    online.wait()
     for rnd in range(1, count + 1):
         body = json.dumps(result(match, rnd))
         client.publish("uno-table/2/result", body, qos=1).wait_for_publish(60)
@@ -178,12 +186,13 @@ def cycle(mode: str, state: Path, match: str) -> int:
     config.write_text(CUTS_CONFIG, encoding="utf-8")
     print(f"UNO-CUT-CHECK {json.dumps(check(state))}", flush=True)
     print("UNO-CUT-START", flush=True)
-    if mode in ("tap", "ro"):
+    if mode in ("tap", "ro", "wear"):
         return table(["run", "--config", str(config), "--events", "/dev/ttyS0"])
     if mode == "enroll":
         return table(["enroll", "--out", str(state / "deck.toml"), "--config", str(config),
                       "--reader", "pad"])
-    if mode == "hub":
+    if mode == "hub":  # a table's results sent from this process too: one Python start
+        threading.Thread(target=send, args=(match, 60), daemon=True).start()
         return table(["hub", "--mqtt", "127.0.0.1:1883", "--store", str(state / "hub.sqlite3")])
     if mode == "repair":
         damaged = damage(state)
