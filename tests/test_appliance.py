@@ -71,6 +71,35 @@ def test_a_change_of_the_installer_or_of_a_scenario_s_packages_keeps_the_deboots
     assert guest_image.base_key() == before
 
 
+def test_a_change_of_the_installer_or_of_pyproject_makes_a_new_image_on_the_same_base(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The image (and its wheelhouse) is made again when the installer or pyproject.toml
+    changes, the debootstrapped base is kept; a dependency added to pyproject.toml is in the
+    wheelhouse the guest's pip is offered, and so are the installer's pins."""
+    import guest_image
+    copies = tuple(tmp_path / path.name for path in guest_image.KEYED)
+    for path, copy in zip(guest_image.KEYED, copies, strict=True):
+        copy.write_bytes(path.read_bytes())
+    monkeypatch.setattr(guest_image, "KEYED", copies)
+    base, image = guest_image.base_key(), guest_image.image_key([])
+    wanted, pins = guest_image.wheel_requirements()
+    assert {"setuptools>=64", "spidev", "lgpio", "pytest"} <= set(wanted)
+    assert any(r.startswith("pyopenjtalk-ndy==") for r in wanted)  # the japanese extra
+    assert any(r.startswith("paho-mqtt") for r in wanted)  # the hub's, for the power cuts
+    assert [p.split("==")[0] for p in pins] == ["mfrc522"]  # installed --no-deps
+    installer, pyproject = copies
+    installer.write_text(installer.read_text() + "# one more line\n")
+    assert guest_image.base_key() == base
+    assert guest_image.image_key([]) != image
+    again = guest_image.image_key([])
+    pyproject.write_text(pyproject.read_text().replace(
+        'dependencies = [\n', 'dependencies = [\n    "tomli-w>=1.0",\n', 1))
+    assert "tomli-w>=1.0" in guest_image.wheel_requirements()[0]
+    assert "'tomli-w>=1.0'" in guest_image.wheel_script()
+    assert guest_image.image_key([]) not in (image, again)
+    assert guest_image.base_key() == base
+
+
 def test_the_guest_s_configuration_is_the_example_with_its_bridge_by_path(tmp_path: Path) -> None:
     """The installed example made the guest's as a maker would: every bridge reader on the
     by-path name udev gave the bridge; what a guest lacks (SPI, a Pi's GPIO) replaced; the
