@@ -95,6 +95,6 @@ def test_the_expert_remembers_the_draw_and_weighs_worlds_by_it() -> None:
     hands = [h.known for h in s.hands]  # Ken's real hand: the red 1 is the card he drew
     none = [hands[0], list(parse_cards(["Y5", "Y6", "B9", "G2", "Y1"]))]
     two = [hands[0], list(parse_cards(["Y5", "R6", "B9", "G2", "R2"]))]
-    assert likelihood(none) == 1.0 - expert.SLIP
-    assert likelihood(two) == expert.SLIP
-    assert expert.SLIP < likelihood(hands) < 1.0 - expert.SLIP
+    assert likelihood(none) == 1.0 - expert.DRAW_SLIP
+    assert likelihood(two) == expert.DRAW_SLIP
+    assert expert.DRAW_SLIP < likelihood(hands) < 1.0 - expert.DRAW_SLIP

@@ -42,6 +42,9 @@ ROLLOUT = Heuristic  # the policy of every seat in the playouts
 INFERENCE = "filter"  # the opponent's hand: "filter" (a particle filter), "reject" (a test)
 SLIP = 0.1  # the chance the opponent model gives a play the heuristic player would not make
 KEPT = 4  # the opponent's draws remembered, the latest
+# The chance the model gives a draw while holding an answer (fitted from self-play,
+# docs/performance.md: the heuristic bot 0 of 1,381 draws, mix 21 of 1,506).
+DRAW_SLIP = 0.02
 BLUFF_RATE = 0.1  # how often a player holding the colour is taken to bluff a Wild Draw Four
 _TURN_KEEPERS = frozenset({SKIP, REVERSE, DRAW_TWO, WILD_DRAW_FOUR})  # with two: no reply
 
@@ -278,7 +281,8 @@ class ExpertBot:
         opponent's answers since it last drew, under the heuristic player's model of it
         (:meth:`Answer.fits`): each answer it would have made counts ``1 - SLIP``, each it
         would not have ``SLIP`` (a model is never sure: a bluff, a colour named on a tie); and
-        its last draws (:meth:`Drew.chance`: that it held no answer then), between the two.
+        its last draws (:meth:`Drew.chance`: that it held no answer then), each between
+        ``DRAW_SLIP`` and ``1 - DRAW_SLIP``.
         Only the opponent's hand in the world is read: a hand the search dealt, never the real
         table."""
         answers, draws = self.voids.answers, self.voids.draws
@@ -292,7 +296,7 @@ class ExpertBot:
             for a, later in answers:
                 odds *= 1.0 - SLIP if a.fits([*held, *later], options) else SLIP
             for d, free, later in draws:
-                odds *= SLIP + (1.0 - 2.0 * SLIP) * d.chance([*held, *later], free)
+                odds *= DRAW_SLIP + (1.0 - 2.0 * DRAW_SLIP) * d.chance([*held, *later], free)
             return odds
 
         return likelihood
