@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
 from sim.players import expert
 from sim.players.expert import Answer, ExpertBot
 from table.analysis.search import Search, information_set
@@ -71,10 +73,12 @@ def test_a_draw_says_the_opponent_held_no_answer() -> None:
     assert expert.Drew(Color.RED, "7", 2, 5).chance(parse_cards(["Y5", "W"]), 0) == 0.0
 
 
-def test_the_expert_remembers_the_draw_and_weighs_worlds_by_it() -> None:
-    """Aki plays a red 7; Ken draws a card and keeps it. Aki's next decision weighs a world in
-    which Ken held a red card below one in which he held none, and counts the kept card as
-    drawn since (it may be the red one)."""
+def test_the_expert_remembers_the_draw_and_weighs_worlds_by_it(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Aki plays a red 7; Ken draws a card and keeps it. Aki's next decision (the draws
+    weighed: ``WEIGH_DRAWS``) weighs a world in which Ken held a red card below one in which he
+    held none, and counts the kept card as drawn since (it may be the red one)."""
+    monkeypatch.setattr(expert, "WEIGH_DRAWS", True)
     from sim.players.bots import seat_view
     from table.rules import Draw, Pass, Play, apply_in_place
 

@@ -43,8 +43,11 @@ INFERENCE = "filter"  # the opponent's hand: "filter" (a particle filter), "reje
 SLIP = 0.1  # the chance the opponent model gives a play the heuristic player would not make
 KEPT = 4  # the opponent's draws remembered, the latest
 # The chance the model gives a draw while holding an answer (fitted from self-play,
-# docs/performance.md: the heuristic bot 0 of 1,381 draws, mix 21 of 1,506).
+# bench/draw_model.py: the heuristic bot 0 of 1,381 draws, mix 21 of 1,506).
 DRAW_SLIP = 0.02
+# Whether the filter weighs the worlds by the opponent's draws too: off, as measured on the
+# strength bench's duplicate deals (no gain shown: docs/performance.md, "draws weighed").
+WEIGH_DRAWS = False
 BLUFF_RATE = 0.1  # how often a player holding the colour is taken to bluff a Wild Draw Four
 _TURN_KEEPERS = frozenset({SKIP, REVERSE, DRAW_TWO, WILD_DRAW_FOUR})  # with two: no reply
 
@@ -285,7 +288,8 @@ class ExpertBot:
         ``DRAW_SLIP`` and ``1 - DRAW_SLIP``.
         Only the opponent's hand in the world is read: a hand the search dealt, never the real
         table."""
-        answers, draws = self.voids.answers, self.voids.draws
+        answers = self.voids.answers
+        draws = self.voids.draws if WEIGH_DRAWS else []
         if not (answers or draws) or view.options.preset != "official":
             return None
         opp, options = 1 - view.seat, view.options
