@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
 from sim.players import expert
 from sim.players.expert import Answer, ExpertBot
 from table.analysis.search import Search, information_set
@@ -55,3 +57,48 @@ def test_the_expert_weighs_a_world_by_the_opponents_answers() -> None:
     assert likelihood(hands) == expert.SLIP  # the real hand: R+2 would have been the answer
     hands[1] = list(parse_cards(["Y5", "Y6", "G3"]))
     assert likelihood(hands) == 1.0 - expert.SLIP
+
+
+def test_a_draw_says_the_opponent_held_no_answer() -> None:
+    """Ken drew on Aki's red 7 (five cards in hand, Aki on three): a heuristic player draws
+    only with nothing to answer a red 7 (nor a wild to spend, the table being calm), so a world
+    that deals Ken a red card or a 7 is unlikely; one with a wild is likely (a wild is kept)."""
+    drew = expert.Drew(Color.RED, "7", 3, 5)
+    assert drew.chance(parse_cards(["Y5", "G2", "B9", "W", "Y1"]), 0) == 1.0
+    assert drew.chance(parse_cards(["Y5", "G2", "B9", "R1", "Y1"]), 0) == 0.0
+    assert drew.chance(parse_cards(["Y5", "G2", "B9", "G7", "Y1"]), 0) == 0.0
+    # One card drawn since, unseen: the red 1 may be that card, one chance in five.
+    assert drew.chance(parse_cards(["Y5", "G2", "B9", "R1", "Y1"]), 1) == 1 / 5
+    # Aki close to going out: a heuristic player plays a wild then, so a wild was not held.
+    assert expert.Drew(Color.RED, "7", 2, 5).chance(parse_cards(["Y5", "W"]), 0) == 0.0
+
+
+def test_the_expert_remembers_the_draw_and_weighs_worlds_by_it(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Aki plays a red 7; Ken draws a card and keeps it. Aki's next decision (the draws
+    weighed: ``WEIGH_DRAWS``) weighs a world in which Ken held a red card below one in which he
+    held none, and counts the kept card as drawn since (it may be the red one)."""
+    monkeypatch.setattr(expert, "WEIGH_DRAWS", True)
+    from sim.players.bots import seat_view
+    from table.rules import Draw, Pass, Play, apply_in_place
+
+    s = _dealt("R7 G7 B3 Y2", "Y5 Y6 B9 G2", "R5", pile="R1 YS G3 B4 G9")
+    bot = ExpertBot(random.Random(1), 12)
+    play = Play(0, (parse_card("R7"),))
+    bot.voids.observe(seat_view(s, 0))
+    bot.voids.acted(seat_view(s, 0), play)
+    apply_in_place(s, play)
+    apply_in_place(s, Draw(1))  # Ken draws the red 1 and keeps it
+    apply_in_place(s, Pass(1))
+    bot.voids.observe(seat_view(s, 0))
+    [(drew, free, later)] = bot.voids.draws
+    assert (drew.color, drew.rank, drew.count, drew.size, free, later) == (
+        Color.RED, "7", 3, 4, 1, ())
+    likelihood = bot._likelihood(seat_view(s, 0))
+    assert likelihood is not None
+    hands = [h.known for h in s.hands]  # Ken's real hand: the red 1 is the card he drew
+    none = [hands[0], list(parse_cards(["Y5", "Y6", "B9", "G2", "Y1"]))]
+    two = [hands[0], list(parse_cards(["Y5", "R6", "B9", "G2", "R2"]))]
+    assert likelihood(none) == 1.0 - expert.DRAW_SLIP
+    assert likelihood(two) == expert.DRAW_SLIP
+    assert expert.DRAW_SLIP < likelihood(hands) < 1.0 - expert.DRAW_SLIP

@@ -26,6 +26,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from math import comb
 
 from sim.players.bots import HeuristicBot, SeatView
 from table.analysis.policies import Heuristic, heuristic_pick
@@ -40,6 +41,13 @@ ENDGAME_DEPTH = 300  # ... with playouts this long: to the end of the round
 ROLLOUT = Heuristic  # the policy of every seat in the playouts
 INFERENCE = "filter"  # the opponent's hand: "filter" (a particle filter), "reject" (a test)
 SLIP = 0.1  # the chance the opponent model gives a play the heuristic player would not make
+KEPT = 4  # the opponent's draws remembered, the latest
+# The chance the model gives a draw while holding an answer (fitted from self-play,
+# bench/draw_model.py: the heuristic bot 0 of 1,381 draws, mix 21 of 1,506).
+DRAW_SLIP = 0.02
+# Whether the filter weighs the worlds by the opponent's draws too: off, as measured on the
+# strength bench's duplicate deals (no gain shown: docs/performance.md, "draws weighed").
+WEIGH_DRAWS = False
 BLUFF_RATE = 0.1  # how often a player holding the colour is taken to bluff a Wild Draw Four
 _TURN_KEEPERS = frozenset({SKIP, REVERSE, DRAW_TWO, WILD_DRAW_FOUR})  # with two: no reply
 
@@ -54,6 +62,10 @@ class Voids:
     # How the opponent answered this seat's cards since it last drew: each answer, and the
     # cards it played after it (its hand then was its hand now with those).
     answers: list[tuple[Answer, tuple[Card, ...]]] = field(default_factory=list)
+    # Each time the opponent drew instead of answering this seat's card (the last ``KEPT``):
+    # the draw, the cards it drew since (unknown to this seat: the one kept then included) and
+    # the cards it played since (its hand then was among its hand now and those).
+    draws: list[tuple[Drew, int, tuple[Card, ...]]] = field(default_factory=list)
     _last: tuple[SeatView, Action] | None = None
 
     def observe(self, view: SeatView) -> None:
@@ -66,6 +78,7 @@ class Voids:
         me, opp = view.seat, 1 - view.seat
         if tuple(view.discard[:len(prev.discard)]) != prev.discard:
             self.lacks, self.free, self.answers = set(), 0, []  # a new round or a reshuffle
+            self.draws = []
             return
         new = view.discard[len(prev.discard):]
         grew = view.counts[opp] - prev.counts[opp]
@@ -75,6 +88,7 @@ class Voids:
         drew = grew + len(theirs)  # the cards the opponent drew, at least
         answered = view.counts[me] == prev.counts[me] - 1  # the opponent's turn came
         self.answers = [] if drew else [(a, later + theirs) for a, later in self.answers]
+        self.draws = [(d, free + max(0, drew), later + theirs) for d, free, later in self.draws]
         color = None if card is None else done.color or card.color  # type: ignore[union-attr]
         if card is None or not mine or not answered or card.rank in _TURN_KEEPERS:
             self._forget(view, theirs, drew)
@@ -84,6 +98,8 @@ class Voids:
         drew_kept = len(new) == 1 and grew == 1  # drew, and kept the card
         drew_played = len(new) == 2 and grew == 0  # drew, and played the drawn card
         if color is not None and (drew_kept or drew_played):
+            seen = Drew(color, card.rank, prev.counts[me] - 1, prev.counts[opp])
+            self.draws = [*self.draws[1 - KEPT:], (seen, int(drew_kept), ())]
             kept = self.lacks if self.free == 0 else set()
             self.lacks, self.free = kept | {color}, int(drew_kept)
             return
@@ -142,6 +158,32 @@ class Answer:
             return False
         return not self.card.is_wild or self.named is None or pick.color is self.named or all(
             c.color is None for c in hand)
+
+
+@dataclass(frozen=True)
+class Drew:
+    """The opponent drew on its turn instead of answering this seat's card: what it faced
+    (the colour in force, the live rank, this seat's hand count) and its hand's size then. A
+    heuristic player draws only when no card answers, or when its only answers are wilds it
+    keeps while the table is calm (:func:`table.analysis.policies.heuristic_choice`)."""
+
+    color: Color
+    rank: str
+    count: int
+    size: int
+
+    def chance(self, held: Sequence[Card], free: int) -> float:
+        """The chance that a heuristic player drew here, whose hand then was ``held`` (its
+        hand now and the cards it played since) less ``free`` cards it drew since, which this
+        seat did not see: every card of ``held`` that would have answered is among those."""
+        wild_ok = self.count <= 2 or self.size <= 3  # a wild is played, not kept, then
+        answers = sum(1 for c in held if (
+            wild_ok if c.color is None else c.color is self.color or c.rank == self.rank))
+        if not answers:
+            return 1.0
+        if answers > free:
+            return 0.0
+        return comb(free, answers) / comb(len(held), answers)
 
 
 _NO_DICE = random.Random(0)  # a colour named for a hand without colour: never compared
@@ -241,11 +283,14 @@ class ExpertBot:
         """How likely a world's hands (each seat's cards, as the search dealt them) make the
         opponent's answers since it last drew, under the heuristic player's model of it
         (:meth:`Answer.fits`): each answer it would have made counts ``1 - SLIP``, each it
-        would not have ``SLIP`` (a model is never sure: a bluff, a colour named on a tie).
+        would not have ``SLIP`` (a model is never sure: a bluff, a colour named on a tie); and
+        its last draws (:meth:`Drew.chance`: that it held no answer then), each between
+        ``DRAW_SLIP`` and ``1 - DRAW_SLIP``.
         Only the opponent's hand in the world is read: a hand the search dealt, never the real
         table."""
         answers = self.voids.answers
-        if not answers or view.options.preset != "official":
+        draws = self.voids.draws if WEIGH_DRAWS else []
+        if not (answers or draws) or view.options.preset != "official":
             return None
         opp, options = 1 - view.seat, view.options
 
@@ -254,6 +299,8 @@ class ExpertBot:
             odds = 1.0
             for a, later in answers:
                 odds *= 1.0 - SLIP if a.fits([*held, *later], options) else SLIP
+            for d, free, later in draws:
+                odds *= DRAW_SLIP + (1.0 - 2.0 * DRAW_SLIP) * d.chance([*held, *later], free)
             return odds
 
         return likelihood

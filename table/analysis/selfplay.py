@@ -191,7 +191,8 @@ def play_round(table: RandomTable, s: State, stats: Stats | None = None,
     """Play ``s`` (a freshly dealt round) to its end, in place; ``watch`` hears the events of
     each move. The policy's actions are taken from the state's own lists of legal actions, so
     they go in through the engine's unchecked way (``apply_legal``), as in the engine's
-    benchmark loop; the calls made every action are bound once."""
+    benchmark loop; the calls made every action are bound once, and chance is asked only when
+    it has something to decide (:meth:`RandomTable.supply_chance`'s own first test)."""
     supply, policy = table.supply_chance, table.policy
     act, react = policy.act, policy.react
     legal, late_actions, push = legal_actions, out_of_turn_actions, apply_legal
@@ -203,11 +204,9 @@ def play_round(table: RandomTable, s: State, stats: Stats | None = None,
             if stats is not None:
                 stats.capped += 1
             return s
-        supply(s)
-        acts = legal(s)
-        if not acts:  # pragma: no cover - a state in PLAY always has an action
-            break
-        events = push(s, act(s, acts))
+        if not s.pile or s.hidden:
+            supply(s)
+        events = push(s, act(s, legal(s)))
         actions += 1
         late = late_actions(s)
         if late:
