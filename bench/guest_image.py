@@ -143,6 +143,7 @@ def build_image(cache: Path, packages: Sequence[str] = (),
     """The guest image for these extra Debian ``packages``, built when missing: a folder
     holding ``root.img`` (ext4), ``vmlinuz`` and ``initrd.img``."""
     say = progress if callable(progress) else print
+    unmount_stale(cache)
     done = cache / f"image-{image_key(packages)}"
     if (done / "root.img").is_file():
         say(f"image {done.name} (cached)")
@@ -265,15 +266,29 @@ def configure(root: Path) -> None:
                     "systemctl mask -q " + " ".join(MASKED), "configuring the guest")
 
 
+def unmount_stale(cache: Path) -> None:
+    """What a build killed before its end left mounted under ``cache`` (its chroot's /proc and
+    /dev), unmounted: else removing the cache would walk into them."""
+    inside = str(cache.resolve()) + "/"
+    with open("/proc/self/mounts", encoding="utf-8") as mounts:
+        points = [line.split()[1] for line in mounts if line.split()[1].startswith(inside)]
+    for point in sorted(points, reverse=True):
+        subprocess.run(["umount", "-l", point], check=False)
+
+
 @contextmanager
 def _chroot(root: Path) -> Iterator[None]:
-    """/proc and /dev of the host under ``root`` while a chroot step runs."""
+    """/proc and /dev of the host under ``root`` while a chroot step runs; /dev bound read-only
+    (its devices still open for writing), so that a build killed before it unmounts leaves
+    nothing a later ``rm -rf`` of the cache could delete on the host."""
     mounted = []
     try:
         for what, args in (("proc", ["-t", "proc", "proc"]), ("dev", ["--bind", "/dev"])):
             (root / what).mkdir(exist_ok=True)
             _run(["mount", *args, str(root / what)], f"mounting {what} in the chroot")
             mounted.append(root / what)
+        _run(["mount", "-o", "remount,bind,ro", str(root / "dev")], "making the chroot's /dev "
+             "read-only")
         yield
     finally:
         for point in reversed(mounted):
