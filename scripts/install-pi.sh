@@ -57,6 +57,17 @@ die() {
     say "install: $*" >&2
     exit 1
 }
+# put FILE TEXT WHAT: FILE made to hold TEXT unless it does already; says which (status 1 when
+# nothing changed).
+put() {
+    if [ "$(cat "$1" 2>/dev/null)" = "$2" ]; then
+        ok "$3"
+        return 1
+    fi
+    install -d -m 755 "$(dirname "$1")"
+    printf '%s\n' "$2" >"$1"
+    did "$3 ($1)"
+}
 
 [ "$(id -u)" -eq 0 ] || die "run it as root: sudo ./uno install"
 [ -f "$EXAMPLE" ] || die "$EXAMPLE: no such example (see examples/*.toml)"
@@ -128,13 +139,7 @@ fi
 # later is a device the service may open (else it stays refused until a restart).
 modules_wanted=$(printf '# uno-table: a USB serial reader plugged in after the service started\n'
     for module in $MODULES; do printf '%s\n' "$module"; done)
-if [ "$(cat "$MODULES_FILE" 2>/dev/null)" = "$modules_wanted" ]; then
-    ok "modules: $MODULES loaded at boot"
-else
-    install -d -m 755 "$(dirname "$MODULES_FILE")"
-    printf '%s\n' "$modules_wanted" >"$MODULES_FILE"
-    did "modules: $MODULES loaded at boot ($MODULES_FILE)"
-fi
+put "$MODULES_FILE" "$modules_wanted" "modules: $MODULES loaded at boot" || true
 if [ -z "$ROOT" ] && command -v modprobe >/dev/null 2>&1; then
     # shellcheck disable=SC2086  # a list of module names
     modprobe -a -q $MODULES 2>/dev/null || true
@@ -144,16 +149,10 @@ fi
 rule_wanted='# uno-table: lgpio opens /dev/gpiochip*, the readers /dev/spidev*
 SUBSYSTEM=="gpio", KERNEL=="gpiochip*", GROUP="gpio", MODE="0660"
 SUBSYSTEM=="spidev", GROUP="spi", MODE="0660"'
-if [ "$(cat "$UDEV_RULE" 2>/dev/null)" = "$rule_wanted" ]; then
-    ok "devices: /dev/gpiochip* group gpio, /dev/spidev* group spi"
-else
-    install -d -m 755 "$(dirname "$UDEV_RULE")"
-    printf '%s\n' "$rule_wanted" >"$UDEV_RULE"
-    did "devices: /dev/gpiochip* group gpio, /dev/spidev* group spi ($UDEV_RULE)"
-    if [ -z "$ROOT" ] && command -v udevadm >/dev/null 2>&1; then
-        udevadm control --reload-rules 2>/dev/null || true
-        udevadm trigger --subsystem-match=gpio --subsystem-match=spidev 2>/dev/null || true
-    fi
+if put "$UDEV_RULE" "$rule_wanted" "devices: /dev/gpiochip* group gpio, /dev/spidev* group spi" &&
+    [ -z "$ROOT" ] && command -v udevadm >/dev/null 2>&1; then
+    udevadm control --reload-rules 2>/dev/null || true
+    udevadm trigger --subsystem-match=gpio --subsystem-match=spidev 2>/dev/null || true
 fi
 
 # 3. SPI.
