@@ -29,6 +29,7 @@ INSTALLED_UNIT: Final = Path("/etc/systemd/system/uno-table.service")  # sudo ./
 HOMES: Final = (Path("/home"), Path("/root"), Path("/run/user"))  # what ProtectHome= covers
 # Configuration sections that open network sockets when enabled (none exists yet).
 NETWORK_SECTIONS: Final = ("web", "mqtt")
+NETWORK_LINES: Final = ("RestrictAddressFamilies=", "PrivateNetwork=", "IPAddressDeny=")
 # Device groups of /proc/devices: USB serial (CH340, FTDI...), USB CDC (an Arduino Uno), the
 # Pi's own UARTs, spidev, GPIO character devices, /dev/gpiomem, ALSA sound.
 DEVICE_GROUPS: Final = ("ttyUSB", "ttyACM", "ttyAMA", "ttyS", "spi", "gpiochip", "*gpiomem*",
@@ -265,10 +266,12 @@ def stale_unit(config: Config, unit_file: Path | None = None) -> str | None:
     runs = str(config.path.expanduser().resolve())
     if runs not in text and quote(runs) not in text:
         return None  # a unit for another configuration file
-    have = set(text.splitlines())
-    missing = [line for line in sandbox(config) if line not in have]
-    if not missing:
+    # The network's lines only: the others also follow where this command runs from (a
+    # checkout in a home), which need not be where the service's installation is.
+    have = {line for line in text.splitlines() if line.startswith(NETWORK_LINES)}
+    want = {line for line in sandbox(config) if line.startswith(NETWORK_LINES)}
+    if have == want:
         return None
-    first = next((m for m in missing if m.startswith("RestrictAddressFamilies=")), missing[0])
+    said = sorted(want - have) or [f"not {line}" for line in sorted(have - want)]
     return (f"{unit_file} was written for another configuration than {config.path} (it lacks "
-            f"{first})")
+            f"{said[-1]})")
