@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import re
 import select
+import signal
 import subprocess
 import sys
 import time
@@ -17,6 +18,14 @@ PROMPT = "your move (number, card code, or h for help): "
 SEED = 3
 
 
+def ctrl_c_heard() -> None:
+    """In the child before it starts: Ctrl-C (SIGINT) back to its default. A suite started as
+    a shell's background job has SIGINT ignored, which a child inherits, and Python then never
+    raises KeyboardInterrupt: the program under test could not be stopped as a person stops
+    it."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 class Terminal:
     """The program on the slave side of a pty; we type on the master side."""
 
@@ -26,6 +35,7 @@ class Terminal:
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "table.commands.cli", *args],
             stdin=slave, stdout=slave, stderr=slave, env=env, close_fds=True,
+            preexec_fn=ctrl_c_heard,
         )
         os.close(slave)
         self.text = ""

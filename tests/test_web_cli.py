@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from urllib.parse import urlsplit
 
 import pytest
-from test_sim_terminal import Terminal
+from test_sim_terminal import Terminal, ctrl_c_heard
 from web_harness import Client, Sse
 
 SEAT_LINE = re.compile(r"^seat (\w+): (http://127\.0\.0\.1:(\d+)/seat/([\w-]+))$", re.M)
@@ -78,7 +78,7 @@ def sim() -> Iterator[subprocess.Popen[str]]:
     proc = subprocess.Popen(
         [sys.executable, "-m", "table.commands.cli", "sim", "--fast", "--web", "127.0.0.1:0",
          "--players", "3", "--people", "2", "--voice", "captions", "--seed", "2"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=ctrl_c_heard)
     yield proc
     if proc.poll() is None:
         proc.kill()
