@@ -63,6 +63,17 @@ SCENARIOS: tuple[tuple[str, tuple[str, ...]], ...] = (
                         "hub_lost")),
 )
 LOSSES = ("lost", "unopenable", "hub_lost")  # counts that fail the run when above 0
+READY_BOUND_S = {True: 20.0, False: 90.0}  # boot to the referee's ready: with KVM, under TCG
+
+
+def judged(out: dict[str, Any]) -> list[str]:
+    """The fields of the last line that fail the run: an ``_ok`` that is false, a loss above
+    0, boot to ready over its bound (``boot_to_ready_ok`` set here from it)."""
+    ready = out.get("boot_to_ready_s")
+    if ready is not None and out.get("kvm") is not None:
+        out["boot_to_ready_ok"] = ready <= READY_BOUND_S[bool(out["kvm"])]
+    return [k for k, v in out.items()
+            if (k.endswith("_ok") and v is False) or (k in LOSSES and (v or 0) > 0)]
 
 
 def progress(text: str) -> None:
@@ -199,8 +210,7 @@ def main(argv: list[str] | None = None) -> int:
     out["phases"] = phases
     out["load_average"] = round(os.getloadavg()[0], 1)
     out["not_done"] = not_done
-    failed = [k for k, v in out.items()
-              if (k.endswith("_ok") and v is False) or (k in LOSSES and (v or 0) > 0)]
+    failed = judged(out)
     print(json.dumps(out), flush=True)
     return 1 if not_done or failed else 0
 

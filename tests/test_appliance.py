@@ -119,3 +119,17 @@ def test_the_guest_s_configuration_is_the_example_with_its_bridge_by_path(tmp_pa
     mine.write_text(text.replace("/var/lib/uno-table/", f"{tmp_path}/"))
     loaded = load_config(mine, need_deck=False)
     assert [r.name for r in loaded.readers] == ["pad", "aki-pad", "ken-pad", "mio-pad"]
+
+
+def test_boot_to_ready_over_its_bound_fails_the_run() -> None:
+    """Boot to the referee's ready is judged against its bound (90 s under TCG, 20 s with
+    KVM), beside the losses and the ``_ok`` fields: a slow boot is a failed run, not a number
+    nobody reads."""
+    from appliance import judged
+
+    tcg = {"kvm": False, "boot_to_ready_s": 77.5, "lost": 0, "replug_ok": True}
+    assert judged(tcg) == [] and tcg["boot_to_ready_ok"] is True
+    slow = {"kvm": False, "boot_to_ready_s": 138.7, "lost": 0}
+    assert judged(slow) == ["boot_to_ready_ok"]
+    assert judged({"kvm": True, "boot_to_ready_s": 21.0}) == ["boot_to_ready_ok"]
+    assert judged({"kvm": False, "boot_to_ready_s": None, "lost": 1}) == ["lost"]
