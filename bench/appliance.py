@@ -11,8 +11,11 @@ off.
    checkout is shared into the guest read-only (virtio 9p, at ``/mnt/checkout``); commands
    reach the guest through qemu-guest-agent, the machine through QMP.
 3. The scenarios, in order, each on its own guest: the install (the installed disk is kept and
-   every later scenario boots a copy of it), the USB serial bridge, the GPIO chip, the power
-   cuts. Progress on the terminal.
+   every later scenario boots a copy of it), the power cuts, the USB serial bridge, the GPIO
+   chip. The power cuts run in a process of their own (``--only cuts``) beside the bridge and
+   the GPIO chip, one guest each on two cores (TCG runs a one-CPU guest on one). What a
+   scenario needs from this machine only (the GPIO chip's kernel module) is built while the
+   install runs. Progress on the terminal, each line named by its scenario.
 
 The last line is one JSON object with every field the scenarios measure. A scenario not built
 yet leaves its fields null and is listed under ``not_done``, and the exit code is 1 while any
@@ -28,9 +31,11 @@ import importlib
 import json
 import os
 import shutil
+import subprocess
 import sys
 import time
 from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -52,16 +57,22 @@ TOOLS = {  # what the appliance needs: the command, and the Debian package that 
     "mke2fs": "e2fsprogs",
 }
 FIX = "sudo sh .ci/sysdeps.sh appliance"
-# The scenarios, in the order they run: (module in bench/, the fields of the last line it
+# The scenarios, in the order they start: (module in bench/, the fields of the last line it
 # fills). Each module has PACKAGES (extra Debian packages for the image) and
-# scenario(run: Run) -> dict of those fields. A module not there yet is a scenario not done.
+# scenario(run: Run) -> dict of those fields; it may have ahead(run), this machine's part,
+# started in a thread once the image is built (its result: ``Run.early``). A module not there
+# yet is a scenario not done.
 SCENARIOS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("appliance_install", ("boot_to_ready_s", "install_twice_ok")),
-    ("appliance_bridge", ("late_device_ok", "late_device_s", "replug_ok", "taps_per_s")),
-    ("appliance_gpio", ("buttons_ok",)),
     ("appliance_cuts", ("power_cuts", "acknowledged", "lost", "unopenable", "hub_power_cuts",
                         "hub_lost")),
+    ("appliance_bridge", ("late_device_ok", "late_device_s", "replug_ok", "taps_per_s")),
+    ("appliance_gpio", ("buttons_ok",)),
 )
+# Run in a process of their own beside the scenarios after them (when any runs): the power
+# cuts' 35 boots on one core, the bridge's and the GPIO chip's guests on the other.
+APART = ("appliance_cuts",)
+RUN_OWN = ("kvm", "phases", "not_done", "load_average")  # the last line's fields of the run
 LOSSES = ("lost", "unopenable", "hub_lost")  # counts that fail the run when above 0
 READY_BOUND_S = {True: 20.0, False: 90.0}  # boot to the referee's ready: with KVM, under TCG
 
@@ -136,6 +147,7 @@ class Run:
     installed: Path | None = None
     results: dict[str, Any] = field(default_factory=dict)
     say: Callable[[str], None] = progress
+    early: dict[str, Future[Any]] = field(default_factory=dict)
 
     def boot(self, **options: Any) -> tuple[Guest, float]:
         """A guest booted (on a copy of the installed disk when there is one, unless
@@ -154,6 +166,75 @@ def _load(name: str) -> Any:
         return None
 
 
+def apart(args: argparse.Namespace, run: Run, short: str) -> subprocess.Popen[str]:
+    """Scenario ``short`` started in a process of its own (this script, ``--only short``, the
+    same image, cache and installed disk): its progress on the terminal, its last line read
+    by ``joined``."""
+    command = [sys.executable, str(Path(__file__).resolve()), "--only", short,
+               "--cache", str(args.cache), "--memory", str(args.memory),
+               "--boot-limit", str(args.boot_limit)]
+    if run.accel == "tcg":
+        command.append("--tcg")
+    if run.installed is not None:
+        command += ["--installed", str(run.installed)]
+    run.say(f"{short}: started in a process of its own, beside the scenarios after it")
+    return subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
+
+
+def joined(child: subprocess.Popen[str], short: str, fields: tuple[str, ...]
+           ) -> tuple[dict[str, Any], float | None]:
+    """What a scenario run apart found (its last line's fields but the run's own), and its
+    seconds; nothing when it ended without a last line."""
+    out, _ = child.communicate()
+    try:
+        theirs = json.loads(out.strip().splitlines()[-1])
+    except (IndexError, ValueError):
+        progress(f"{short}: its process ended (exit {child.returncode}) without a last line")
+        return {}, None
+    found = {k: v for k, v in theirs.items()
+             if k not in RUN_OWN and (k in fields or v is not None)}
+    return found, theirs.get("phases", {}).get(f"{short}_s")
+
+
+def scenarios(args: argparse.Namespace, run: Run, modules: list[tuple[str, Any, Any]],
+              out: dict[str, Any], phases: dict[str, float]) -> list[str]:
+    """Every scenario asked for, in order, those in APART beside the ones after them: their
+    fields into ``out``, their seconds into ``phases``; the names of those not done."""
+    asked = [(name, fields, module) for name, fields, module in modules if module is not None
+             and (not args.only or name.removeprefix("appliance_") in args.only)]
+    not_done = [name.removeprefix("appliance_") for name, _, _ in modules
+                if name not in [a for a, _, _ in asked]]
+    running: list[tuple[str, tuple[str, ...], subprocess.Popen[str]]] = []
+    try:
+        for index, (name, fields, module) in enumerate(asked):
+            short = name.removeprefix("appliance_")
+            if name in APART and index < len(asked) - 1:
+                running.append((short, fields, apart(args, run, short)))
+                continue
+            began = time.monotonic()
+            progress(f"{short}: started")
+            found = module.scenario(run)
+            run.results.update(found)
+            out.update(found)
+            phases[f"{short}_s"] = round(time.monotonic() - began, 1)
+            progress(f"{short}: done in {phases[f'{short}_s']:.0f} s: {json.dumps(found)}")
+            if any(found.get(f) is None for f in fields):
+                not_done.append(short)
+        for short, fields, child in running:
+            found, seconds = joined(child, short, fields)
+            out.update(found)
+            if seconds is not None:
+                phases[f"{short}_s"] = seconds
+            if any(found.get(f) is None for f in fields):
+                not_done.append(short)
+        running.clear()
+    finally:
+        for _, _, child in running:  # the run stopped early: so do the processes it started
+            child.terminate()
+            child.wait()
+    return not_done
+
+
 def main(argv: list[str] | None = None) -> int:
     """Build, boot, run the scenarios; the last line one JSON object."""
     parser = argparse.ArgumentParser(prog="./uno appliance", description=__doc__.split("\n")[0])
@@ -163,7 +244,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--boot-limit", type=float, default=600.0,
                         help="seconds a boot may take before the guest counts as stuck (600)")
     parser.add_argument("--only", nargs="+", metavar="NAME",
-                        help="run only these scenarios (install, bridge, gpio, cuts)")
+                        help="run only these scenarios (install, cuts, bridge, gpio)")
     parser.add_argument("--installed", type=Path, metavar="DISK",
                         help="the disk an earlier install scenario left (its guest folder's "
                              "disk.qcow2): the later scenarios boot copies of it")
@@ -172,7 +253,6 @@ def main(argv: list[str] | None = None) -> int:
     out: dict[str, Any] = {"kvm": None}
     for _, fields in SCENARIOS:
         out.update(dict.fromkeys(fields))
-    not_done: list[str] = []
     phases: dict[str, float] = {}
     try:
         need_tools()
@@ -189,20 +269,12 @@ def main(argv: list[str] | None = None) -> int:
                 raise ApplianceError(f"--installed {args.installed}: no such disk (an install "
                                      "scenario's guest folder holds disk.qcow2)")
             run.installed = args.installed.resolve()
-        for name, fields, module in modules:
-            short = name.removeprefix("appliance_")
-            if module is None or (args.only and short not in args.only):
-                not_done.append(short)
-                continue
-            began = time.monotonic()
-            progress(f"{short}: started")
-            found = module.scenario(run)
-            run.results.update(found)
-            out.update({k: v for k, v in found.items()})
-            phases[f"{short}_s"] = round(time.monotonic() - began, 1)
-            progress(f"{short}: done in {phases[f'{short}_s']:.0f} s: {json.dumps(found)}")
-            if any(found.get(f) is None for f in fields):
-                not_done.append(short)
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            for name, _, module in modules:
+                short = name.removeprefix("appliance_")
+                if hasattr(module, "ahead") and (not args.only or short in args.only):
+                    run.early[name] = pool.submit(module.ahead, run)
+            not_done = scenarios(args, run, modules, out, phases)
     except ApplianceError as exc:
         print(f"appliance: {exc}", file=sys.stderr)
         return 2

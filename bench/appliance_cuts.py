@@ -1,11 +1,12 @@
 """The appliance's power-cut scenario: a tapping evening in the guest, the plug pulled (qemu
 killed) at random moments, booted again each time.
 
-The disk: the install scenario's (``sudo ./uno install`` in the guest) with paho-mqtt added to
-its venv for the hub (the organiser's machine), the cycles' folder made and the services off, in
-one full systemd boot; run alone (``--only cuts``), a venv built in the guest first (``pip
-install`` of the checkout with the hub's extra) and the service user. Either way the result is
-cached as a qcow2 layer over the disk it was made from. Each cut cycle then boots that layer
+The disk: the install scenario's (``sudo ./uno install`` in the guest), as it is: the cycles
+boot copies of it; paho-mqtt, the hub's one package (the organiser's machine), comes on the code
+disk from the image's wheelhouse (the wheel the installer's pip would take). Run alone
+(``--only cuts``), a venv is built in the guest first (``pip install`` of the checkout with the
+hub's extra) and the service user made, in one full systemd boot, cached as a qcow2 layer over
+the image. Each cut cycle then boots that disk
 (its overlay carried from cut to cut) the lean way: an initramfs of our own
 (bench/appliance_cuts_boot.c: the modules of a virtio ext4 root, no udev), the kernel's init a
 shell line given on its command line, which mounts the code disk (the checkout's table, sim and
@@ -39,6 +40,7 @@ cut measures the bytes written per tap; two more try the read-only root.
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import random
 import re
@@ -47,6 +49,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -80,16 +83,35 @@ PREPARE = (f"{VENV}/bin/pip install -q '{PREPARED}' && "
            f"install -d -o uno-table -g uno-table -m 750 {STATE} && "
            "systemctl disable -q --now mosquitto uno-table")
 CODE = ("table", "sim", "bench/appliance_cuts_guest.py", "bench/appliance_cuts_init.sh")
+HUB_WHEEL = "paho_mqtt-"  # the hub's package: its wheel in the image's wheelhouse
+WHEELS = "/var/cache/uno-wheels"  # the image's wheelhouse (bench/guest_image.py)
+
+
+def hub_wheel(run: Run) -> tuple[str, bytes]:
+    """paho-mqtt's wheel, read from the image's disk (debugfs, nothing mounted): its name and
+    bytes."""
+    disk = str(run.image / "root.img")
+    listed = subprocess.run(["debugfs", "-R", f"ls -p {WHEELS}", disk], capture_output=True,
+                            text=True, check=True).stdout
+    names = [line.split("/")[5] for line in listed.splitlines() if line.count("/") >= 6]
+    name = next((n for n in names if n.startswith(HUB_WHEEL) and n.endswith(".whl")), None)
+    if name is None:
+        raise GuestError(f"no {HUB_WHEEL}*.whl in the image's wheelhouse {WHEELS}")
+    data = subprocess.run(["debugfs", "-R", f"cat {WHEELS}/{name}", disk], capture_output=True,
+                          check=True).stdout
+    return name, data
 
 
 def code_disk(run: Run) -> Path:
-    """The checkout's code for the cycles (CODE) on a small ext4 disk the guest mounts read
-    only, with its bytecode compiled here when this Python is the guest's (3.11): a cycle's
-    imports then read a local disk, not the checkout's share (9p), and compile nothing."""
+    """The checkout's code for the cycles (CODE) and paho-mqtt (``site``) on a small ext4 disk
+    the guest mounts read only, with its bytecode compiled here when this Python is the guest's
+    (3.11): a cycle's imports then read a local disk, not the checkout's share (9p), and
+    compile nothing."""
     files = sorted(f for name in CODE for f in
                    ((ROOT / name).rglob("*") if (ROOT / name).is_dir() else [ROOT / name])
                    if f.is_file() and "__pycache__" not in f.parts)
-    digest = hashlib.sha256(sys.version.encode())
+    wheel, wheel_data = hub_wheel(run)
+    digest = hashlib.sha256(sys.version.encode() + wheel.encode() + wheel_data)
     for f in files:
         digest.update(str(f.relative_to(ROOT)).encode() + f.read_bytes())
     done = run.cache / f"cuts-code-{digest.hexdigest()[:16]}" / "code.img"
@@ -100,8 +122,10 @@ def code_disk(run: Run) -> Path:
         for f in files:
             (tree / f.relative_to(ROOT)).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(f, tree / f.relative_to(ROOT))
+        with zipfile.ZipFile(io.BytesIO(wheel_data)) as unpacked:
+            unpacked.extractall(tree / "site")
         if sys.version_info[:2] == (3, 11):
-            for name in ("table", "sim"):
+            for name in ("table", "sim", "site"):
                 subprocess.run([sys.executable, "-m", "compileall", "-q", "-d",
                                 f"/mnt/checkout/{name}", str(tree / name)], check=True,
                                capture_output=True)
@@ -221,10 +245,12 @@ def recipe_key(run: Run) -> str:
 
 
 def prepare(run: Run) -> Path:
-    """The disk the cycles boot copies of, made once in a full systemd boot and cached as a
-    layer over the installed disk: paho-mqtt in the installed venv (the hub's extra), the cut
-    cycles' folder, the checkout's bytecode, the services off (the cycles start what they run).
-    Run alone, the venv is built in the guest first."""
+    """The disk the cycles boot copies of: the installed disk as it is; run alone, a venv built
+    in the guest with the hub's extra, in a full systemd boot, cached as a layer over the image
+    (the cycles' folder made, the services off)."""
+    if run.installed is not None:
+        run.say("cuts: the cycles boot copies of the installed disk")
+        return run.installed
     cached = run.cache / f"cuts-{recipe_key(run)}" / "disk.qcow2"
     if cached.exists():
         run.say(f"cuts: prepared disk {cached.parent.name} (cached)")

@@ -22,15 +22,17 @@ say() { echo "$*" > /dev/ttyS0; }
 as() {
     # -S: no site module (its .pth files cost seconds a start under TCG); its one job here,
     # the venv's packages on the path, done by PYTHONPATH.
-    runuser -u uno-table -- env PYTHONPATH=/mnt/checkout:$VENV/lib/python3.11/site-packages \
+    runuser -u uno-table -- \
+        env PYTHONPATH=/mnt/checkout:/mnt/checkout/site:$VENV/lib/python3.11/site-packages \
         $VENV/bin/python -S "$@"
 }
 if [ "$mode" = ro ]; then  # the root read only, /var an overlay in RAM, the journal on vdc
     mkdir -p /run/ovl/u /run/ovl/w
     mount -t overlay ovl -o lowerdir=/var,upperdir=/run/ovl/u,workdir=/run/ovl/w /var
-    mount /dev/vdc $STATE && chown uno-table:uno-table $STATE
+    mkdir -p $STATE && mount /dev/vdc $STATE && chown uno-table:uno-table $STATE
     say "UNO-CUT-RO root $(awk '$2 == "/" {split($4, o, ","); print o[1]}' /proc/mounts)"
 fi
+[ "$mode" = ro ] || [ -d $STATE ] || install -d -o uno-table -g uno-table -m 750 $STATE
 agent() {  # the guest agent on its port, found by name (udev would link it)
     i=0; while [ $i -lt 100 ]; do
         for port in /sys/class/virtio-ports/*; do

@@ -133,3 +133,81 @@ def test_boot_to_ready_over_its_bound_fails_the_run() -> None:
     assert judged(slow) == ["boot_to_ready_ok"]
     assert judged({"kvm": True, "boot_to_ready_s": 21.0}) == ["boot_to_ready_ok"]
     assert judged({"kvm": False, "boot_to_ready_s": None, "lost": 1}) == ["lost"]
+
+
+def test_the_power_cuts_run_beside_the_scenarios_after_them(tmp_path: Path,
+                                                             monkeypatch: pytest.MonkeyPatch
+                                                             ) -> None:
+    """The power cuts run in a process of their own, started once the install left its disk
+    and finished beside the bridge and the GPIO chip: their fields reach the last line, and
+    the fields the process did not fill leave the install's alone."""
+    import argparse
+    import json
+    from types import SimpleNamespace
+
+    import appliance
+
+    disk = tmp_path / "disk.qcow2"
+    gpio_began = tmp_path / "gpio-began"
+    started: list[list[str]] = []
+    # The process apart: done only once the GPIO scenario has begun (it waits for its mark).
+    child = (f"import json, pathlib, time\nmark = pathlib.Path({str(gpio_began)!r})\n"
+             "for _ in range(600):\n    if mark.exists(): break\n    time.sleep(0.05)\n"
+             "print(json.dumps({'kvm': False, 'boot_to_ready_s': None, 'power_cuts': 32 if "
+             "mark.exists() else 0, 'lost': 0, 'acknowledged': 78, 'cut_cycle_s': 22.0, "
+             "'phases': {'cuts_s': 700.0}, 'not_done': ['install']}))")
+
+    def apart(args: argparse.Namespace, run: appliance.Run, short: str
+              ) -> subprocess.Popen[str]:
+        started.append([short, str(run.installed)])
+        return subprocess.Popen([sys.executable, "-c", child], stdout=subprocess.PIPE, text=True)
+
+    def install(run: appliance.Run) -> dict[str, object]:
+        run.installed = disk
+        return {"boot_to_ready_s": 70.0, "install_twice_ok": True}
+
+    def gpio(run: appliance.Run) -> dict[str, object]:
+        gpio_began.touch()
+        return {"buttons_ok": True}
+
+    monkeypatch.setattr(appliance, "apart", apart)
+    modules = [("appliance_install", ("boot_to_ready_s",), SimpleNamespace(scenario=install)),
+               ("appliance_cuts", ("power_cuts", "lost"), SimpleNamespace(scenario=None)),
+               ("appliance_bridge", ("replug_ok",), None),
+               ("appliance_gpio", ("buttons_ok",), SimpleNamespace(scenario=gpio))]
+    run = appliance.Run(tmp_path, "tcg", 512, tmp_path, 60.0, say=lambda _: None)
+    out: dict[str, object] = {}
+    phases: dict[str, float] = {}
+    args = argparse.Namespace(only=None)
+    not_done = appliance.scenarios(args, run, modules, out, phases)
+    assert started == [["cuts", str(disk)]]
+    assert out["power_cuts"] == 32 and out["cut_cycle_s"] == 22.0
+    assert out["boot_to_ready_s"] == 70.0 and out["buttons_ok"] is True
+    assert "kvm" not in out and phases["cuts_s"] == 700.0
+    assert not_done == ["bridge"]
+    assert json.dumps(out)  # the last line can carry it
+
+
+def test_a_scenario_run_apart_starts_this_script_with_only_it(tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch
+                                                              ) -> None:
+    """The process apart is this script, asked for that one scenario on the same image, cache
+    and installed disk, TCG when the run is."""
+    import argparse
+
+    import appliance
+
+    seen: list[list[str]] = []
+
+    class Popen:
+        def __init__(self, command: list[str], **_: object) -> None:
+            seen.append(command)
+
+    monkeypatch.setattr(subprocess, "Popen", Popen)
+    run = appliance.Run(tmp_path, "tcg", 1536, tmp_path, 600.0, installed=tmp_path / "d.qcow2",
+                        say=lambda _: None)
+    args = argparse.Namespace(cache=tmp_path, memory=1536, boot_limit=600.0)
+    appliance.apart(args, run, "cuts")
+    assert seen[0][1:] == [str(APPLIANCE), "--only", "cuts", "--cache", str(tmp_path),
+                           "--memory", "1536", "--boot-limit", "600.0", "--tcg",
+                           "--installed", str(tmp_path / "d.qcow2")]
