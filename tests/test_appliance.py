@@ -186,6 +186,10 @@ def test_the_power_cuts_run_beside_the_scenarios_after_them(tmp_path: Path,
     assert "kvm" not in out and phases["cuts_s"] == 700.0
     assert not_done == ["bridge"]
     assert json.dumps(out)  # the last line can carry it
+    # The bridge's late plug is timed against its bound: no guest of the run's beside it.
+    order = [name for name, _ in appliance.SCENARIOS]
+    assert "appliance_cuts" in appliance.APART
+    assert order.index("appliance_bridge") < order.index("appliance_cuts")
 
 
 def test_a_scenario_run_apart_starts_this_script_with_only_it(tmp_path: Path,
