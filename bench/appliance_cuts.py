@@ -81,7 +81,7 @@ LEAN = ("mount -t proc proc /proc 2>/dev/null; mount -t sysfs sys /sys 2>/dev/nu
 # What the preparation adds to the installed disk, in one full boot.
 PREPARE = (f"{VENV}/bin/pip install -q '{PREPARED}' && "
            f"install -d -o uno-table -g uno-table -m 750 {STATE} && "
-           "systemctl disable -q --now mosquitto uno-table")
+           "systemctl disable -q --now uno-table")  # Mosquitto is masked in the image
 CODE = ("table", "sim", "bench/appliance_cuts_guest.py", "bench/appliance_cuts_init.sh")
 HUB_WHEEL = "paho_mqtt-"  # the hub's package: its wheel in the image's wheelhouse
 WHEELS = "/var/cache/uno-wheels"  # the image's wheelhouse (bench/guest_image.py)
