@@ -324,6 +324,18 @@ def audio_player() -> list[str] | None:
     return None
 
 
+def play(player: list[str], data: bytes) -> None:
+    """``data`` (a WAV file) played by ``player``; its failure (no sound card, a device another
+    program holds, a sandbox that refuses it) a SpeechError of one line with the player's own
+    last words."""
+    try:
+        subprocess.run(player, input=data, check=True, capture_output=True, timeout=60)
+    except subprocess.CalledProcessError as exc:
+        said = (exc.stderr or b"").decode("utf-8", "replace").strip().splitlines()
+        raise SpeechError(f"{player[0]} could not play (exit {exc.returncode}): "
+                          f"{said[-1] if said else 'it said nothing'}") from None
+
+
 class CaptionsBackend:
     """No sound: the announcer's captions are the output."""
 
@@ -362,13 +374,7 @@ class EspeakBackend:
     def speak(self, text: str, lang: str) -> None:
         """Play ``text`` through the audio output."""
         assert self.player is not None
-        data = self.cache.audio(text, lang)
-        try:
-            subprocess.run(self.player, input=data, check=True, capture_output=True, timeout=60)
-        except subprocess.CalledProcessError as exc:  # no sound card, a device another holds
-            said = (exc.stderr or b"").decode("utf-8", "replace").strip().splitlines()
-            raise SpeechError(f"{self.player[0]} could not play (exit {exc.returncode}): "
-                              f"{said[-1] if said else 'it said nothing'}") from None
+        play(self.player, self.cache.audio(text, lang))
 
 
 class Pyttsx3Backend:
@@ -450,7 +456,7 @@ class Pyttsx3Backend:
         """Play ``text`` through the audio output."""
         data = self.cache.audio(text, lang)
         if self.player is not None:
-            subprocess.run(self.player, input=data, check=True, capture_output=True, timeout=60)
+            play(self.player, data)
 
 
 def _wait_espeak_idle(timeout: float) -> None:
