@@ -128,10 +128,15 @@ def boot(image: Path, accel: str, memory: int, limit: float, **options: Any
     guest = Guest(image, accel, memory, **options)
     line = guest.wait_line("UNO-APPLIANCE-UP", limit)
     if line is None:
+        ended = guest.proc.poll() is not None  # its kernel stopped (a panic): qemu is gone
+        seconds = time.monotonic() - guest.started
         guest.kill()
-        tail = " | ".join(x for x in guest.lines[-3:] if x)
-        raise ApplianceError(f"the guest did not finish booting in {limit:g} s under "
-                             f"{accel.upper()} (last console lines: {tail or 'none'})")
+        tail = " | ".join(x for x in guest.lines if x and "Kernel panic" in x) or \
+            " | ".join(x for x in guest.lines[-3:] if x)
+        said = (f"stopped after {seconds:.0f} s" if ended
+                else f"did not finish booting in {limit:g} s")
+        raise ApplianceError(f"the guest {said} under {accel.upper()} (console: "
+                             f"{tail or 'nothing'})")
     booted = time.monotonic() - guest.started
     guest.wait_agent(60)
     return guest, booted
