@@ -41,9 +41,10 @@ GROUPS_WANTED="spi gpio dialout audio"
 PACKAGES="python3 python3-venv python3-dev gcc libc6-dev espeak-ng alsa-utils"
 EXAMPLE=${1:-examples/spi-pad.toml}
 MODULES_FILE=$ROOT/etc/modules-load.d/uno-table.conf
-# usbserial gives /dev/ttyUSB* its major number, cdc_acm /dev/ttyACM*'s (both modules on
-# Raspberry Pi OS and Debian).
-MODULES="usbserial cdc_acm"
+# usbserial gives /dev/ttyUSB* its major number, cdc_acm /dev/ttyACM*'s, snd (ALSA's core)
+# /dev/snd/*'s (modules on Raspberry Pi OS and Debian): a sound card that comes up after the
+# service started is then a device the voice may open.
+MODULES="usbserial cdc_acm snd"
 UDEV_RULE=$ROOT/etc/udev/rules.d/60-uno-table.rules
 changed=0
 
@@ -136,8 +137,9 @@ fi
 
 # 2b. Devices. A unit's DeviceAllow=char-ttyUSB finds the major number of /dev/ttyUSB* only
 # when usbserial is loaded as the service starts: loaded at every boot, a bridge plugged in
-# later is a device the service may open (else it stays refused until a restart).
-modules_wanted=$(printf '# uno-table: a USB serial reader plugged in after the service started\n'
+# later is a device the service may open (else it stays refused until a restart). The same for
+# char-alsa and the sound card.
+modules_wanted=$(printf '# uno-table: USB serial readers and sound cards that come up after it starts\n'
     for module in $MODULES; do printf '%s\n' "$module"; done)
 put "$MODULES_FILE" "$modules_wanted" "modules: $MODULES loaded at boot" || true
 if [ -z "$ROOT" ] && command -v modprobe >/dev/null 2>&1; then

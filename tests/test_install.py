@@ -149,7 +149,7 @@ def test_a_second_install_changes_nothing_and_says_so(tmp_path: Path) -> None:
         # the one installing reads /etc/uno-table: check-table and hw_tests without sudo
         "changed user pi added to group uno-table (log in again to use it)",
         f"changed folder {pi.root}/var/lib/uno-table for the journal, the service user's",
-        f"changed modules: usbserial cdc_acm loaded at boot ({modules})",
+        f"changed modules: usbserial cdc_acm snd loaded at boot ({modules})",
         f"changed devices: /dev/gpiochip* group gpio, /dev/spidev* group spi ({rule})",
         f"changed SPI: dtparam=spi=on added to {pi.root}/boot/firmware/config.txt (reboot "
         "before the readers can work)",
@@ -173,10 +173,11 @@ def test_a_second_install_changes_nothing_and_says_so(tmp_path: Path) -> None:
     assert oct((pi.root / "etc/uno-table").stat().st_mode & 0o7777) == oct(0o2750)
     boot = (pi.root / "boot/firmware/config.txt").read_text()
     assert boot.count("dtparam=spi=on") == 2  # the commented line left, one line added
-    # A bridge plugged in after boot: its driver's major number is there when the service
-    # starts (the unit's DeviceAllow=char-ttyUSB), and the GPIO chips are the gpio group's.
+    # A bridge plugged in after boot, a sound card that comes up after the service: their
+    # drivers' major numbers are there when the service starts (the unit's
+    # DeviceAllow=char-ttyUSB and char-alsa), and the GPIO chips are the gpio group's.
     assert [m for m in modules.read_text().splitlines() if not m.startswith("#")] == [
-        "usbserial", "cdc_acm"]
+        "usbserial", "cdc_acm", "snd"]
     assert 'SUBSYSTEM=="gpio", KERNEL=="gpiochip*", GROUP="gpio", MODE="0660"' in \
         rule.read_text().splitlines()
 
