@@ -55,7 +55,9 @@ from pathlib import Path
 from typing import Any
 
 from appliance import Run
+from appliance_install import COPY, HOME
 from guest import ROOT, USER, Guest, GuestError
+from guest_image import WHEELS
 
 if str(ROOT) not in sys.path:
     sys.path.insert(1, str(ROOT))  # the checkout: the simulated bridge and the scripted taps
@@ -83,8 +85,7 @@ PREPARE = (f"{VENV}/bin/pip install -q '{PREPARED}' && "
            f"install -d -o uno-table -g uno-table -m 750 {STATE} && "
            "systemctl disable -q --now uno-table")  # Mosquitto is masked in the image
 CODE = ("table", "sim", "bench/appliance_cuts_guest.py", "bench/appliance_cuts_init.sh")
-HUB_WHEEL = "paho_mqtt-"  # the hub's package: its wheel in the image's wheelhouse
-WHEELS = "/var/cache/uno-wheels"  # the image's wheelhouse (bench/guest_image.py)
+HUB_WHEEL = "paho_mqtt-"  # the hub's package: its wheel in the image's wheelhouse (WHEELS)
 
 
 def hub_wheel(run: Run) -> tuple[str, bytes]:
@@ -193,9 +194,6 @@ def lean(mode: str, match: str, *more: str) -> list[str]:
             f'"{LEAN}"']
 
 
-HOME = f"/home/{USER}/uno-table"
-COPY = (f"mkdir -p {HOME} && tar -C /mnt/checkout --exclude=./.venv --exclude=./.appliance "
-        f"--exclude=./.git --exclude='*/__pycache__' -cf - . | tar -C {HOME} -xf -")
 
 
 class Bridge:

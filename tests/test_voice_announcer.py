@@ -196,3 +196,14 @@ def test_a_player_that_cannot_play_is_named_in_one_line(kind: str) -> None:
         backend.speak("Aki draws 2.", "en")
     assert str(error.value) == ("sh could not play (exit 1): aplay: main:831: audio open "
                                 "error: No such file or directory")
+
+
+def test_a_player_gone_since_it_was_found_is_one_line() -> None:
+    """A player removed after the backend found it (or one that hangs past its time) is a
+    SpeechError of one line, not a traceback from the speaker thread."""
+    from table.voice.backends import play
+
+    with pytest.raises(SpeechError) as error:
+        play(["/nonexistent/aplay", "-q", "-"], b"RIFF")
+    assert str(error.value).startswith("/nonexistent/aplay could not play: ")
+    assert "\n" not in str(error.value)

@@ -199,8 +199,9 @@ def sandbox(config: Config, homes: tuple[Path, ...] = HOMES) -> list[str]:
         "PrivateMounts=yes",
         # Serial, SPI, GPIO and sound only (besides /dev/null and the like). A device group is
         # looked up in /proc/devices when the service starts: ttyUSB is there only once
-        # usbserial is loaded, which `sudo ./uno install` has done at every boot
-        # (/etc/modules-load.d/uno-table.conf), so a bridge plugged in later can be opened.
+        # usbserial is loaded, alsa once snd is, which `sudo ./uno install` does at every boot
+        # (/etc/modules-load.d/uno-table.conf): a bridge plugged in later, a sound card that
+        # comes up later, can be opened.
         "DevicePolicy=closed",
         *(f"DeviceAllow=char-{group} rw" for group in DEVICE_GROUPS),
     ]

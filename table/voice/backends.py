@@ -334,6 +334,8 @@ def play(player: list[str], data: bytes) -> None:
         said = (exc.stderr or b"").decode("utf-8", "replace").strip().splitlines()
         raise SpeechError(f"{player[0]} could not play (exit {exc.returncode}): "
                           f"{said[-1] if said else 'it said nothing'}") from None
+    except (subprocess.TimeoutExpired, OSError) as exc:  # stuck, or gone since it was found
+        raise SpeechError(f"{player[0]} could not play: {exc}") from None
 
 
 class CaptionsBackend:
