@@ -195,6 +195,48 @@ def test_pronunciations_are_spoken_and_the_cache_is_prewarmed(
     pad.close()
 
 
+def test_the_japanese_voice_loads_its_dictionary_as_it_starts(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Open JTalk's dictionary is loaded while the speech engine starts, not inside its first
+    phrase: a phrase has 10 s before its engine is taken for hung, and on a slow board the
+    dictionary alone took most of that (the engine was started twice)."""
+    text = write_config(tmp_path, PLAYERS).read_text().replace('language = "en"\n',
+                                                               'language = "ja"\n')
+    (tmp_path / "table.toml").write_text(text, encoding="utf-8")
+    config = load_config(tmp_path / "table.toml")
+    loaded: list[str] = []
+
+    class Quiet:
+        cache = None
+
+        def speak(self, text: str, lang: str) -> None:
+            return None
+
+    monkeypatch.setattr(backends, "make_backend", lambda name, folder=None, disk=None: Quiet())
+    monkeypatch.setattr("table.voice.openjtalk.japanese_renderer",
+                        lambda: loaded.append("dictionary"))
+    backend_factory(config)()
+    assert loaded == ["dictionary"]
+
+
+def test_a_japanese_table_starts_its_readers_before_it_looks_up_the_names(
+        tmp_path: Path) -> None:
+    """Each name's reading still reaches the log, but after the table started (its first words
+    and its readers): on a slow board Open JTalk's dictionary, loaded for the readings, held
+    back the referee's ``ready`` by tens of seconds (tests/test_japanese_voice.py checks that
+    names in kana are checked without it)."""
+    pad = PtyReader(tmp_path / "pad")
+    text = write_config(tmp_path, PLAYERS).read_text().replace(
+        'language = "en"\n', 'language = "ja"\npronunciations = { Aki = "あき", Ken = "けん" }\n')
+    (tmp_path / "table.toml").write_text(text, encoding="utf-8")
+    daemon, _ = start(tmp_path / "table.toml", pad)
+    assert daemon.stop() == 0
+    pad.close()
+    log = "".join(daemon.stderr)
+    first_words = log.index("says: 第1ラウンド。親はあきさんです。")
+    assert first_words < log.index("name Aki: said アキ") < log.index("name Mio: said ミオ")
+
+
 def test_seat_buttons_and_turn_leds_on_gpiozero_mock_pins(tmp_path: Path) -> None:
     from gpiozero.pins.mock import MockFactory
 

@@ -18,16 +18,27 @@ import wave
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from sim.hardware.ptys import sim_config
 from table.referee.announcements import CATALOGUE, Announcement, render
 from table.voice.audio import tidy
 from table.voice.kana import catalogue_pieces, has_kanji, readings, to_kana
 from table.voice.make_readings import generate
-from table.voice.names import UnreadableName, check_names, romaji, spoken_names
+from table.voice.names import (
+    UnreadableName,
+    check_names,
+    is_reading,
+    plain_kana,
+    romaji,
+    spoken_names,
+    unreadable,
+)
 from table.voice.openjtalk import engine
 
 ROOT = Path(__file__).resolve().parent.parent
+PLAIN = [chr(c) for c in range(0x3041, 0x3100) if plain_kana(chr(c))]
 NAMES = {"player": "山田", "catcher": "陽菜", "offender": "翔太", "turn": "佐藤",
          "reader": "パッド", "target": "大翔", "token": "ドロー"}
 VALUES: dict[str, str | int] = {"card": "R7", "color": "blue", "count": 4, "points": 34,
@@ -114,6 +125,39 @@ def test_a_name_the_voice_cannot_say_is_one_line(name: str, why: str) -> None:
     assert message.startswith(f"table.toml: table.readings: the name {name!r}")
     assert "allowed: its reading in kana" in message
     check_names(["陽菜", name], {name: "さむ"}, {})  # a reading fixes it
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from(PLAIN), min_size=1, max_size=10))
+def test_open_jtalk_reads_every_word_of_plain_kana(said: str) -> None:
+    """What lets the start skip the dictionary: a name said in plain kana is never one that
+    Open JTalk cannot read (the engine itself asked, not the fast way)."""
+    assert plain_kana(said)
+    assert unreadable(said, has_open_jtalk=True) is None
+
+
+@pytest.mark.parametrize("said", ["ゎ", "ヶ", "ヷ", "あ き"])
+def test_the_kana_open_jtalk_skips_are_not_plain(said: str) -> None:
+    assert is_reading(said) and not plain_kana(said)
+    assert unreadable(said, has_open_jtalk=True) is not None
+
+
+def test_names_in_kana_are_checked_without_loading_the_dictionary(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The daemon's start at a table whose names are kana (or romaji, or have readings) does
+    not wait for Open JTalk's dictionary: a slow board is ready that much sooner."""
+    loads: list[str] = []
+
+    def counted() -> object:
+        loads.append("engine")
+        return engine()
+
+    monkeypatch.setattr("table.voice.openjtalk.engine", counted)
+    said = check_names(["Aki", "Ken", "陽菜"], {"陽菜": "ひな"}, {"Aki": "あき"})
+    assert said == {"Aki": "あき", "Ken": "ケン", "陽菜": "ヒナ"} and loads == []
+    with pytest.raises(UnreadableName):
+        check_names(["Aki", "Sam"], {}, {"Aki": "あき"})
+    assert loads  # a name not in plain kana is looked up as before
 
 
 def write_config(tmp_path: Path, players: list[str], table: str = "") -> Path:

@@ -105,6 +105,30 @@ def test_a_hung_engine_does_not_delay_the_referee_and_is_replaced() -> None:
     ann.close()
 
 
+def test_an_engine_slow_to_start_is_not_taken_for_a_hung_one() -> None:
+    """On a slow board an engine's start (Open JTalk's dictionary) outlasts a phrase's
+    timeout: the first phrase waits for it, and the engine is made once. Counted in the
+    phrase's time, it was taken for hung and started again, its phrase cache rendered twice."""
+    good = Good()
+    starts: list[int] = []
+    again = threading.Event()
+
+    def slow_start() -> Good:
+        starts.append(len(starts))
+        if len(starts) > 1:
+            again.set()
+        else:  # longer than the phrase's timeout; a second start (the failure) ends it at once
+            again.wait(3.0)
+        return good
+
+    ann = Announcer(slow_start, timeout=1.0)
+    ann.announce(turn("Aki"))
+    assert ann.idle(15)
+    assert starts == [0] and ann.restarts == 0
+    assert good.said == ["Aki's turn."]
+    ann.close()
+
+
 def test_a_crashing_engine_is_replaced() -> None:
     good = Good()
     engines = iter([Broken(), good])

@@ -82,7 +82,7 @@ def test_a_socket_the_sandbox_refuses_is_one_line(monkeypatch: pytest.MonkeyPatc
     refuses the socket itself: one line, not a traceback."""
     def refused(*_args: object) -> None:
         raise OSError(97, "Address family not supported by protocol")
-    monkeypatch.setattr("table.web.server.socket.socket", refused)
+    monkeypatch.setattr("table.web.listen.socket.socket", refused)
     with pytest.raises(WebError) as error:
         WebServer("127.0.0.1", 8080).bind()
     assert str(error.value) == ("web: cannot listen on 127.0.0.1:8080: "

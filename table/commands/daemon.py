@@ -20,6 +20,7 @@ from table.cards import EDITIONS
 if TYPE_CHECKING:
     from table.runtime.config import Config
     from table.runtime.daemon import Daemon
+    from table.web.server import WebServer
 
 DEFAULT_CONFIG = "/etc/uno-table/config.toml"
 MAX_TIMEOUT = 600  # doctor --timeout: a reader not live in ten minutes is not coming
@@ -35,12 +36,11 @@ def _logging(level: str) -> None:
 
 def _run(args: argparse.Namespace) -> int:
     from table.runtime.config import load_config
-    from table.runtime.daemon import check_names_said, log_name_readings, run
+    from table.runtime.daemon import check_names_said, run
 
     config = load_config(args.config)
     check_names_said(config)  # a name the voice cannot say: one line, exit 2, before any start
     _logging(args.log_level)
-    log_name_readings(config)  # each name's reading before play, a likely wrong one warned
     attach = WebAttachment(config) if config.web_enabled else None
     if args.events is None:
         return run(config, None, args.new_match, attach)
@@ -58,24 +58,34 @@ def _run(args: argparse.Namespace) -> int:
 
 class WebAttachment:
     """The web view of ``[web]``: its address taken when made (a port in use stops the daemon
-    before it touches anything), served once the daemon is made (:meth:`__call__`, the
-    ``attach`` of :func:`table.runtime.daemon.run`). The seat links go to the terminal when
-    there is one, else they are on the admin page only (never in a log)."""
+    before it touches anything, and nothing of the web server is imported yet), served once
+    the daemon is made (:meth:`__call__`, the ``attach`` of :func:`table.runtime.daemon.run`).
+    The seat links go to the terminal when there is one, else they are on the admin page only
+    (never in a log)."""
 
     def __init__(self, config: Config) -> None:
-        from table.web.server import WebServer
+        from table.web.listen import listen
 
         self.config = config
-        self.server = WebServer(*config.web_listen)
-        self.server.bind()
+        self.socket = listen(*config.web_listen)
+        self._server: WebServer | None = None
+
+    @property
+    def server(self) -> WebServer:
+        """The server, once :meth:`__call__` made it."""
+        assert self._server is not None, "the web view is not served yet"
+        return self._server
 
     def __call__(self, daemon: Daemon) -> Callable[[], None]:
         from table.runtime.remote_control import DaemonRemote
         from table.web.app import WebTable
         from table.web.feed import Feed
         from table.web.proxy import Proxies, parse_proxies
+        from table.web.server import WebServer
 
         config = self.config
+        self._server = WebServer(*config.web_listen)
+        self._server.bind(self.socket)
         web = WebTable(DaemonRemote(daemon), Feed(), api_key=config.web_api_key,
                        local_admin=config.web_local_admin, language=config.web_language,
                        hosts=config.web_hosts,

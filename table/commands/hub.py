@@ -57,8 +57,8 @@ def _hub(args: argparse.Namespace) -> int:
     page = None
     if args.web is not None:
         from table.hub.page import StandingsPage
+        from table.web.listen import parse_listen
         from table.web.proxy import Proxies, parse_proxies
-        from table.web.server import parse_listen
 
         try:
             proxies = Proxies(parse_proxies(args.trusted_proxy or ()))

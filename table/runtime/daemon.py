@@ -63,7 +63,13 @@ def backend_factory(config: Config, prewarm: bool = True) -> Callable[[], Backen
     phrases rendered in the background (or, for a backend that renders only in its own thread,
     there and then), and falls back to captions when the backend cannot work here."""
     from table.errors import TableError
-    from table.voice.backends import CaptionsBackend, DiskCache, default_cache_folder, make_backend
+    from table.voice.backends import (
+        CaptionsBackend,
+        DiskCache,
+        default_cache_folder,
+        japanese_voice,
+        make_backend,
+    )
 
     def make() -> Backend:
         disk = None
@@ -76,6 +82,8 @@ def backend_factory(config: Config, prewarm: bool = True) -> Callable[[], Backen
             log.warning("voice backend %s cannot work here (%s): captions only",
                         config.voice_backend, exc)
             return CaptionsBackend()
+        if config.language == "ja" and not isinstance(backend, CaptionsBackend):
+            japanese_voice()  # Open JTalk's dictionary: the engine's start, not its first phrase
         cache = getattr(backend, "cache", None)
         if cache is not None:
             cache.enabled = config.voice_cache
@@ -107,8 +115,8 @@ def check_names_said(config: Config) -> None:
 
 
 def log_name_readings(config: Config) -> None:
-    """Each name's reading in the log before play; a warning, with the fix, for a likely wrong
-    one (:func:`table.voice.names.name_readings`)."""
+    """Each name's reading in the log as the table starts; a warning, with the fix, for a
+    likely wrong one (:func:`table.voice.names.name_readings`)."""
     if config.language != "ja":
         return
     from table.voice.names import name_readings
@@ -422,7 +430,8 @@ def _where_we_are(ref: Referee) -> list[Announcement]:
 def run(config: Config, events: TextIO | None, new_match: bool = False,
         attach: Callable[[Daemon], Callable[[], None]] | None = None) -> int:
     """Run until SIGTERM or SIGINT. ``attach`` starts what else serves the table (the web
-    view) once the daemon is made, before it starts; it returns how to stop it."""
+    view) once the daemon has started; it returns how to stop it. Each name's reading goes to
+    the log then, with Open JTalk's dictionary loaded for it only after the readers started."""
     stop = threading.Event()
 
     def on_signal(signum: int, frame: object) -> None:
@@ -432,8 +441,9 @@ def run(config: Config, events: TextIO | None, new_match: bool = False,
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
     daemon = Daemon(config, events, new_match=new_match)
+    daemon.start()  # the readers first: on a slow board what follows would hold back ``ready``
     detach = attach(daemon) if attach is not None else None
-    daemon.start()
+    log_name_readings(config)
     while not stop.wait(0.5):
         pass
     if detach is not None:

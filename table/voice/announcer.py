@@ -40,6 +40,10 @@ SPOKEN_KEPT = 100  # the latest phrases kept in ``Announcer.spoken``: memory sta
 # in the log, not a traceback and a new engine for every phrase all evening.
 QUIET_FIRST_S = 60.0
 QUIET_MOST_S = 600.0
+# How long a new engine may take to start (Open JTalk's dictionary, a cache being read) before
+# it counts as hung: its start is not counted in the phrase's own ``timeout``, or a slow board
+# would start every engine twice.
+MAKE_TIMEOUT_S = 60.0
 
 
 class Backend(Protocol):
@@ -55,6 +59,7 @@ class _Speaker:
     def __init__(self, factory: Callable[[], Backend]) -> None:
         self.jobs: queue.Queue[tuple[str, str, threading.Event] | None] = queue.Queue()
         self.failed = threading.Event()
+        self.made = threading.Event()  # the engine is made (or failed to be)
         self.cache: Any = None  # the backend's PhraseCache, once the backend is made
         self._factory = factory
         self.thread = threading.Thread(target=self._run, name="speaker", daemon=True)
@@ -66,8 +71,10 @@ class _Speaker:
         except Exception:
             log.exception("the speech engine could not start")
             self.failed.set()
+            self.made.set()
             return
         self.cache = getattr(backend, "cache", None)
+        self.made.set()
         while True:
             job = self.jobs.get()
             if job is None:
@@ -196,9 +203,10 @@ class Announcer:
                 return
             ann, text = job
             if self.clock() >= self.quiet_until:
-                done = threading.Event()
-                self._speaker.jobs.put((text, self.lang, done))
-                if done.wait(self.timeout) and not self._speaker.failed.is_set():
+                done, speaker = threading.Event(), self._speaker
+                speaker.jobs.put((text, self.lang, done))
+                if speaker.made.wait(MAKE_TIMEOUT_S) and done.wait(self.timeout) \
+                        and not speaker.failed.is_set():
                     self.spoken.append(text)
                     self.failures, self._quiet_for = 0, 0.0
                 else:

@@ -26,6 +26,10 @@ from table.voice.kana import has_kanji, katakana
 from table.voice.romaji import romaji
 
 _KANA_READING: Final = re.compile(r"^[\u3041-\u3096\u30A1-\u30FA\u30FC\u30FB ]+$")
+# The kana Open JTalk reads in any order (every kana but the rare small ゎ ゕ ゖ ヮ ヵ ヶ, ヷ to ヺ
+# and spaces, which it skips in some places): a name said in these alone needs no look in
+# its dictionary, so the daemon starts without loading it (tests/test_japanese_voice.py).
+_PLAIN_KANA: Final = re.compile(r"^[\u3041-\u308D\u308F-\u3094\u30A1-\u30ED\u30EF-\u30F4ー]+$")
 
 
 class UnreadableName(TableError, ValueError):
@@ -57,6 +61,11 @@ def _latin(text: str) -> bool:
     return any(unicodedata.category(ch).startswith("L") and ch.isascii() for ch in text)
 
 
+def plain_kana(said: str) -> bool:
+    """True for words every Japanese voice reads as written: kana Open JTalk reads anywhere."""
+    return bool(_PLAIN_KANA.match(said))
+
+
 def unreadable(said: str, has_open_jtalk: bool) -> str | None:
     """Why ``said`` would come out wrong, or None when it is fine."""
     if not has_open_jtalk:
@@ -82,16 +91,19 @@ def check_names(
     where: str = "table.readings",
 ) -> dict[str, str]:
     """What the Japanese voice says for each name; raises :class:`UnreadableName` (one line) for a
-    name it cannot say right. ``where`` names the place to fix it."""
+    name it cannot say right. ``where`` names the place to fix it. Names said in plain kana
+    alone are fine as they are: the dictionary is loaded only for another."""
     from table.voice.errors import SpeechError
     from table.voice.openjtalk import engine
 
+    said = spoken_names(players, readings, pronunciations)
+    if all(plain_kana(said[name]) for name in players):
+        return said
     try:
         engine()
         has_open_jtalk = True
     except SpeechError:
         has_open_jtalk = False
-    said = spoken_names(players, readings, pronunciations)
     for name in players:
         why = unreadable(said[name], has_open_jtalk)
         if why is not None:

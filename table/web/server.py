@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import errno
 import logging
 import socket
 import threading
@@ -23,7 +22,6 @@ import segno
 import uvicorn
 from starlette.types import ASGIApp
 
-from table.errors import TableError
 from table.web.app import WebTable, make_app
 from table.web.feed import Feed
 from table.web.limits import (
@@ -34,9 +32,9 @@ from table.web.limits import (
     GuardedConnection,
     connection_cap,
 )
+from table.web.listen import WebError, listen, parse_listen
 
-# What a sandbox (a unit's RestrictAddressFamilies) answers a socket it refuses.
-SANDBOXED: Final = (errno.EAFNOSUPPORT, errno.EPERM, errno.EACCES)
+__all__ = ["WebError", "WebServer", "parse_listen"]
 
 log = logging.getLogger(__name__)
 
@@ -44,23 +42,6 @@ STOP_TIMEOUT: Final = 5.0
 # What uvicorn says when a stream ends without its last chunk: how a page too slow for the
 # table is dropped (the stream module says so itself, once, as a warning).
 _DROPPED = "ASGI callable returned without completing response."
-
-
-class WebError(TableError, OSError):
-    """The web server cannot start: the address cannot be listened on."""
-
-
-def parse_listen(text: str, where: str = "--web") -> tuple[str, int]:
-    """``HOST:PORT``, ``[IPV6]:PORT`` or a bare ``PORT`` (every address). Raises
-    :class:`WebError` naming ``where``."""
-    host, sep, port = text.strip().rpartition(":")
-    if not sep:
-        host, port = "0.0.0.0", text.strip()
-    host = host.strip("[]") or "0.0.0.0"
-    if not (port.isascii() and port.isdigit()) or not 0 <= int(port) <= 65535:
-        raise WebError(f"{where}: {text!r} is not a port; allowed: PORT or HOST:PORT, "
-                       "the port 0 to 65535 (0: any free port)")
-    return host, int(port)
 
 
 def _lan_address() -> str:
@@ -115,27 +96,10 @@ class WebServer:
             host = f"[{host}]"
         return f"http://{host}:{self.port}"
 
-    def bind(self) -> None:
-        """Take the address (the port chosen when it is 0). Raises :class:`WebError`."""
-        family = socket.AF_INET6 if ":" in self.host else socket.AF_INET
-        # IPPROTO_TCP said, not left 0: asyncio then turns Nagle's algorithm off on each
-        # connection, and an event or a response is not held back 40 ms for a delayed ACK.
-        sock = None
-        try:
-            # A sandbox without the network (a unit's RestrictAddressFamilies) refuses the
-            # socket itself: the same one line as a port in use, never a traceback.
-            sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            sock.bind((self.host, self.port))
-            sock.listen(128)
-        except OSError as exc:
-            if sock is not None:
-                sock.close()
-            why = "" if sock is not None or exc.errno not in SANDBOXED else (
-                " (the service's unit allows no network: write it again for this "
-                "configuration, sudo ./uno install)")
-            raise WebError(f"web: cannot listen on {self.host}:{self.port}: "
-                           f"{exc.strerror or exc}{why}") from None
+    def bind(self, sock: socket.socket | None = None) -> None:
+        """Take the address (the port chosen when it is 0), or serve on ``sock``, one
+        :func:`table.web.listen.listen` took before. Raises :class:`WebError`."""
+        sock = sock or listen(self.host, self.port)
         self.port = sock.getsockname()[1]
         self._socket = sock
 
