@@ -15,12 +15,13 @@ from daemon_harness import start, tap_all, write_config
 import table.voice.backends as backends
 from sim.hardware.ptys import PtyReader
 from sim.players.scripted import scripted_taps
+from table.errors import TableError
 from table.journal.records import rebuild
 from table.journal.store import Journal, read_journal
 from table.referee.registry import parse_tag
 from table.referee.views import standing_json
 from table.runtime.config import Config, load_config
-from table.runtime.daemon import Daemon, backend_factory, setup_of
+from table.runtime.daemon import Daemon, backend_factory, run, setup_of
 from table.voice.backends import CaptionsBackend, PhraseCache
 
 PLAYERS = ("Aki", "Ken", "Mio")
@@ -235,6 +236,28 @@ def test_a_japanese_table_starts_its_readers_before_it_looks_up_the_names(
     log = "".join(daemon.stderr)
     first_words = log.index("says: 第1ラウンド。親はあきさんです。")
     assert first_words < log.index("name Aki: said アキ") < log.index("name Mio: said ミオ")
+
+
+def test_what_fails_to_serve_beside_the_table_stops_the_table_started_before_it(
+        tmp_path: Path) -> None:
+    """The web view is served once the daemon has started; when it cannot be, ``run`` stops
+    the table it started (its journal closed and unlocked) before the error goes up as the
+    one line the user reads: no daemon left running behind a failed command."""
+    pad = PtyReader(tmp_path / "pad")
+    config = load_config(write_config(tmp_path, PLAYERS))
+
+    def broken(daemon: Any, subscribe: Any) -> Any:
+        raise TableError("web: cannot serve")
+
+    handlers = signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGINT)
+    try:
+        with pytest.raises(TableError, match="cannot serve"):
+            run(config, None, attach=broken)
+    finally:
+        signal.signal(signal.SIGTERM, handlers[0])
+        signal.signal(signal.SIGINT, handlers[1])
+    Journal(config.journal_path).close()  # not "in use by another uno-table"
+    pad.close()
 
 
 def test_seat_buttons_and_turn_leds_on_gpiozero_mock_pins(tmp_path: Path) -> None:

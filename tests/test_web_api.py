@@ -452,3 +452,45 @@ def test_the_web_hears_the_table_one_way_and_stops_when_told(tmp_path: Path) -> 
     stream.emit(StreamType.NEW_MATCH)
     assert web.seats.tokens[0] == link and web.feed.take(page) == []
     assert not hasattr(web.feed, "listeners")  # no second way of telling
+
+
+def test_events_held_for_a_late_listener_come_first_and_in_order() -> None:
+    """What :meth:`EventStream.hold` keeps (the daemon's start, before its web view is served)
+    reaches each listener that comes later ahead of the events after it; once released,
+    nothing more is kept for a listener still to come."""
+    stream = EventStream(None)
+    held = stream.hold()
+    stream.emit(StreamType.READER, reader="pad", state="waiting")
+    first: list[str] = []
+    held.subscribe(lambda e: first.append(str(e.get("state", e["type"]))))
+    stream.emit(StreamType.READY, inputs=0, missing=[])
+    held.release()
+    stream.emit(StreamType.READER, reader="pad", state="live")
+    late: list[str] = []
+    held.subscribe(lambda e: late.append(str(e.get("state", e["type"]))))
+    stream.emit(StreamType.NEW_MATCH)
+    assert first == ["waiting", "ready", "live", "new-match"]
+    assert late == ["new-match"]  # released: nothing kept for a listener still to come
+    held.stop()
+
+
+def test_the_web_view_served_after_the_start_has_the_start_s_events(tmp_path: Path) -> None:
+    """``uno-table run`` serves its pages once its readers are started (a slow board's web
+    imports no longer hold back ``ready``), yet a page asking for the stream from its first
+    event gets what the start said: the opening words, the pad coming live."""
+    pad = PtyReader(tmp_path / "pad")
+    port = free_port()
+    config = write_config(tmp_path, extra=f'[web]\nenabled = true\nlisten = "127.0.0.1:{port}"\n')
+    daemon, _ = start(config, pad)
+    try:
+        first = Sse(port)  # waits in the socket's queue until the pages are served
+        epoch = str(first.next()[0]).rsplit("-", 1)[0]
+        first.close()
+        replay = Sse(port, last_event_id=f"{epoch}-0")
+        seen = [(data["type"], data.get("key") or data.get("state"))
+                for _, data in replay.until("reader", reader="pad", state="live")]
+        replay.close()
+        assert seen[0] == ("announcement", "round-start")  # "Round 1. Aki deals."
+    finally:
+        assert daemon.stop() == 0
+        pad.close()

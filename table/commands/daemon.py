@@ -20,6 +20,7 @@ from table.cards import EDITIONS
 if TYPE_CHECKING:
     from table.runtime.config import Config
     from table.runtime.daemon import Daemon
+    from table.runtime.event_stream import Subscribe
     from table.web.server import WebServer
 
 DEFAULT_CONFIG = "/etc/uno-table/config.toml"
@@ -76,7 +77,10 @@ class WebAttachment:
         assert self._server is not None, "the web view is not served yet"
         return self._server
 
-    def __call__(self, daemon: Daemon) -> Callable[[], None]:
+    def __call__(self, daemon: Daemon, subscribe: Subscribe | None = None
+                 ) -> Callable[[], None]:
+        """Serve the web view of ``daemon``, told of its events through ``subscribe`` (its
+        stream's own by default); returns how to stop it."""
         from table.runtime.remote_control import DaemonRemote
         from table.web.app import WebTable
         from table.web.feed import Feed
@@ -90,7 +94,7 @@ class WebAttachment:
                        local_admin=config.web_local_admin, language=config.web_language,
                        hosts=config.web_hosts,
                        proxies=Proxies(parse_proxies(config.web_trusted_proxies)))
-        web.hear(daemon.stream.subscribe)
+        web.hear(subscribe or daemon.stream.subscribe)
         if config.language == "ja":  # each name's reading on the admin page, before play
             from table.voice.names import name_readings
 

@@ -33,7 +33,7 @@ from table.referee.referee import Referee
 from table.referee.views import standing_json, state_event_json
 from table.rules import Phase
 from table.runtime.config import Config
-from table.runtime.event_stream import Event, EventStream, StreamType
+from table.runtime.event_stream import Event, EventStream, StreamType, Subscribe
 from table.runtime.loop import TableLoop
 from table.runtime.step import StepResult
 from table.runtime.table import Table
@@ -427,10 +427,16 @@ def _where_we_are(ref: Referee) -> list[Announcement]:
     return [Announcement("turn", (("player", s.players[s.turn]),), 0)]
 
 
+# What serves the table beside the daemon: given the daemon and how to subscribe to its
+# events (those of its start included), it starts and returns how to stop it.
+Attach = Callable[["Daemon", Subscribe], Callable[[], None]]
+
+
 def run(config: Config, events: TextIO | None, new_match: bool = False,
-        attach: Callable[[Daemon], Callable[[], None]] | None = None) -> int:
+        attach: Attach | None = None) -> int:
     """Run until SIGTERM or SIGINT. ``attach`` starts what else serves the table (the web
-    view) once the daemon has started; it returns how to stop it. Each name's reading goes to
+    view) once the daemon has started, told of the events from before then through the
+    subscribe it is given; it returns how to stop it. Each name's reading goes to
     the log then, with Open JTalk's dictionary loaded for it only after the readers started."""
     stop = threading.Event()
 
@@ -441,8 +447,14 @@ def run(config: Config, events: TextIO | None, new_match: bool = False,
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
     daemon = Daemon(config, events, new_match=new_match)
+    held = daemon.stream.hold()  # what the start says, for the web view served after it
     daemon.start()  # the readers first: on a slow board what follows would hold back ``ready``
-    detach = attach(daemon) if attach is not None else None
+    try:
+        detach = attach(daemon, held.subscribe) if attach is not None else None
+    except BaseException:
+        daemon.stop()  # its journal closed, its threads ended: the error is the only word
+        raise
+    held.release()
     log_name_readings(config)
     while not stop.wait(0.5):
         pass

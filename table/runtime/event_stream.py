@@ -57,6 +57,7 @@ class Event(dict[str, Any]):
 
 
 Listener = Callable[[Event], None]  # told of every event in the emitting thread; returns at once
+Subscribe = Callable[[Listener], Callable[[], None]]  # a listener in; how to stop telling it out
 
 
 class EventStream:
@@ -91,6 +92,10 @@ class EventStream:
         for listener in listeners:
             listener(event)
 
+    def hold(self) -> Held:
+        """Keep the events from now on for listeners that subscribe later (:class:`Held`)."""
+        return Held(self.subscribe)
+
     def settle(self) -> None:
         """Tell the subscribers (and only them) that the events of one input are all out."""
         event = Event({"type": SETTLED})
@@ -107,3 +112,44 @@ class EventStream:
             except (BrokenPipeError, ValueError, OSError):
                 log.warning("the event stream was closed; refereeing goes on without it")
                 self.out = None
+
+
+HELD_MOST: Final = 1_000  # events kept for a late listener: far more than a start emits
+
+
+class Held:
+    """The events of a stream kept from now on for listeners that come later (the web view,
+    served once the daemon's readers are started): each that subscribes here is told of what
+    was kept, then of every event as it comes, in order. :meth:`release` stops keeping."""
+
+    def __init__(self, subscribe: Subscribe) -> None:
+        self._lock = threading.Lock()
+        self._kept: list[Event] | None = []
+        self._listeners: tuple[Listener, ...] = ()
+        self.stop = subscribe(self._take)
+
+    def _take(self, event: Event) -> None:
+        with self._lock:  # a listener subscribing meanwhile gets it after what was kept
+            if self._kept is not None and len(self._kept) < HELD_MOST:
+                self._kept.append(event)
+            for listener in self._listeners:
+                listener(event)
+
+    def subscribe(self, listener: Listener) -> Callable[[], None]:
+        """Tell ``listener`` of what was kept, then of every event from now on (as
+        :meth:`EventStream.subscribe`)."""
+        with self._lock:
+            for event in self._kept or ():
+                listener(event)
+            self._listeners = (*self._listeners, listener)
+
+        def unsubscribe() -> None:
+            with self._lock:
+                self._listeners = tuple(x for x in self._listeners if x is not listener)
+
+        return unsubscribe
+
+    def release(self) -> None:
+        """Keep nothing more: the listeners that came are told of the events from now on."""
+        with self._lock:
+            self._kept = None

@@ -225,13 +225,17 @@ class Feed:
         """Have a process of its own write the events to the pages (:mod:`table.web.fanout`);
         the pages are written from here when it cannot start, or after it ends."""
         assert self._loop is not None
-        with self._lock:
-            newest = self._seq
+        with self._lock:  # what the ring holds already (a start's events) goes over first
+            kept = self._news(0)
+            first = self._seq - len(kept) + 1
         try:
-            self.relay = Relay(self._loop, newest, self._fanout_dropped, self._fanout_gone)
+            self.relay = Relay(self._loop, first - 1, self._fanout_dropped, self._fanout_gone)
         except OSError as exc:
             log.warning("the web's fan-out process cannot start (%s): the daemon writes to "
                         "the pages itself", exc)
+            return
+        if kept:
+            self.relay.forward(first, kept)
 
     def hand_over(self, sub: Page, fd: int) -> bool:
         """Hand a page that has had its first frame to the fan-out; False when there is none."""
