@@ -16,6 +16,7 @@ put on the pad after the previous verdict was seen on the host, over their secon
 
 from __future__ import annotations
 
+import json
 import re
 import time
 from typing import Any
@@ -71,18 +72,32 @@ def attached_at(guest: Any) -> float | None:
     return float(match.group(1)) if match else None
 
 
-def numbered_once(feed: EventFeed) -> tuple[bool, dict[str, Any]]:
+# The kinds of the last match's inputs in the guest's journal, in order (input n is the n-th):
+# the web stream leaves lifts out (table/web/feed.py's PUBLIC), the journal has them all.
+JOURNAL_KINDS = (
+    "/usr/local/lib/uno-table/venv/bin/python -c 'import json; "
+    "from table.journal.reading import read_journal; "
+    "from table.journal.records import input_kind; "
+    "m = read_journal(\"/var/lib/uno-table/journal.sqlite3\")[-1]; "
+    "print(json.dumps([input_kind(i) for i in m.inputs]))'")
+
+
+def numbered_once(feed: EventFeed, kinds: list[str]) -> tuple[bool, dict[str, Any]]:
     """Every input of the match numbered once: 1 to the last, none missing, none twice; and,
-    when not, the numbers missing or twice with the types of the events that carry a number."""
+    when not, the numbers missing or twice with the types of the events that carry a number.
+    ``kinds``: the journal's inputs in order; a lift there is no event on the web stream, so
+    its number is not missing."""
     numbers = [e["n"] for e in feed.events if e.get("type") in ("verdict", "lift")]
-    ok = bool(numbers) and sorted(numbers) == list(range(1, max(numbers) + 1))
+    numbers += [n for n, kind in enumerate(kinds, start=1) if kind == "lift"]
+    last = max(numbers, default=0)
+    ok = bool(numbers) and sorted(numbers) == list(range(1, max(last, len(kinds)) + 1))
     if ok:
         return True, {}
-    missing = sorted(set(range(1, max(numbers, default=0) + 1)) - set(numbers))
+    missing = sorted(set(range(1, max(last, len(kinds)) + 1)) - set(numbers))
     twice = sorted({n for n in numbers if numbers.count(n) > 1})
     carried = [f"{e.get('type')}:{e.get('n')}" for e in feed.events if "n" in e]
     return False, {"replug_missing": missing, "replug_twice": twice,
-                   "replug_events": carried[-60:]}
+                   "replug_events": carried[-60:], "replug_journal": len(kinds)}
 
 
 def scenario(run: Run) -> dict[str, Any]:
@@ -125,7 +140,8 @@ def scenario(run: Run) -> dict[str, Any]:
             lost += [uid for uid in uids[half + 1:] if tap(table, feed, uid) is None]
             seconds = time.monotonic() - began
             found["taps_per_s"] = round((TAPS - half) / seconds, 2)
-            once, why = numbered_once(feed)
+            kinds = json.loads(guest.check(JOURNAL_KINDS, 120) or "[]")
+            once, why = numbered_once(feed, kinds)
             found.update(why)
             found["replug_ok"] = gone and back and not lost and once
             run.say(f"bridge: unplugged ({'lost' if gone else 'not seen'}), plugged again "

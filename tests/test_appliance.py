@@ -215,3 +215,23 @@ def test_a_scenario_run_apart_starts_this_script_with_only_it(tmp_path: Path,
     assert seen[0][1:] == [str(APPLIANCE), "--only", "cuts", "--cache", str(tmp_path),
                            "--memory", "1536", "--boot-limit", "600.0", "--tcg",
                            "--installed", str(tmp_path / "d.qcow2")]
+
+
+def test_a_lift_the_web_stream_leaves_out_is_not_a_missing_input() -> None:
+    """The replug's check: every input numbered once. A card lifted off the pad is an input
+    (numbered, journaled) that the web stream never shows; its number comes from the guest's
+    journal, so it is not counted missing, while a verdict really missing still is."""
+    from types import SimpleNamespace
+
+    from appliance_bridge import numbered_once
+
+    seen = SimpleNamespace(events=[{"type": "verdict", "n": n} for n in (1, 2, 4)])
+    assert numbered_once(seen, ["tag", "tag", "lift", "tag"]) == (True, {})  # type: ignore[arg-type]
+    ok, why = numbered_once(seen, ["tag", "tag", "tag", "tag"])  # type: ignore[arg-type]
+    assert not ok and why["replug_missing"] == [3] and why["replug_journal"] == 4
+    seen.events.append({"type": "verdict", "n": 4})
+    ok, why = numbered_once(seen, ["tag", "tag", "lift", "tag"])  # type: ignore[arg-type]
+    assert not ok and why["replug_twice"] == [4]
+    ok, why = numbered_once(SimpleNamespace(events=[{"type": "verdict", "n": 1}]),  # type: ignore[arg-type]
+                            ["tag", "tag"])  # the journal's last input never reached the host
+    assert not ok and why["replug_missing"] == [2]
