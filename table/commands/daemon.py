@@ -60,7 +60,8 @@ def _run(args: argparse.Namespace) -> int:
 class WebAttachment:
     """The web view of ``[web]``: its address taken when made (a port in use stops the daemon
     before it touches anything, and nothing of the web server is imported yet), served once
-    the daemon is made (:meth:`__call__`, the ``attach`` of :func:`table.runtime.daemon.run`).
+    the daemon has started (:meth:`__call__`, the ``attach`` of
+    :func:`table.runtime.daemon.run`).
     The seat links go to the terminal when there is one, else they are on the admin page only
     (never in a log)."""
 
