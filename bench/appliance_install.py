@@ -27,7 +27,7 @@ PACKAGES: tuple[str, ...] = ()
 EXAMPLE = "examples/bridge-four-seats.toml"
 # For the timed boot only, the service's log is copied to the serial console, where the host
 # sees its ``ready`` line; the drop-in is removed after it.
-CONSOLE = "/etc/systemd/system/uno-table.service.d"
+CONSOLE = "/etc/systemd/system/uno-table.service.d/appliance-console.conf"
 CONSOLE_DROP_IN = b"[Service]\nStandardError=journal+console\n"
 HOME = f"/home/{USER}/uno-table"
 UNIT = "/etc/systemd/system/uno-table.service"
@@ -128,13 +128,13 @@ def scenario(run: Run) -> dict[str, Any]:
             found["unit_again_ok"] = code == 0 and "changed service: " in out
             run.say(f"install: run again after the configuration's edit: exit {code}, "
                     f"{'the unit written again' if found['unit_again_ok'] else 'unit unchanged'}")
-            guest.check(f"mkdir -p {CONSOLE}")
-            guest.write_file(f"{CONSOLE}/console.conf", CONSOLE_DROP_IN)
+            guest.check(f"mkdir -p {CONSOLE.rsplit('/', 1)[0]}")
+            guest.write_file(CONSOLE, CONSOLE_DROP_IN)
             guest.poweroff()
             guest, boot_s = run.boot(overlay=guest.overlay, folder=guest.folder,
                                      **table.plugged())
             seconds = ready_at(guest, 120)
-            guest.check(f"rm -r {CONSOLE}")
+            guest.check(f"rm {CONSOLE}")
             found["second_boot_s"] = round(boot_s, 1)
             found["boot_to_ready_host_s"] = round(time.monotonic() - guest.started, 1)
             if seconds is not None:

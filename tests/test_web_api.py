@@ -472,6 +472,13 @@ def test_events_held_for_a_late_listener_come_first_and_in_order() -> None:
     assert first == ["waiting", "ready", "live", "new-match"]
     assert late == ["new-match"]  # released: nothing kept for a listener still to come
     held.stop()
+    unheard = stream.hold()
+    unheard.release()  # nobody came (no web view): it stops listening, nothing passes through
+    stream.emit(StreamType.NEW_MATCH)
+    after: list[str] = []
+    unheard.subscribe(lambda e: after.append(e["type"]))
+    stream.emit(StreamType.NEW_MATCH)
+    assert after == []
 
 
 def test_the_web_view_served_after_the_start_has_the_start_s_events(tmp_path: Path) -> None:

@@ -150,6 +150,10 @@ class Held:
         return unsubscribe
 
     def release(self) -> None:
-        """Keep nothing more: the listeners that came are told of the events from now on."""
+        """Keep nothing more: the listeners that came are told of the events from now on (and
+        when none came, this stops listening to the stream)."""
         with self._lock:
             self._kept = None
+            idle = not self._listeners
+        if idle:
+            self.stop()
