@@ -44,6 +44,7 @@ class Broker:
             f"log_dest stderr\nlog_type all\n{extra}\n", encoding="utf-8")
         self.proc: subprocess.Popen[str] | None = None
         self.log: list[str] = []
+        self._logged = threading.Condition()
 
     def start(self) -> None:
         self.proc = subprocess.Popen(["mosquitto", "-c", str(self.config)],
@@ -60,7 +61,18 @@ class Broker:
     def _pump(self, proc: subprocess.Popen[str]) -> None:
         assert proc.stdout is not None
         for line in proc.stdout:
-            self.log.append(line)
+            with self._logged:
+                self.log.append(line)
+                self._logged.notify_all()
+
+    def wait_for_log(self, text: str, timeout: float = 30.0) -> None:
+        """Wait until the broker's log has a line holding ``text`` (what it has done, such as
+        ``Client NAME disconnected.``: it may still be reading what came before it)."""
+        with self._logged:
+            if not self._logged.wait_for(lambda: any(text in line for line in self.log),
+                                         timeout):
+                raise AssertionError(f"the broker never logged {text!r}; last: "
+                                     f"{self.log[-5:]}")
 
     def stop(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
