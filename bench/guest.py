@@ -30,6 +30,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from guest_kernel import boot_kernel
+
 ROOT = Path(__file__).resolve().parent.parent
 MARKER = "UNO-APPLIANCE-UP"  # the image's last unit writes it on the console
 USER = "maker"  # the installing user in the guest: a normal user with sudo
@@ -151,7 +153,7 @@ class Guest:
             "nice", "-n", str(max(0, NICE - os.nice(0))), "qemu-system-x86_64",
             "-accel", tcg if accel == "tcg" else accel, "-m", str(memory), "-smp", str(smp),
             "-nographic", "-no-reboot", "-nodefaults", "-serial", "stdio",
-            "-kernel", str(self.image / "vmlinuz"), "-initrd", str(self.image / "initrd.img"),
+            "-kernel", str(boot_kernel(self.image)), "-initrd", str(self.image / "initrd.img"),
             "-append", " ".join((*KERNEL_ARGS, *kernel_args)),
             "-drive", f"file={self.overlay},if=virtio,format=qcow2",
             "-virtfs", f"local,path={ROOT},mount_tag=checkout,security_model=none,readonly=on",

@@ -31,6 +31,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from guest import MARKER, NICE, ROOT, USER, ApplianceError, _run
+from guest_kernel import boot_kernel
 
 SUITE = "bookworm"
 MIRROR = "http://deb.debian.org/debian"
@@ -147,12 +148,14 @@ def image_key(packages: Sequence[str]) -> str:
 def build_image(cache: Path, packages: Sequence[str] = (),
                 progress: object = print) -> Path:
     """The guest image for these extra Debian ``packages``, built when missing: a folder
-    holding ``root.img`` (ext4), ``vmlinuz`` and ``initrd.img``."""
+    holding ``root.img`` (ext4), ``vmlinuz`` (and ``vmlinux``, bench/guest_kernel.py) and
+    ``initrd.img``."""
     say = progress if callable(progress) else print
     unmount_stale(cache)
     done = cache / f"image-{image_key(packages)}"
     if (done / "root.img").is_file():
         say(f"image {done.name} (cached)")
+        boot_kernel(done)
         return done
     base = build_base(cache, say)
     started = time.monotonic()
@@ -180,6 +183,7 @@ def build_image(cache: Path, packages: Sequence[str] = (),
         _run([*_nice(), "mke2fs", "-q", "-t", "ext4", "-L", "uno-root", "-d",
               str(root), str(out / "root.img"), IMAGE_SIZE], "mke2fs")
         out.rename(done)
+    boot_kernel(done)  # unpacked here once, before any guest boots it
     say(f"image built in {time.monotonic() - started:.0f} s")
     return done
 
