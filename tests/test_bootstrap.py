@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-REAL_TOOLS = ("sh", "dirname", "grep", "touch", "env", "cp", "chmod", "mkdir", "nproc")
+REAL_TOOLS = ("sh", "dirname", "grep", "touch", "env", "cp", "chmod", "mkdir", "nproc", "nice")
 
 FAKE_DPKG = r"""#!/bin/sh
 [ "$1" = -s ] || exit 2
@@ -128,8 +128,8 @@ def readme_commands() -> list[str]:
 def test_the_readme_opens_with_the_demo_and_the_test_command() -> None:
     assert readme_commands() == ["./uno demo", "./uno test"]
     ci = (ROOT / ".ci/run").read_text(encoding="utf-8")
-    assert [line for line in ci.splitlines() if line and not line.startswith("#")][-1] == (
-        "exec ./uno test")
+    commands = [line.strip() for line in ci.splitlines() if line and not line.startswith("#")]
+    assert commands.index("./uno test") < commands.index("exec ./uno appliance")
     assert os.access(ROOT / "uno", os.X_OK)
 
 
@@ -205,11 +205,17 @@ def test_the_tests_run_in_a_process_per_core_and_options_given_come_last(
         f"python -m pytest --durations=15 -n {cores} --dist worksteal -n 0")
 
 
-def test_ci_runs_the_readme_test_command(tmp_path: Path) -> None:
+def test_ci_runs_the_readme_test_command_then_the_appliance(tmp_path: Path) -> None:
+    """CI: the README's test command, then ``./uno appliance`` with its packages installed
+    first (the guest's tools), as root."""
     machine = Machine(tmp_path, installed=tuple(package_set("test")))
     done = machine.run(".ci/run")
     assert done.returncode == 0, done.stderr
-    assert machine.log()[-1] == "python -m pytest --durations=15"
+    log = machine.log()
+    assert log[-1] == "python bench/appliance.py"
+    tested = log.index("python -m pytest --durations=15")
+    assert set(package_set("appliance")) - set(package_set("test")) <= set(
+        word for line in log[tested:] if line.startswith("apt-get ") for word in line.split())
 
 
 def test_without_root_or_sudo_it_says_exactly_what_to_install(tmp_path: Path) -> None:
