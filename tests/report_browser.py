@@ -43,7 +43,9 @@ def rendered_plots(page_file: Path | str) -> dict[str, int]:
             errors: list[str] = []
             page.on("pageerror", lambda exc: errors.append(str(exc)))
             page.on("requestfailed", lambda req: errors.append(req.url))
-            page.goto(page_file if isinstance(page_file, str) else page_file.resolve().as_uri())
+            # a served report (/stats) loads once its build is done: slow on a busy machine
+            page.goto(page_file if isinstance(page_file, str) else page_file.resolve().as_uri(),
+                      timeout=120_000)
             out = {}
             figures = page.locator("figure")
             for i in range(figures.count()):
