@@ -22,7 +22,7 @@ import time
 from typing import Any
 
 from appliance import Run
-from appliance_table import EventFeed, GuestTable
+from appliance_table import STATE, VENV, EventFeed, GuestTable
 from guest import GuestError
 
 from sim.players.scripted import scripted_taps
@@ -75,10 +75,10 @@ def attached_at(guest: Any) -> float | None:
 # The kinds of the last match's inputs in the guest's journal, in order (input n is the n-th):
 # the web stream leaves lifts out (table/web/feed.py's PUBLIC), the journal has them all.
 JOURNAL_KINDS = (
-    "/usr/local/lib/uno-table/venv/bin/python -c 'import json; "
+    f"{VENV}/bin/python -c 'import json; "
     "from table.journal.reading import read_journal; "
     "from table.journal.records import input_kind; "
-    "m = read_journal(\"/var/lib/uno-table/journal.sqlite3\")[-1]; "
+    f"m = read_journal(\"{STATE}/journal.sqlite3\")[-1]; "
     "print(json.dumps([input_kind(i) for i in m.inputs]))'")
 
 

@@ -56,6 +56,7 @@ from typing import Any
 
 from appliance import Run
 from appliance_install import COPY, HOME
+from appliance_table import VENV
 from guest import ROOT, USER, Guest, GuestError
 from guest_image import WHEELS
 
@@ -70,7 +71,6 @@ MODES = ("enroll",) * 4 + ("repair",) * 4 + ("hub",) * 6  # the rest are tap cyc
 SEED = 32
 PLAYERS = ("Aki", "Ken", "Mio", "Yui")
 STATE = "/var/lib/uno-cuts"
-VENV = "/usr/local/lib/uno-table/venv"
 WEAR_TAPS = 20
 CYCLE_LIMIT = 400.0  # seconds a cycle's boot and start may take before it counts as stuck
 PREPARED = "paho-mqtt>=2.0,<3"  # the hub's extra, in the venv the installer made

@@ -44,6 +44,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from appliance_table import STATE
 from gpio_sim_build import BuildError, build_module
 from guest import USER, ApplianceError, Guest
 
@@ -51,7 +52,6 @@ PACKAGES = ("gpiod",)  # gpiodetect, gpioinfo, gpioset: a second program holding
 LINES = 28  # BCM 0 to 27
 CONFIG = "/etc/uno-table/config.toml"
 DECK = "/etc/uno-table/deck.toml"
-STATE = "/var/lib/uno-table"
 EVENTS = f"{STATE}/appliance-events.jsonl"
 FAKE = "/run/uno-appliance/cpuinfo"
 REVISION = "c03114"  # a Raspberry Pi 4 Model B 1.4 (gpiozero's table of boards)

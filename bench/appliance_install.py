@@ -20,7 +20,7 @@ import time
 from typing import Any
 
 from appliance import Run
-from appliance_table import GuestTable, by_path, guest_config
+from appliance_table import VENV, GuestTable, by_path, guest_config
 from guest import USER, Guest, GuestError
 
 PACKAGES: tuple[str, ...] = ()
@@ -72,11 +72,11 @@ def install_twice(run: Run, guest: Guest, found: dict[str, Any]) -> None:
 def bring_up(run: Run, guest: Guest, found: dict[str, Any]) -> None:
     """The next steps of docs/building.md as the installing user, without sudo; the unit
     verified."""
-    guest.check("sudo /usr/local/lib/uno-table/venv/bin/pip install -q pytest", 900,
+    guest.check(f"sudo {VENV}/bin/pip install -q pytest", 900,
                 user=USER)  # as building.md's hardware tests say: pytest is not in the extras
     checks = {
         "check_table": "uno-table check-table --config /etc/uno-table/config.toml --timeout 2",
-        "hw_tests": f"cd {HOME} && /usr/local/lib/uno-table/venv/bin/python -m pytest "
+        "hw_tests": f"cd {HOME} && {VENV}/bin/python -m pytest "
                     "hw_tests --hw --hw-config /etc/uno-table/config.toml --collect-only -q",
     }
     denied = []

@@ -34,6 +34,9 @@ from table.errors import TableError
 DEVICE = "bridge-usb"  # the usb-serial device's QMP id
 USB = ["-device", "qemu-xhci,id=xhci"]
 WEB_PORT = 8080
+# Where scripts/install-pi.sh puts the table in the guest: its venv, its state (the journal).
+VENV = "/usr/local/lib/uno-table/venv"
+STATE = "/var/lib/uno-table"
 
 
 class EventFeed:

@@ -52,9 +52,9 @@ def unpacked(bzimage: bytes) -> bytes | None:
         return None
     try:
         elf = lzma.LZMADecompressor().decompress(bzimage[at:])
-    except lzma.LZMAError:
+        return elf if has_pvh_entry(elf) else None
+    except (lzma.LZMAError, struct.error, IndexError):  # not xz, or not a whole ELF file
         return None
-    return elf if has_pvh_entry(elf) else None
 
 
 def boot_kernel(image: Path) -> Path:
