@@ -391,7 +391,13 @@ class Pyttsx3Backend:
     ``runAndWait`` cancels the next utterance, reported finished but never written. So a render
     waits for the engine to report the utterance finished, then for espeak-ng to be idle (its
     thread has written the file and left pyttsx3's callback), and renders again an utterance
-    that was lost."""
+    that was lost.
+
+    espeak-ng's speed is one setting for the whole process, and while espeak-ng is busy a new
+    speed is only a command in its queue, which a cancel drops: each new engine queues pyttsx3's
+    200 words a minute, and the stop at each ``runAndWait`` cancels when espeak-ng is busy. A
+    speed set once could so be lost, and every phrase after it said too fast. So each render
+    first lets espeak-ng finish what it has in hand, then sets the speed and reads it back."""
 
     VOICE_IDS: Final = {"en": "gmw/en-US+klatt4", "ja": "jpx/ja"}  # as the espeak-ng backend's
     RATE: Final = 175  # words a minute: espeak-ng's own default (pyttsx3 would say 200)
@@ -412,7 +418,6 @@ class Pyttsx3Backend:
         self.cache = PhraseCache(voices=self._voice, disk=disk)
         self._finished = threading.Event()
         self.engine.connect("finished-utterance", lambda **_: self._finished.set())
-        self.engine.setProperty("rate", self.RATE)
 
     def _voice(self, lang: str) -> Voice:
         if lang == "ja":
@@ -443,6 +448,8 @@ class Pyttsx3Backend:
         import contextlib
         import io
 
+        _wait_espeak_idle(TIMEOUT_S)
+        _hold_espeak_rate(self.RATE, TIMEOUT_S)
         self.engine.setProperty("voice", voice)
         with tempfile.TemporaryDirectory() as tmp:
             path = Path(tmp) / "utterance.wav"
@@ -468,6 +475,27 @@ def _wait_espeak_idle(timeout: float) -> None:
     deadline = time.monotonic() + timeout
     while _espeak.IsPlaying() and time.monotonic() < deadline:
         time.sleep(0.002)
+
+
+def _hold_espeak_rate(rate: int, timeout: float) -> None:
+    """espeak-ng's speed, under pyttsx3, set to ``rate`` words a minute and read back as the
+    one in force (set again while a cancel dropped it, for at most ``timeout`` seconds)."""
+    import ctypes
+
+    from pyttsx3.drivers import _espeak
+
+    # pyttsx3's own GetParameter binding leaves out the second argument (0 default, 1 current)
+    current = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_int, ctypes.c_int)(
+        ("espeak_GetParameter", _espeak.dll))
+    deadline = time.monotonic() + timeout
+    while current(_espeak.RATE, 1) != rate and time.monotonic() < deadline:
+        _espeak.SetParameter(_espeak.RATE, rate, 0)
+        settled = min(deadline, time.monotonic() + 0.5)
+        while current(_espeak.RATE, 1) != rate and time.monotonic() < settled:
+            time.sleep(0.002)
+    if current(_espeak.RATE, 1) != rate:
+        log.warning("espeak-ng kept its speed at %d words a minute, not %d",
+                    current(_espeak.RATE, 1), rate)
 
 
 def make_backend(name: str, folder: Path | None = None, disk: DiskCache | None = None) -> object:
