@@ -33,8 +33,9 @@ from table.rules import (
 
 RED = Color.RED
 FEW = 12  # playouts a decision in these tests: the search's paths, not its strength
-# The expert's decisions in fixed rounds (test_the_expert_decides_as_pinned): 2 and 4 players.
-PIN_2, PIN_4 = "798fdf84ff90040c", "a619f879d1d2d16f"
+# The expert's decisions in fixed rounds (test_the_expert_decides_as_pinned): 2 and 4 players,
+# at its full budget of 40 playouts a decision (at 120, before: 798fdf84ff90040c at 2 players).
+PIN_2, PIN_4 = "582b52cc431f4e9e", "a619f879d1d2d16f"
 
 
 def _position(preset: str, seed: int, steps: int) -> State | None:
@@ -349,6 +350,42 @@ def _expert_decisions(players: int, rounds: int, seed: int) -> str:
         s, _ = new_game(options, table.names, table.dealer(), table.deal())
         play_bot_round(table, s, [expert, *others], ArenaStats(["expert"] * players))
     return hashlib.sha256("\n".join(taken).encode()).hexdigest()[:16]
+
+
+def test_a_long_decision_stops_at_its_cap_of_playout_actions() -> None:
+    """The expert's long decisions (long playouts: an opponent with many cards) stop once their
+    playouts have taken ``ENDGAME_STEPS`` actions, after a whole world and never before two:
+    their time bounded on a Pi's budget, and the same decisions on any machine, unlike a time
+    cap. The others play every world of the budget."""
+    from sim.players.arena import ArenaStats, play_bot_round
+    from sim.players.bots import seat_rng
+    from sim.players.expert import ENDGAME_STEPS
+
+    options = make_options("official")
+    searched: list[tuple[int, int, int]] = []  # (options, playouts, actions taken)
+    expert = ExpertBot(seat_rng(1, 0))
+    act = expert.act
+
+    def recorded(view: object, act: object = act) -> object:
+        before = expert.search.playouts
+        action = act(view)  # type: ignore[operator]
+        if expert.search.playouts > before:
+            searched.append((len(expert.search.last), expert.search.playouts - before,
+                             expert.search.taken))
+        return action
+
+    expert.act = recorded  # type: ignore[method-assign, assignment]
+    table = RandomTable(options, 2, 1)
+    while len(searched) < 60:
+        s, _ = new_game(options, table.names, table.dealer(), table.deal())
+        play_bot_round(table, s, [expert, make_bot("heuristic", seat_rng(1, 1))],
+                       ArenaStats(["expert", "heuristic"]))
+    assert ENDGAME_STEPS is not None
+    stopped = [(n, played, taken) for n, played, taken in searched
+               if played < max(2, expert.search.iterations // n) * n]
+    assert stopped and len(stopped) < len(searched)  # some decisions, not all
+    for n, played, taken in stopped:
+        assert taken >= ENDGAME_STEPS and played >= 2 * n and played % n == 0
 
 
 def test_the_expert_decides_as_pinned() -> None:

@@ -38,6 +38,10 @@ from table.rules.matching import fits
 
 ENDGAME = 3  # the expert searches once a hand holds this many cards or fewer ...
 ENDGAME_DEPTH = 300  # ... with playouts this long: to the end of the round
+# ... and a decision stops once its playouts have taken this many actions (after a whole world,
+# never before two): a decision's time bounded on a Pi's budget (bench/bots.py --pi), the same
+# on any machine, where a time cap would not be (docs/performance.md, "the step cap")
+ENDGAME_STEPS: int | None = 800
 ROLLOUT = Heuristic  # the policy of every seat in the playouts
 INFERENCE = "filter"  # the opponent's hand: "filter" (a particle filter), "reject" (a test)
 SLIP = 0.1  # the chance the opponent model gives a play the heuristic player would not make
@@ -238,6 +242,7 @@ class ExpertBot:
                  seconds: float | None = None, weights: PriorWeights | None = None) -> None:
         self.search = Search(rng, iterations, seconds)
         self.search.depth = ENDGAME_DEPTH
+        self.search.steps = ENDGAME_STEPS
         self.search.policy = ROLLOUT
         # The prior: the heuristic player's ranking that counts the turn with two players
         # (table.analysis.prior); it never forgets UNO and never bluffs.

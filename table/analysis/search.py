@@ -45,7 +45,9 @@ from table.cards import Card, Color
 from table.rules import Action, CallUno, Catch, Don, Phase, State, apply_legal
 from table.rules.legal import legal_actions, out_of_turn_actions
 
-DEFAULT_ITERATIONS: Final = 120  # playouts per decision at full budget (the ``hard`` level)
+# Playouts per decision at full budget (the ``hard`` level): 40, where every strength figure
+# was measured; 120 measured no stronger (docs/performance.md) at three times the time.
+DEFAULT_ITERATIONS: Final = 40
 POLICY_ITERATIONS: Final = 40  # playouts per decision of the ``expert`` self-play policy
 CONFIDENCE: Final = 2.0  # standard errors by which an action must beat the prior's playouts
 ROLLOUT_POLICY: Final[Callable[[random.Random], Policy]] = Greedy
@@ -156,12 +158,16 @@ class Search:
         self.rng = rng
         self.iterations = iterations
         self.seconds = seconds
+        # A cap on the actions the playouts of one decision take, checked after each world:
+        # the long decisions' time bounded as ``seconds`` would, the same on any machine.
+        self.steps: int | None = None
         self.depth = DEPTH
         self.policy = ROLLOUT_POLICY  # what every seat plays in the playouts
         self._tables: dict[tuple[object, int, object], RandomTable] = {}
         self._chance = random.Random(0)  # reseeded for each world: the same dice per action
         self.playouts = 0
         self.last: list[tuple[Action, float]] = []  # each option's total, last decision
+        self.taken = 0  # the actions the last decision's playouts took
         self.lacks: Mapping[int, tuple[frozenset[Color], int]] = {}  # see determinise
         # A test a world must pass (what the seat saw the others do), tried ``TRIES`` deals.
         self.accept: Callable[[State], bool] | None = None
@@ -237,6 +243,7 @@ class Search:
         pool = unknown_cards(info)  # the same for every world of this decision
         particles = None if self.likelihood is None else self._particles(info, worlds, pool)
         reseed, bits, depth = self._chance.seed, self.rng.getrandbits, self.depth
+        steps, cap = 0, self.steps
         for i in range(worlds):
             dealt = self._world(info, pool) if particles is None else \
                 particles[i % len(particles)]
@@ -246,11 +253,16 @@ class Search:
                 copy = dealt.copy()
                 table.supply_chance(copy)
                 step(table, copy, action)
-                values[k].append(playout(table, copy, seat, depth))
+                value, taken = playout(table, copy, seat, depth)
+                values[k].append(value)
+                steps += taken
             self.playouts += len(options)
             if deadline is not None and time.perf_counter() > deadline:
                 break
+            if cap is not None and steps >= cap and i >= 1:
+                break
         self.last = [(a, sum(v)) for a, v in zip(options, values, strict=True)]
+        self.taken = steps
         best = max(range(len(options)), key=lambda i: (sum(values[i]), options[i] == prior))
         if prior is not None and prior in options:
             k = options.index(prior)
@@ -259,15 +271,16 @@ class Search:
         return options[best]
 
 
-def playout(table: RandomTable, s: State, seat: int, depth: int) -> float:
+def playout(table: RandomTable, s: State, seat: int, depth: int) -> tuple[float, int]:
     """Play ``s`` on for at most ``depth`` actions with the table's policy; then what ``seat``
     is worth: 1 for a win, 0 for a loss, otherwise its share of the table's inverse hand
-    sizes (two players holding 2 and 6 cards: 0.75 and 0.25). Each action is a step of
-    :meth:`RandomTable.choose` and :func:`step`, with the calls bound once (a playout is
-    most of a search's time)."""
+    sizes (two players holding 2 and 6 cards: 0.75 and 0.25); and the actions it took. Each
+    action is a step of :meth:`RandomTable.choose` and :func:`step`, with the calls bound once
+    (a playout is most of a search's time)."""
     supply, act, react = table.supply_chance, table.policy.act, table.policy.react
     legal, late_actions, push, play = legal_actions, out_of_turn_actions, apply_legal, Phase.PLAY
-    for _ in range(depth):
+    taken = 0
+    for taken in range(depth):  # noqa: B007 - the count of actions taken is returned
         if s.phase is not play:
             break
         supply(s)
@@ -281,10 +294,12 @@ def playout(table: RandomTable, s: State, seat: int, depth: int) -> float:
                 reaction = react(s, late)
                 if reaction is not None:
                     push(s, reaction)
+    else:
+        taken = depth
     if s.phase is not play:
-        return 1.0 if s.winner == seat else 0.0
+        return (1.0 if s.winner == seat else 0.0), taken
     inverse = [1.0 / len(h) if len(h) else 1.0 for h in s.hands]
-    return inverse[seat] / sum(inverse)
+    return inverse[seat] / sum(inverse), taken
 
 
 def clearly_better(a: list[float], b: list[float]) -> bool:
