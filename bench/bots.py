@@ -105,7 +105,7 @@ def timing(decisions: int, seed: int, selfplay_rounds: int = 20) -> dict[str, An
     selfplay = bot_selfplay(["expert", "expert"], selfplay_rounds, seed) if selfplay_rounds \
         else None
     took = time.process_time() - begin
-    return {"budget": DEFAULT_ITERATIONS, "decisions": len(ms),
+    return {"budget": DEFAULT_ITERATIONS, "steps": expert.search.steps, "decisions": len(ms),
             "p50_ms": round(statistics.median(ms), 1),
             "p95_ms": round(ms[int(0.95 * (len(ms) - 1))], 1),
             "wall_p50_ms": round(statistics.median(wall_ms), 1),

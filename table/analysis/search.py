@@ -26,7 +26,8 @@ The candidate with the best total wins, except that a ``prior`` action (the heur
 choice) is kept unless the best beats it on the same worlds by more than ``CONFIDENCE`` standard
 errors (:func:`clearly_better`): the search corrects the heuristic where the playouts are sure.
 The budget is a number of playouts (the same on a busy machine as on an idle one, so a seed
-gives the same game), optionally capped by a time in seconds. docs/simulator.md explains the
+gives the same game), optionally capped by the actions the playouts take (``steps``, the same
+on any machine too) or by a time in seconds. docs/simulator.md explains the
 choices and gives the numbers.
 """
 
@@ -280,9 +281,8 @@ def playout(table: RandomTable, s: State, seat: int, depth: int) -> tuple[float,
     supply, act, react = table.supply_chance, table.policy.act, table.policy.react
     legal, late_actions, push, play = legal_actions, out_of_turn_actions, apply_legal, Phase.PLAY
     taken = 0
-    for taken in range(depth):  # noqa: B007 - the count of actions taken is returned
-        if s.phase is not play:
-            break
+    while taken < depth and s.phase is play:
+        taken += 1
         supply(s)
         acts = legal(s)
         if not acts:  # pragma: no cover - a state in PLAY always has an action
@@ -294,8 +294,6 @@ def playout(table: RandomTable, s: State, seat: int, depth: int) -> tuple[float,
                 reaction = react(s, late)
                 if reaction is not None:
                     push(s, reaction)
-    else:
-        taken = depth
     if s.phase is not play:
         return (1.0 if s.winner == seat else 0.0), taken
     inverse = [1.0 / len(h) if len(h) else 1.0 for h in s.hands]

@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Final
+from typing import Final, cast
 
 from table.files.durable import replace_durably
 from table.referee.announcements import speech
@@ -480,13 +480,9 @@ def _wait_espeak_idle(timeout: float) -> None:
 def _hold_espeak_rate(rate: int, timeout: float) -> None:
     """espeak-ng's speed, under pyttsx3, set to ``rate`` words a minute and read back as the
     one in force (set again while a cancel dropped it, for at most ``timeout`` seconds)."""
-    import ctypes
-
     from pyttsx3.drivers import _espeak
 
-    # pyttsx3's own GetParameter binding leaves out the second argument (0 default, 1 current)
-    current = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_int, ctypes.c_int)(
-        ("espeak_GetParameter", _espeak.dll))
+    current = _espeak_current()
     deadline = time.monotonic() + timeout
     while current(_espeak.RATE, 1) != rate and time.monotonic() < deadline:
         _espeak.SetParameter(_espeak.RATE, rate, 0)
@@ -496,6 +492,18 @@ def _hold_espeak_rate(rate: int, timeout: float) -> None:
     if current(_espeak.RATE, 1) != rate:
         log.warning("espeak-ng kept its speed at %d words a minute, not %d",
                     current(_espeak.RATE, 1), rate)
+
+
+@cache
+def _espeak_current() -> Callable[[int, int], int]:
+    """espeak-ng's ``espeak_GetParameter`` (pyttsx3's own binding leaves out its second
+    argument: 0 the default, 1 the value in force)."""
+    import ctypes
+
+    from pyttsx3.drivers import _espeak
+
+    prototype = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_int, ctypes.c_int)
+    return cast(Callable[[int, int], int], prototype(("espeak_GetParameter", _espeak.dll)))
 
 
 def make_backend(name: str, folder: Path | None = None, disk: DiskCache | None = None) -> object:
