@@ -12,11 +12,12 @@ off.
    reach the guest through qemu-guest-agent, the machine through QMP.
 3. The scenarios, in order, each on its own guest: the install (the installed disk is kept and
    every later scenario boots a copy of it), the USB serial bridge, the power cuts, the GPIO
-   chip. The power cuts run in a process of their own (``--only cuts``) beside the GPIO chip,
-   one guest each on two cores (TCG runs a one-CPU guest on one); the bridge, whose late plug
-   is timed, runs alone before them. What a scenario needs from this machine only (the GPIO
-   chip's kernel module) is built while the install runs. Progress on the terminal, each line
-   named by its scenario.
+   chip. The power cuts run in a process of their own (``--only cuts --beside``) beside the
+   GPIO chip, one guest each on two cores (TCG runs a one-CPU guest on one), and take the
+   second core too once the GPIO chip is done (a second chain of cycles, told on its stdin);
+   the bridge, whose late plug is timed, runs alone before them. What a scenario needs from
+   this machine only (the GPIO chip's kernel module) is built while the install runs. Progress
+   on the terminal, each line named by its scenario.
 
 The last line is one JSON object with every field the scenarios measure. A scenario not built
 yet leaves its fields null and is listed under ``not_done``, and the exit code is 1 while any
@@ -34,6 +35,7 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -71,7 +73,8 @@ SCENARIOS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("appliance_gpio", ("buttons_ok",)),
 )
 # Run in a process of their own beside the scenarios after them (when any runs): the power
-# cuts' 35 boots on one core, the GPIO chip's guest on the other. The bridge runs before, alone:
+# cuts' boots on one core, the GPIO chip's guest on the other, then the cuts on both (told when
+# the scenarios beside them are done: ``tell_free``). The bridge runs before, alone:
 # its late plug is timed against a bound (5 s), and a guest beside it took that from 0.55 s to
 # 2.97 s.
 APART = ("appliance_cuts",)
@@ -156,6 +159,9 @@ class Run:
     results: dict[str, Any] = field(default_factory=dict)
     say: Callable[[str], None] = progress
     early: dict[str, Future[Any]] = field(default_factory=dict)
+    # Set once the machine's cores are this process's own: at once, unless it runs beside
+    # other scenarios (``--beside``: then when their process says they are done).
+    free: threading.Event = field(default_factory=threading.Event)
 
     def boot(self, **options: Any) -> tuple[Guest, float]:
         """A guest booted (on a copy of the installed disk when there is one, unless
@@ -180,13 +186,38 @@ def apart(args: argparse.Namespace, run: Run, short: str) -> subprocess.Popen[st
     by ``joined``."""
     command = [sys.executable, str(Path(__file__).resolve()), "--only", short,
                "--cache", str(args.cache), "--memory", str(args.memory),
-               "--boot-limit", str(args.boot_limit)]
+               "--boot-limit", str(args.boot_limit), "--beside"]
     if run.accel == "tcg":
         command.append("--tcg")
     if run.installed is not None:
         command += ["--installed", str(run.installed)]
     run.say(f"{short}: started in a process of its own, beside the scenarios after it")
-    return subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
+    return subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+
+
+def tell_free(child: subprocess.Popen[str]) -> None:
+    """A process run apart told that the scenarios beside it are done: one line on its
+    stdin (``--beside``)."""
+    if child.stdin is None:
+        return
+    try:
+        child.stdin.write("free\n")
+        child.stdin.flush()
+    except OSError:  # it has ended already
+        pass
+
+
+def await_free(run: Run, beside: bool) -> None:
+    """``run.free`` set at once, or (``beside``) once a line or the end comes on stdin."""
+    if not beside:
+        run.free.set()
+        return
+
+    def listen() -> None:
+        sys.stdin.readline()
+        run.free.set()
+
+    threading.Thread(target=listen, daemon=True).start()
 
 
 def joined(child: subprocess.Popen[str], short: str, fields: tuple[str, ...]
@@ -228,6 +259,8 @@ def scenarios(args: argparse.Namespace, run: Run, modules: list[tuple[str, Any, 
             progress(f"{short}: done in {phases[f'{short}_s']:.0f} s: {json.dumps(found)}")
             if any(found.get(f) is None for f in fields):
                 not_done.append(short)
+        for _, _, child in running:
+            tell_free(child)
         for short, fields, child in running:
             found, seconds = joined(child, short, fields)
             out.update(found)
@@ -256,6 +289,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--installed", type=Path, metavar="DISK",
                         help="the disk an earlier install scenario left (its guest folder's "
                              "disk.qcow2): the later scenarios boot copies of it")
+    parser.add_argument("--beside", action="store_true",
+                        help="other scenarios run beside this process: what would use the "
+                             "second core (the cuts' second chain) waits for a line on stdin")
     args = parser.parse_args(argv)
     started = time.monotonic()
     out: dict[str, Any] = {"kvm": None}
@@ -272,6 +308,7 @@ def main(argv: list[str] | None = None) -> int:
         progress(f"guests run under {accel.upper()}")
         out["kvm"] = accel == "kvm"
         run = Run(image, accel, args.memory, args.cache, args.boot_limit)
+        await_free(run, args.beside)
         if args.installed is not None:
             if not args.installed.is_file():
                 raise ApplianceError(f"--installed {args.installed}: no such disk (an install "

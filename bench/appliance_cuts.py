@@ -14,6 +14,11 @@ the cycle's scripts, with bytecode compiled here) and runs bench/appliance_cuts_
 real kernel, ext4 root, journal, daemon, hub and broker, without systemd, and one Python start a
 cycle.
 
+The cycles, in a seeded order, run in two chains (bench/appliance_chains.py), each booting its
+own copy of the disk with its own bridge: the first at once, the second once the scenarios
+beside the cuts are done (a core of its own), opening with taps. Each chain's tally is its own
+(its journal numbers inputs from 1); the last line sums them.
+
 Each cycle, by the mode on the kernel's command line:
 
 - ``tap``: the daemon referees taps through the USB serial bridge (the bridge's firmware in
@@ -42,6 +47,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import os
 import random
 import re
 import shutil
@@ -50,11 +56,13 @@ import sys
 import tempfile
 import time
 import zipfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from appliance import Run
+from appliance_chains import Cycles, Taken, in_chains
 from appliance_install import COPY, HOME
 from appliance_table import VENV
 from guest import ROOT, USER, Guest, GuestError
@@ -67,6 +75,7 @@ from sim.players.scripted import scripted_taps
 
 PACKAGES = ("mosquitto",)
 CYCLES = 32
+CHAINS = 2  # cycles at once, each chain its own disk and bridge (bench/appliance_chains.py)
 MODES = ("enroll",) * 4 + ("repair",) * 4 + ("hub",) * 6  # the rest are tap cycles
 SEED = 32
 PLAYERS = ("Aki", "Ken", "Mio", "Yui")
@@ -561,6 +570,69 @@ def after_cut(tally: Tally, guest: Guest, mode: str, cycle: int, start: int,
         after_hub(tally, guest, start, f"c{cycle}", note)
 
 
+class Evening:
+    """The cut cycles of one run, in chains (bench/appliance_chains.py): each chain's own
+    tally, disk and bridge; the first chain's last boot measures the bytes written per tap and
+    its bridge then tries the read-only root."""
+
+    def __init__(self, run: Run, disk: Path, boot: tuple[Path, Path | None], folder: Path
+                 ) -> None:
+        self.run, self.disk, self.boot, self.folder = run, disk, boot, folder
+        self.tallies: dict[int, Tally] = {}
+        self.seconds: dict[int, float] = {}
+        self.took: list[float] = []  # the repairs' seconds, for the next repair's cut
+        self.found: dict[str, Any] = {}
+
+    def chain(self, index: int, take: Callable[[], Taken | None]) -> None:
+        """One chain's cycles, each booted on the overlay the cycle before it left, then a
+        last boot that checks the last cut."""
+        name = "ab"[index] if index < 2 else str(index)
+        tally = self.tallies[index] = Tally(scripted_taps(PLAYERS, 400, seed=3 + index))
+        rng = random.Random(f"{SEED}-{name}")
+        folder = self.folder / name
+        with Bridge(folder / "bridge-board") as table:
+            began = time.monotonic()
+            while (taken := take()) is not None:
+                self.cycle(tally, table, folder, rng, name, *taken)
+            if tally.cycles:  # a last boot checks the last cut
+                self.cycle(tally, table, folder, rng, name, CYCLES + index, "wear")
+            self.seconds[index] = round(time.monotonic() - began, 1)
+            if index == 0:
+                self.found.update(read_only(self.run, table, self.disk, folder, self.boot))
+
+    def cycle(self, tally: Tally, table: Bridge, folder: Path, rng: random.Random, name: str,
+              cycle: int, mode: str) -> None:
+        """One boot of a chain: its cycle's work, the plug pulled, what left the guest."""
+        note: dict[str, Any] = {"cycle": cycle, "mode": mode}
+        start = 0
+        guest = Guest(self.run.image, self.run.accel, self.run.memory,
+                      overlay=folder / "disk.qcow2", backing=self.disk, folder=folder / "guest",
+                      kernel_args=lean(mode, f"c{cycle}"), **table.plugged(*self.boot))
+        try:
+            start = one_cycle(tally, table, guest, mode, cycle, rng, note, self.took)
+            if mode == "wear" and name == "a":  # the first chain's last boot
+                self.found.update(wear(tally, table, guest, start))
+        except (GuestError, ValueError) as exc:
+            note["error"] = str(exc)
+            self.run.say(f"cuts {name}: cycle {cycle} ({mode}): {exc}")
+            self.run.say("cuts: console: " + " | ".join(x for x in guest.lines[-5:] if x)[:400])
+        finally:
+            guest.kill()
+        after_cut(tally, guest, mode, cycle, start, note)
+        note["cycle_s"] = round(time.monotonic() - guest.started, 1)
+        tally.cycles.append(note)
+        note["so_far"] = {"acknowledged": len(tally.acknowledged) + len(tally.enrolled),
+                          "lost": len(tally.lost), "unopenable": len(tally.unopenable),
+                          "hub_acknowledged": len(tally.hub_acked),
+                          "hub_lost": len(tally.hub_lost)}
+        self.run.say(f"cuts {name}: cycle {cycle} {mode}: {json.dumps(note)}")
+
+
+def chains() -> int:
+    """Chains of cuts at once: one a core, two at most (TCG runs a one-CPU guest on one)."""
+    return max(1, min(CHAINS, os.cpu_count() or 1))
+
+
 def scenario(run: Run) -> dict[str, Any]:
     """The cut cycles: the fields of the last line."""
     found: dict[str, Any] = dict.fromkeys(("power_cuts", "acknowledged", "lost", "unopenable",
@@ -569,56 +641,41 @@ def scenario(run: Run) -> dict[str, Any]:
     modes = list(MODES) + ["tap"] * (CYCLES - len(MODES))
     rng.shuffle(modes)
     modes[0] = "tap"  # the evening starts with taps
-    tally = Tally(scripted_taps(PLAYERS, 400, seed=3))
-    took: list[float] = []
     disk = prepare(run)
-    boot = code_disk(run), lean_initrd(run)
-    folder = Path(tempfile.mkdtemp(prefix="cuts-run-", dir=run.cache))
-    with Bridge(folder / "bridge-board") as table:
-        overlay = folder / "disk.qcow2"
-        began = time.monotonic()
-        for cycle, mode in enumerate([*modes, "wear"]):  # a last boot checks the last cut
-            note: dict[str, Any] = {"cycle": cycle, "mode": mode}
-            start = 0
-            guest = Guest(run.image, run.accel, run.memory, overlay=overlay, backing=disk,
-                          folder=folder / "guest", kernel_args=lean(mode, f"c{cycle}"),
-                          **table.plugged(*boot))
-            try:
-                start = one_cycle(tally, table, guest, mode, cycle, rng, note, took)
-                if mode == "wear":  # the last boot: bytes written per tap
-                    found.update(wear(tally, table, guest, start))
-            except (GuestError, ValueError) as exc:
-                note["error"] = str(exc)
-                run.say(f"cuts: cycle {cycle} ({mode}): {exc}")
-                run.say("cuts: console: " + " | ".join(x for x in guest.lines[-5:] if x)[:400])
-            finally:
-                guest.kill()
-            after_cut(tally, guest, mode, cycle, start, note)
-            note["cycle_s"] = round(time.monotonic() - guest.started, 1)
-            tally.cycles.append(note)
-            note["so_far"] = {"acknowledged": len(tally.acknowledged) + len(tally.enrolled),
-                              "lost": len(tally.lost), "unopenable": len(tally.unopenable),
-                              "hub_acknowledged": len(tally.hub_acked),
-                              "hub_lost": len(tally.hub_lost)}
-            run.say(f"cuts: cycle {cycle} {mode}: {json.dumps(note)}")
-        seconds = time.monotonic() - began
-        found.update(read_only(run, table, disk, folder, boot))
-    shutil.rmtree(folder, ignore_errors=True)
-    cuts = [c for c in tally.cycles if c["mode"] != "wear" and "error" not in c]
-    found.update({
-        "power_cuts": len(cuts),
-        "acknowledged": len(tally.acknowledged) + len(tally.enrolled),
-        "lost": len(tally.lost),
-        "unopenable": len(tally.unopenable),
-        "hub_power_cuts": sum(c["mode"] == "hub" for c in cuts),
-        "hub_lost": len(tally.hub_lost),
-        "hub_acknowledged": len(tally.hub_acked),
-        "cuts_by_mode": {m: sum(c["mode"] == m for c in cuts) for m in sorted(set(modes))},
-        "cut_errors": [c for c in tally.cycles if "error" in c],
-        "resumed_ok": bool(tally.resumed) and all(tally.resumed),
-        "cuts_s": round(seconds, 1),
-        "cut_cycle_s": round(seconds / max(1, len(tally.cycles)), 1),
-        "lost_items": sorted(tally.lost)[:10],
-        "unopenable_items": sorted(tally.unopenable)[:10],
-    })
+    evening = Evening(run, disk, (code_disk(run), lean_initrd(run)),
+                      Path(tempfile.mkdtemp(prefix="cuts-run-", dir=run.cache)))
+    began = time.monotonic()
+    in_chains(Cycles(modes), chains(), evening.chain, run.free)
+    seconds = time.monotonic() - began
+    found.update(evening.found)
+    shutil.rmtree(evening.folder, ignore_errors=True)
+    found.update(tallied(list(evening.tallies.values())))
+    found["cuts_s"] = round(seconds, 1)
+    found["chains"] = [{"cycles": len(evening.tallies[i].cycles), "s": evening.seconds.get(i)}
+                       for i in sorted(evening.tallies)]
     return found
+
+
+def tallied(tallies: list[Tally]) -> dict[str, Any]:
+    """The chains' tallies, summed into the last line's fields."""
+    every = [c for t in tallies for c in t.cycles]
+    cuts = [c for c in every if c["mode"] != "wear" and "error" not in c]
+    lost = sorted(f"{i} {x}" for i, t in enumerate(tallies) for x in t.lost)
+    unopenable = sorted(f"{i} {x}" for i, t in enumerate(tallies) for x in t.unopenable)
+    resumed = [ok for t in tallies for ok in t.resumed]
+    return {
+        "power_cuts": len(cuts),
+        "acknowledged": sum(len(t.acknowledged) + len(t.enrolled) for t in tallies),
+        "lost": len(lost),
+        "unopenable": len(unopenable),
+        "hub_power_cuts": sum(c["mode"] == "hub" for c in cuts),
+        "hub_lost": sum(len(t.hub_lost) for t in tallies),
+        "hub_acknowledged": sum(len(t.hub_acked) for t in tallies),
+        "cuts_by_mode": {m: sum(c["mode"] == m for c in cuts)
+                         for m in sorted({c["mode"] for c in cuts})},
+        "cut_errors": [c for c in every if "error" in c],
+        "resumed_ok": bool(resumed) and all(resumed),
+        "cut_cycle_s": round(sum(c["cycle_s"] for c in every) / max(1, len(every)), 1),
+        "lost_items": lost[:10],
+        "unopenable_items": unopenable[:10],
+    }

@@ -141,8 +141,9 @@ def test_the_power_cuts_run_beside_the_scenarios_after_them(tmp_path: Path,
                                                              monkeypatch: pytest.MonkeyPatch
                                                              ) -> None:
     """The power cuts run in a process of their own, started once the install left its disk
-    and finished beside the bridge and the GPIO chip: their fields reach the last line, and
-    the fields the process did not fill leave the install's alone."""
+    and finished beside the bridge and the GPIO chip, told when those are done (a second chain
+    of cuts then takes the core they leave): their fields reach the last line, and the fields
+    the process did not fill leave the install's alone."""
     import argparse
     import json
     from types import SimpleNamespace
@@ -150,26 +151,30 @@ def test_the_power_cuts_run_beside_the_scenarios_after_them(tmp_path: Path,
     import appliance
 
     disk = tmp_path / "disk.qcow2"
-    gpio_began = tmp_path / "gpio-began"
+    gpio_done = tmp_path / "gpio-done"
     started: list[list[str]] = []
-    # The process apart: done only once the GPIO scenario has begun (it waits for its mark).
-    child = (f"import json, pathlib, time\nmark = pathlib.Path({str(gpio_began)!r})\n"
-             "for _ in range(600):\n    if mark.exists(): break\n    time.sleep(0.05)\n"
+    # The process apart: started before the GPIO scenario, beside it.
+    # It is told on its stdin when the scenarios beside it are done (its second chain of cuts
+    # starts then): it counts its cuts only when the GPIO scenario had ended by then.
+    child = (f"import json, pathlib, sys\nmark = pathlib.Path({str(gpio_done)!r})\n"
+             "told = sys.stdin.readline() == 'free\\n'\n"
              "print(json.dumps({'kvm': False, 'boot_to_ready_s': None, 'power_cuts': 32 if "
-             "mark.exists() else 0, 'lost': 0, 'acknowledged': 78, 'cut_cycle_s': 22.0, "
-             "'phases': {'cuts_s': 700.0}, 'not_done': ['install']}))")
+             "told and mark.exists() else 0, 'lost': 0, 'acknowledged': 78, "
+             "'cut_cycle_s': 22.0, 'phases': {'cuts_s': 700.0}, 'not_done': ['install']}))")
 
     def apart(args: argparse.Namespace, run: appliance.Run, short: str
               ) -> subprocess.Popen[str]:
         started.append([short, str(run.installed)])
-        return subprocess.Popen([sys.executable, "-c", child], stdout=subprocess.PIPE, text=True)
+        return subprocess.Popen([sys.executable, "-c", child], stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, text=True)
 
     def install(run: appliance.Run) -> dict[str, object]:
         run.installed = disk
         return {"boot_to_ready_s": 70.0, "install_twice_ok": True}
 
     def gpio(run: appliance.Run) -> dict[str, object]:
-        gpio_began.touch()
+        assert started  # the cuts had started before it
+        gpio_done.touch()
         return {"buttons_ok": True}
 
     monkeypatch.setattr(appliance, "apart", apart)
@@ -215,7 +220,7 @@ def test_a_scenario_run_apart_starts_this_script_with_only_it(tmp_path: Path,
     args = argparse.Namespace(cache=tmp_path, memory=1536, boot_limit=600.0)
     appliance.apart(args, run, "cuts")
     assert seen[0][1:] == [str(APPLIANCE), "--only", "cuts", "--cache", str(tmp_path),
-                           "--memory", "1536", "--boot-limit", "600.0", "--tcg",
+                           "--memory", "1536", "--boot-limit", "600.0", "--beside", "--tcg",
                            "--installed", str(tmp_path / "d.qcow2")]
 
 
@@ -266,3 +271,70 @@ def test_the_guest_boots_the_kernel_unpacked_at_its_pvh_entry(
     if booted == "vmlinux":
         assert (tmp_path / "vmlinux").read_bytes() == elf
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted({"vmlinuz", booted})
+
+
+def test_the_second_chain_of_cuts_takes_cycles_only_once_the_cores_are_free() -> None:
+    """The cut cycles in two chains: the first alone while the scenarios beside it run, the
+    second once they are done, opening with taps. Every cycle is cut once, in the seeded
+    order; a chain that comes when none is left cuts nothing."""
+    import threading
+
+    from appliance_chains import Cycles, in_chains
+
+    modes = ["tap", "repair", "hub", "tap", "enroll", "repair", "tap", "hub", "tap", "tap"]
+    free = threading.Event()
+    taken: dict[int, list[tuple[int, str]]] = {0: [], 1: []}
+    done = threading.Condition()
+
+    def evening(index: int, take: object) -> None:
+        assert callable(take)
+        while (cycle := take()) is not None:
+            with done:
+                taken[index].append(cycle)
+                done.notify_all()
+                if index == 0 and len(taken[0]) == 3:
+                    free.set()  # the scenarios beside the cuts end here
+                    # the first goes on once the second has its opening cycle
+                    assert done.wait_for(lambda: bool(taken[1]), 60)
+
+    in_chains(Cycles(modes), 2, evening, free)
+    assert taken[0][:3] == [(0, "tap"), (1, "repair"), (2, "hub")]
+    assert taken[1][0][1] == "tap"  # the second chain's evening starts with taps
+    every = sorted(taken[0] + taken[1])
+    assert every == list(enumerate(modes))  # each cycle once
+    for chain in taken.values():  # each chain in the seeded order, but for its opening tap
+        numbers = [n for n, _ in chain[1:]]
+        assert numbers == sorted(numbers)
+
+    late: dict[int, list[tuple[int, str]]] = {0: [], 1: []}
+
+    def alone(index: int, take: object) -> None:
+        assert callable(take)
+        while (cycle := take()) is not None:
+            late[index].append(cycle)
+
+    in_chains(Cycles(modes), 2, alone, threading.Event())  # never free: the first does all
+    assert late == {0: list(enumerate(modes)), 1: []}
+
+
+def test_the_chains_tallies_sum_into_the_last_line() -> None:
+    """Each chain keeps its own tally (its own disk, journal and deck): the last line sums
+    them, and a loss in either chain fails the run."""
+    from appliance import judged
+    from appliance_cuts import Tally, tallied
+
+    first = Tally([], acknowledged={1, 2, 3}, enrolled={"0C0001A5"}, resumed=[True, True],
+                  cycles=[{"mode": "tap", "cycle_s": 20.0}, {"mode": "enroll", "cycle_s": 22.0},
+                          {"mode": "wear", "cycle_s": 30.0}])
+    second = Tally([], acknowledged={1, 2}, hub_acked={"2/c5/1"}, resumed=[True],
+                   lost={"input 2"},
+                   cycles=[{"mode": "tap", "cycle_s": 18.0},
+                           {"mode": "hub", "cycle_s": 25.0, "error": "no PUBACK"},
+                           {"mode": "wear", "cycle_s": 25.0}])
+    out = tallied([first, second])
+    assert out["power_cuts"] == 3 and out["cuts_by_mode"] == {"enroll": 1, "tap": 2}
+    assert out["acknowledged"] == 6  # inputs numbered from 1 on each chain's own journal
+    assert out["lost"] == 1 and out["lost_items"] == ["1 input 2"]
+    assert out["hub_acknowledged"] == 1 and out["resumed_ok"] is True
+    assert out["cut_cycle_s"] == 23.3 and len(out["cut_errors"]) == 1
+    assert judged({"kvm": False, **out}) == ["lost"]
