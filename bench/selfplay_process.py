@@ -2,7 +2,7 @@
 as a whole process: what the command costs on top of the engine.
 
     python bench/selfplay_process.py [--rounds 2000] [--players 2 4] [--repeat 7] [--seed 1]
-                                     [--rlcard] [--json]
+                                     [--rlcard] [--study] [--json]
 
 Each repetition starts two new Python processes (three with ``--rlcard``), the sides taking
 turns to go first: the engine's timed loop (``bench/engine_run.py``, as ``bench/engine.py
@@ -10,11 +10,18 @@ turns to go first: the engine's timed loop (``bench/engine_run.py``, as ``bench/
 seed and players (the same games: both print their action count, which must agree), started as
 the console script starts it. Each is timed by the wall clock and by its CPU time (user and
 system, from the kernel's accounting of the child), which a loaded machine disturbs less; the
-medians are reported and the overhead is the command's median over the loop's, less one.
+medians are reported and the overhead is the command's median over the loop's, less one. Beside
+each such figure, its paired form (``_paired``): the median over the repetitions of the ratio
+within each repetition, whose processes run seconds apart, so that a machine whose speed drifts
+from one process to the next (here, by up to a third) moves both sides of each ratio.
 ``--rlcard`` adds a third process, RLCard's raw game (``bench/rlcard_driver.py``, as
 ``bench/engine.py --clock process`` runs it: a uniformly random legal action, the same way of
 playing as ``play-first``) playing the same number of rounds at the same player count, and
 gives ``selfplay``'s speed as a multiple of RLCard's (RLCard's time over ours), by each clock.
+``--study`` adds ``uno-table study`` as a process too (one variant, ``official``, at the same
+player count, rounds and policy, one job, no plots; its report written to a folder made for it):
+its own rounds are seeded by chunk, so they are not the same deals as the loop's, and its
+overhead is taken per round, over that many rounds.
 
 First the tree's modules are compiled to bytecode (``compileall``, into ``__pycache__``), as an
 installed package's are (pip compiles them, and RLCard's in the venv): otherwise, where bytecode
@@ -29,9 +36,11 @@ import compileall
 import json
 import os
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -77,6 +86,12 @@ def compiled_bytecode() -> None:
         compileall.compile_file(ROOT / "bench" / name, quiet=1)
 
 
+def _study(players: int, rounds: int, seed: int, out: Path) -> list[str]:
+    return _command("study", "--rules", "official", "--players", str(players), "--rounds",
+                    str(rounds), "--policy", "play-first", "--jobs", "1", "--seed", str(seed),
+                    "--out", str(out), "--no-plots")
+
+
 def _rlcard(players: int, rounds: int, seed: int) -> list[str]:
     program = (f"import sys; sys.path[:0] = [{str(ROOT / 'bench')!r}]; "
                "from rlcard_driver import run_rlcard as run; "
@@ -102,11 +117,25 @@ def compare(name: str, command: list[str], loop: list[str], repeat: int,
         out[side] = {"wall_s": round(statistics.median(w for w, _ in values), 3),
                      "cpu_s": round(statistics.median(c for _, c in values), 3),
                      "cpu_runs": [round(c, 3) for _, c in values]}
-    for clock in ("wall_s", "cpu_s"):
-        out[f"overhead_{clock[:-2]}"] = round(out[name][clock] / out["loop"][clock] - 1, 3)
+    for at, clock in enumerate(("wall", "cpu")):
+        def paired(top: str, bottom: str, at: int = at) -> float:
+            """The median over the repetitions of ``top``'s time over ``bottom``'s in the same
+            repetition (seconds apart, on the machine as it was then)."""
+            return statistics.median(t[at] / b[at] for t, b in zip(runs[top], runs[bottom],
+                                                                    strict=True))
+
+        out[f"overhead_{clock}"] = round(out[name][f"{clock}_s"] / out["loop"][f"{clock}_s"] - 1,
+                                         3)
+        out[f"overhead_{clock}_paired"] = round(paired(name, "loop") - 1, 3)
+        if "study" in runs:  # what study costs on top of the loop, the same number of rounds
+            out[f"study_overhead_{clock}"] = round(
+                out["study"][f"{clock}_s"] / out["loop"][f"{clock}_s"] - 1, 3)
+            out[f"study_overhead_{clock}_paired"] = round(paired("study", "loop") - 1, 3)
         for other in others or {}:  # how many times as fast as ``other``: its time over ours
-            out[f"{name}_vs_{other}_{clock[:-2]}"] = round(
-                out[other][clock] / out[name][clock], 2)
+            if other != "study":
+                out[f"{name}_vs_{other}_{clock}"] = round(
+                    out[other][f"{clock}_s"] / out[name][f"{clock}_s"], 2)
+                out[f"{name}_vs_{other}_{clock}_paired"] = round(paired(other, name), 2)
     return out
 
 
@@ -119,20 +148,28 @@ def main() -> None:
     ap.add_argument("--rlcard", action="store_true",
                     help="also time RLCard's raw game (bench/rlcard_driver.py) as a process "
                          "playing the same number of rounds: selfplay's speed against it")
+    ap.add_argument("--study", action="store_true",
+                    help="also time uno-table study (official rules, the same rounds, players "
+                         "and policy, one job, no plots): its overhead on the loop")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     compiled_bytecode()
     result: dict[str, Any] = {"rounds": args.rounds, "repeat": args.repeat,
                               "load_before": os.getloadavg()[0]}
+    reports = Path(tempfile.mkdtemp(prefix="selfplay-bench-"))
     for players in args.players:
         seen: dict[str, int] = {}
 
         def actions(side: str, out: str, seen: dict[str, int] = seen) -> None:
+            if side == "study":
+                return  # its own deals (its rounds are seeded by chunk)
             text = str(json.loads(out)["actions"]) if side == "selfplay" else out.split()[0]
             seen[side] = int(text)
 
         loop = _loop(players, args.rounds, args.seed)
-        others = {"rlcard": _rlcard(players, args.rounds, args.seed)} if args.rlcard else None
+        others = {"rlcard": _rlcard(players, args.rounds, args.seed)} if args.rlcard else {}
+        if args.study:
+            others["study"] = _study(players, args.rounds, args.seed, reports / f"{players}p")
         row = compare("selfplay", _selfplay(players, args.rounds, args.seed), loop, args.repeat,
                       actions, others)
         if seen["loop"] != seen["selfplay"]:
@@ -142,12 +179,24 @@ def main() -> None:
             print(f"{players} players, {args.rounds} rounds, {args.repeat} processes each: "
                   f"loop {row['loop']['wall_s']} s wall / {row['loop']['cpu_s']} s CPU, "
                   f"selfplay {row['selfplay']['wall_s']} s / {row['selfplay']['cpu_s']} s: "
-                  f"overhead {row['overhead_wall']:+.1%} wall, {row['overhead_cpu']:+.1%} CPU "
-                  f"(target under {TARGET:.0%})", flush=True)
+                  f"overhead {row['overhead_wall']:+.1%} wall, {row['overhead_cpu']:+.1%} CPU; "
+                  f"paired {row['overhead_wall_paired']:+.1%} wall, "
+                  f"{row['overhead_cpu_paired']:+.1%} CPU (target under {TARGET:.0%})",
+                  flush=True)
+            if args.study:
+                print(f"  study {row['study']['wall_s']} s wall / {row['study']['cpu_s']} s "
+                      f"CPU: overhead {row['study_overhead_wall']:+.1%} wall, "
+                      f"{row['study_overhead_cpu']:+.1%} CPU; paired "
+                      f"{row['study_overhead_wall_paired']:+.1%} wall, "
+                      f"{row['study_overhead_cpu_paired']:+.1%} CPU (its own deals, the same "
+                      f"number of rounds)", flush=True)
             if args.rlcard:
                 print(f"  RLCard {row['rlcard']['wall_s']} s wall / {row['rlcard']['cpu_s']} s "
                       f"CPU: selfplay {row['selfplay_vs_rlcard_wall']}x RLCard's speed by the "
-                      f"wall clock, {row['selfplay_vs_rlcard_cpu']}x by CPU time", flush=True)
+                      f"wall clock, {row['selfplay_vs_rlcard_cpu']}x by CPU time; paired "
+                      f"{row['selfplay_vs_rlcard_wall_paired']}x and "
+                      f"{row['selfplay_vs_rlcard_cpu_paired']}x", flush=True)
+    shutil.rmtree(reports, ignore_errors=True)
     result["load_after"] = os.getloadavg()[0]
     if args.json:
         print(json.dumps(result, indent=2))

@@ -4,10 +4,15 @@ options, defaults and errors as in the whole command line."""
 from __future__ import annotations
 
 import argparse
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
 from table.commands.cli import _LEAN, build_parser, main
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def _sub(parser: argparse.ArgumentParser, name: str) -> argparse.ArgumentParser:
@@ -35,3 +40,18 @@ def test_selfplay_alone_refuses_as_the_whole_command_line_does(
         main(["--help"])
     listed = capsys.readouterr().out
     assert all(name in listed for name in ("selfplay", "ladder", "study", "run", "hub"))
+
+
+def test_a_study_in_one_process_starts_without_the_pool_or_the_journal(tmp_path: Path) -> None:
+    """``uno-table study --jobs 1`` imports neither the process pool (multiprocessing) nor the
+    journal's readers (the evening report's): both were a tenth of a second of its start,
+    which a short study, timed as a whole process against the engine's loop, pays in full."""
+    program = ("import sys; from table.commands.cli import main; code = main(sys.argv[1:]); "
+               "print(sorted(m for m in ('concurrent.futures.process', 'multiprocessing', "
+               "'table.journal.reading', 'table.analysis.evening') if m in sys.modules))")
+    done = subprocess.run([sys.executable, "-c", program, "study", "--rules", "official",
+                           "--rounds", "4", "--players", "2", "--jobs", "1", "--policy",
+                           "play-first", "--out", str(tmp_path), "--no-plots"],
+                          capture_output=True, text=True, check=True, cwd=ROOT)
+    assert done.stdout.splitlines()[-1] == "[]"
+    assert (tmp_path / "summary.json").is_file()

@@ -13,7 +13,6 @@ from typing import Any
 import pytest
 import report_browser as browser
 
-from table.analysis import study as study_module
 from table.analysis.study import wilson
 from table.commands.cli import main
 from table.commands.stats import Progress
@@ -101,14 +100,16 @@ def test_the_processes_are_no_more_than_the_chunks_and_the_cores(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:
     """``--jobs 200`` forked 200 processes for four chunks of eight rounds."""
+    import concurrent.futures
+
     pools: list[int] = []
-    real = study_module.ProcessPoolExecutor
+    real = concurrent.futures.ProcessPoolExecutor  # imported by the study when it needs a pool
 
     def pool(max_workers: int) -> Any:
         pools.append(max_workers)
         return real(max_workers=max_workers)
 
-    monkeypatch.setattr(study_module, "ProcessPoolExecutor", pool)
+    monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", pool)
     used = min(4, len(os.sched_getaffinity(0)))
     study(tmp_path / "four", "--rules", "official,japanese,house,musician", "--rounds", "8",
           "--jobs", "200", "--policy", "play-first")
@@ -157,3 +158,36 @@ def test_the_study_report_opens_in_chromium_with_every_plot_drawn(tmp_path: Path
     assert len(drawn) == 8  # six figures over the players, a histogram per player count
     blank = [caption for caption, colours in drawn.items() if colours < 10]
     assert blank == []
+
+
+@pytest.mark.parametrize("draw", ["redraw", "zero"])
+def test_a_dealer_drawn_card_by_card_has_the_chances_of_one_cut_from_a_shuffled_deck(
+        draw: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A study draws each round's dealer by the dealer-draw rule, taking each card at random
+    from the deck as it is drawn (not shuffling the whole deck first): every seat deals a
+    fair share of the rounds, as when the deck is shuffled whole, and no card is drawn twice."""
+    from collections import Counter
+
+    from table.analysis import selfplay
+    from table.cards import edition_cards
+    from table.rules import make_options
+
+    options = make_options("official", dealer_draw_actions=draw)
+    rounds = 8000
+    table, whole = selfplay.RandomTable(options, 4, 7), selfplay.RandomTable(options, 4, 7)
+    drawn = Counter(table.drawn_dealer() for _ in range(rounds))
+    cut = Counter(whole.dealer() for _ in range(rounds))
+    for counts in (drawn, cut):  # 2,000 each, give or take four standard deviations (39)
+        assert set(counts) == {0, 1, 2, 3}
+        assert all(abs(n - rounds / 4) < 4 * (rounds * 3 / 16) ** 0.5 for n in counts.values())
+
+    deck = edition_cards(options.deck)
+    taken: list[object] = []
+
+    def every_card(n: int, take: Any, options: object) -> int:
+        taken.extend(take(0) for _ in deck)  # as many draws as the deck has cards
+        return 0
+
+    monkeypatch.setattr(selfplay, "choose_dealer", every_card)
+    selfplay.RandomTable(options, 4, 7).drawn_dealer()
+    assert sorted(map(str, taken)) == sorted(map(str, deck))  # each card once

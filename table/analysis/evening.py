@@ -26,14 +26,11 @@ from table.errors import TableError
 from table.journal.reading import MatchRecord
 from table.journal.records import feed_referee
 from table.rules import Action, Event, Phase, State, apply, standings
+from table.rules.events import PENALTY_KINDS
 from table.rules.scoring import hand_value
 
 PAUSE: Final = 60.0  # seconds: a longer gap between two inputs is a pause, not play
 
-# The penalties a player can earn by a slip (not the draw cards every game deals out), by the
-# engine's reason code (their names: the [report] section of the table's phrases).
-PENALTY_KINDS: Final = ("uno-not-called", "false-catch", "challenge-failed",
-                        "illegal-wild-draw-four", "false-don")
 COLOURS: Final = ("red", "yellow", "green", "blue", "wild")
 
 

@@ -7,10 +7,11 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from table.analysis import plots as P
-from table.analysis.evening import COLOURS, PENALTY_KINDS
+from table.analysis.evening import COLOURS
 from table.analysis.report import figures, fragment, note, page, table_html, table_text
 from table.referee import phrases
 from table.referee.phrases import LANGUAGES as LANGUAGES  # the report is in these
+from table.rules.events import PENALTY_KINDS
 
 # Every word of the report, by language (the [report] and [rules] sections of the table's
 # phrases). The penalty kinds, colours and finishes are keyed as the summary names them

@@ -45,6 +45,7 @@ class Stats:
     games: int = 0
     turns: int = 0
     capped: int = 0
+    handovers: int = 0  # the turn handed on (the engine's "turn" events)
     wins: Counter[int] = field(default_factory=Counter)
     penalties: Counter[str] = field(default_factory=Counter)
     don_wins: int = 0
@@ -130,6 +131,20 @@ class RandomTable:
         deck = self.shuffled_deck()
         return choose_dealer(len(self.names), lambda _seat: deck.pop(), self.options)
 
+    def drawn_dealer(self) -> int:
+        """A dealer drawn by the same rule as :meth:`dealer`, with the same chances: each card
+        taken at random from the deck when it is drawn, not from a deck shuffled whole first
+        (a few random numbers, not a hundred; a study draws a dealer every round)."""
+        deck = edition_cards(self.options.deck)
+        pick = self.rng.randrange
+
+        def draw(_seat: int) -> Card:
+            at = pick(len(deck))
+            deck[at], deck[-1] = deck[-1], deck[at]
+            return deck.pop()
+
+        return choose_dealer(len(self.names), draw, self.options)
+
     def supply_chance(self, s: State) -> Sequence[Event]:
         """What chance decides at a real table before the next action: the order of a
         reshuffled pile (when the draw pile is empty), and which cards the unknown cards in the
@@ -196,9 +211,9 @@ def play_round(table: RandomTable, s: State, stats: Stats | None = None,
     supply, policy = table.supply_chance, table.policy
     act, react = policy.act, policy.react
     legal, late_actions, push = legal_actions, out_of_turn_actions, apply_legal
-    play, penalty = Phase.PLAY, EventKind.PENALTY
+    play, penalty, handover = Phase.PLAY, EventKind.PENALTY, EventKind.TURN
     penalties = stats.penalties if stats is not None else None
-    actions = 0
+    actions = handovers = 0
     while s.phase is play:
         if actions >= MAX_ACTIONS:
             if stats is not None:
@@ -218,11 +233,15 @@ def play_round(table: RandomTable, s: State, stats: Stats | None = None,
             watch(events)
         if penalties is not None:
             for e in events:
-                if e.kind is penalty and e.reason:
+                kind = e.kind
+                if kind is handover:
+                    handovers += 1
+                elif kind is penalty and e.reason:
                     penalties[e.reason] += 1
     supply(s)
     if stats is not None:
         stats.turns += actions
+        stats.handovers += handovers
         stats.games += 1
         if s.winner is not None:
             stats.wins[s.winner] += 1

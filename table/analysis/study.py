@@ -19,15 +19,17 @@ import math
 import os
 from collections import Counter
 from collections.abc import Callable, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
-from table.analysis.evening import PENALTY_KINDS
 from table.analysis.policies import POLICIES
-from table.analysis.selfplay import RandomTable, play_round
+from table.analysis.selfplay import RandomTable, Stats, play_round
 from table.errors import TableError
-from table.rules import Event, Options, Phase, make_options, new_game
+from table.rules import Options, Phase, make_options, new_game
+from table.rules.events import PENALTY_KINDS
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future
 
 CHUNK: Final = 200  # rounds a chunk; a chunk is the unit of work and of seeding
 Z95: Final = 1.959964  # the normal quantile of a two-sided 95% interval
@@ -138,33 +140,26 @@ def play_chunk(variant: Variant, players: int, policy: str, seed: int, chunk: in
 
 
 def _play(table: RandomTable, tally: Tally) -> None:
-    dealer = table.dealer()
+    dealer = table.drawn_dealer()
     s, _ = new_game(table.options, table.names, dealer, table.deal())
     first = s.turn
-    turns = [1]  # the winner's last turn; every other turn ends with a "turn" event
-    penalties: Counter[str] = Counter()
-
-    def watch(events: list[Event]) -> None:
-        for e in events:
-            if e.kind == "turn":
-                turns[0] += 1
-            elif e.kind == "penalty" and e.reason in PENALTY_KINDS:
-                penalties[e.reason] += 1
-
-    play_round(table, s, watch=watch)
+    # The round's turns and penalties counted by play_round's own look at each move's events
+    # (a call of ours each move was a sixth of the study's time).
+    seen = Stats()
+    play_round(table, s, seen)
     if s.phase is Phase.PLAY or s.winner is None or not s.results:
         tally.capped += 1  # stopped after MAX_ACTIONS actions
         return
     winner = s.winner
     tally.rounds += 1
-    tally.turns[turns[0]] += 1
+    tally.turns[1 + seen.handovers] += 1  # the winner's last turn, and each one handed on
     tally.points[s.results[-1].points[winner]] += 1
     tally.first_wins += winner == first
     tally.left_wins += winner == (dealer + 1) % s.n
     tally.seat_wins[(winner - dealer) % s.n] += 1
     finish = s.extra.finish
     tally.finishes[finish.kind if finish is not None else "plain"] += 1
-    tally.penalties.update(penalties)
+    tally.penalties.update({k: n for k, n in seen.penalties.items() if k in PENALTY_KINDS})
 
 
 # --- figures --------------------------------------------------------------------------------
@@ -330,6 +325,10 @@ def _run_pool(plan: Plan, work: list[tuple[int, int, int, int]], done: list[Tall
               count: int, progress: Callable[[int], None] | None) -> None:
     """Play ``work`` in ``count`` processes into ``done``, two chunks a process in flight at
     most (a long study does not hold a future for each of its chunks)."""
+    # Imported here: a study in one process (``--jobs 1``) starts without the process pool's
+    # modules (multiprocessing), a tenth of a second of a short study's start.
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+
     todo = iter(enumerate(work))
     pending: dict[Future[Tally], int] = {}
     with ProcessPoolExecutor(max_workers=count) as pool:

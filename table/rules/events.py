@@ -10,6 +10,12 @@ them all.
 from __future__ import annotations
 
 from enum import StrEnum, unique
+from typing import Final
+
+# The penalties a player can earn by a slip (not the draw cards every game deals out), by the
+# engine's reason code (their names: the [report] section of the table's phrases).
+PENALTY_KINDS: Final = ("uno-not-called", "false-catch", "challenge-failed",
+                        "illegal-wild-draw-four", "false-don")
 
 
 @unique
