@@ -16,6 +16,7 @@ OPENING = "tap"  # a chain's evening starts with taps: its disk holds no journal
 POLL_S = 1.0  # how often a waiting chain looks whether the cycles are all taken already
 
 Taken = tuple[int, str]  # a cycle: its number in the seeded order, its mode
+Evening = Callable[[int, Callable[[], Taken | None]], None]  # a chain's cycles: (index, take)
 
 
 class Cycles:
@@ -38,9 +39,7 @@ class Cycles:
             return None if at is None else self._left.pop(at)
 
 
-def in_chains(cycles: Cycles, count: int, evening: Callable[[int, Callable[[], Taken | None]],
-                                                           None],
-              free: threading.Event) -> None:
+def in_chains(cycles: Cycles, count: int, evening: Evening, free: threading.Event) -> None:
     """``evening(index, take)`` in ``count`` threads at once, each taking its cycles with
     ``take()`` until it gives None: chain 0 at once, the others once ``free`` is set (or never,
     when the cycles are all taken first). An exception of any chain is raised here, once every
