@@ -4,10 +4,11 @@ as a whole process: what the command costs on top of the engine.
     python bench/selfplay_process.py [--rounds 2000] [--players 2 4] [--repeat 7] [--seed 1]
                                      [--rlcard] [--study] [--json]
 
-Each repetition starts two new Python processes (three with ``--rlcard``), the sides taking
-turns to go first: the engine's timed loop (``bench/engine_run.py``, as ``bench/engine.py
---clock process`` runs it) and ``uno-table selfplay --policy play-first`` with the same rounds,
-seed and players (the same games: both print their action count, which must agree), started as
+Each repetition starts two new Python processes (one more for each of ``--rlcard`` and
+``--study``), the sides taking turns to go first: the engine's timed loop
+(``bench/engine_run.py``, as ``bench/engine.py --clock process`` runs it) and ``uno-table
+selfplay --policy play-first`` with the same rounds, seed and players (the same games: both
+print their action count, which must agree), started as
 the console script starts it. Each is timed by the wall clock and by its CPU time (user and
 system, from the kernel's accounting of the child), which a loaded machine disturbs less; the
 medians are reported and the overhead is the command's median over the loop's, less one. Beside
@@ -36,7 +37,6 @@ import compileall
 import json
 import os
 import resource
-import shutil
 import statistics
 import subprocess
 import sys
@@ -100,10 +100,13 @@ def _rlcard(players: int, rounds: int, seed: int) -> list[str]:
 
 
 def compare(name: str, command: list[str], loop: list[str], repeat: int,
-            actions: Any = None, others: dict[str, list[str]] | None = None) -> dict[str, Any]:
-    """``command`` against ``loop`` (and ``others``), ``repeat`` times each, taking turns to go
-    first (the order rotated each repetition)."""
-    order = [("loop", loop), (name, command), *(others or {}).items()]
+            actions: Any = None, others: dict[str, list[str]] | None = None,
+            beside: dict[str, list[str]] | None = None) -> dict[str, Any]:
+    """``command`` against ``loop`` (and ``others``, whose speed ours is a multiple of, and
+    ``beside``, whose own overhead on the loop is taken too), ``repeat`` times each, taking
+    turns to go first (the order rotated each repetition)."""
+    others, beside = others or {}, beside or {}
+    order = [("loop", loop), (name, command), *others.items(), *beside.items()]
     runs: dict[str, list[tuple[float, float]]] = {side: [] for side, _ in order}
     for i in range(repeat):
         shift = i % len(order)
@@ -118,24 +121,21 @@ def compare(name: str, command: list[str], loop: list[str], repeat: int,
                      "cpu_s": round(statistics.median(c for _, c in values), 3),
                      "cpu_runs": [round(c, 3) for _, c in values]}
     for at, clock in enumerate(("wall", "cpu")):
+        def ratio(top: str, bottom: str, clock: str = clock) -> float:
+            return float(out[top][f"{clock}_s"] / out[bottom][f"{clock}_s"])
+
         def paired(top: str, bottom: str, at: int = at) -> float:
             """The median over the repetitions of ``top``'s time over ``bottom``'s in the same
             repetition (seconds apart, on the machine as it was then)."""
             return statistics.median(t[at] / b[at] for t, b in zip(runs[top], runs[bottom],
                                                                     strict=True))
 
-        out[f"overhead_{clock}"] = round(out[name][f"{clock}_s"] / out["loop"][f"{clock}_s"] - 1,
-                                         3)
-        out[f"overhead_{clock}_paired"] = round(paired(name, "loop") - 1, 3)
-        if "study" in runs:  # what study costs on top of the loop, the same number of rounds
-            out[f"study_overhead_{clock}"] = round(
-                out["study"][f"{clock}_s"] / out["loop"][f"{clock}_s"] - 1, 3)
-            out[f"study_overhead_{clock}_paired"] = round(paired("study", "loop") - 1, 3)
-        for other in others or {}:  # how many times as fast as ``other``: its time over ours
-            if other != "study":
-                out[f"{name}_vs_{other}_{clock}"] = round(
-                    out[other][f"{clock}_s"] / out[name][f"{clock}_s"], 2)
-                out[f"{name}_vs_{other}_{clock}_paired"] = round(paired(other, name), 2)
+        for side, prefix in ((name, ""), *((b, f"{b}_") for b in beside)):
+            out[f"{prefix}overhead_{clock}"] = round(ratio(side, "loop") - 1, 3)
+            out[f"{prefix}overhead_{clock}_paired"] = round(paired(side, "loop") - 1, 3)
+        for other in others:  # how many times as fast as ``other``: its time over ours
+            out[f"{name}_vs_{other}_{clock}"] = round(ratio(other, name), 2)
+            out[f"{name}_vs_{other}_{clock}_paired"] = round(paired(other, name), 2)
     return out
 
 
@@ -156,22 +156,22 @@ def main() -> None:
     compiled_bytecode()
     result: dict[str, Any] = {"rounds": args.rounds, "repeat": args.repeat,
                               "load_before": os.getloadavg()[0]}
-    reports = Path(tempfile.mkdtemp(prefix="selfplay-bench-"))
+    reports = tempfile.TemporaryDirectory(prefix="selfplay-bench-")  # study's, thrown away
     for players in args.players:
         seen: dict[str, int] = {}
 
         def actions(side: str, out: str, seen: dict[str, int] = seen) -> None:
-            if side == "study":
-                return  # its own deals (its rounds are seeded by chunk)
-            text = str(json.loads(out)["actions"]) if side == "selfplay" else out.split()[0]
-            seen[side] = int(text)
+            if side in ("loop", "selfplay", "rlcard"):  # the same games (study: its own deals)
+                text = str(json.loads(out)["actions"]) if side == "selfplay" else \
+                    out.split()[0]
+                seen[side] = int(text)
 
         loop = _loop(players, args.rounds, args.seed)
         others = {"rlcard": _rlcard(players, args.rounds, args.seed)} if args.rlcard else {}
-        if args.study:
-            others["study"] = _study(players, args.rounds, args.seed, reports / f"{players}p")
+        beside = {"study": _study(players, args.rounds, args.seed,
+                                  Path(reports.name) / f"{players}p")} if args.study else {}
         row = compare("selfplay", _selfplay(players, args.rounds, args.seed), loop, args.repeat,
-                      actions, others)
+                      actions, others, beside)
         if seen["loop"] != seen["selfplay"]:
             raise SystemExit(f"not the same games: {seen}")
         result[f"selfplay_{players}p"] = row
@@ -196,7 +196,7 @@ def main() -> None:
                       f"wall clock, {row['selfplay_vs_rlcard_cpu']}x by CPU time; paired "
                       f"{row['selfplay_vs_rlcard_wall_paired']}x and "
                       f"{row['selfplay_vs_rlcard_cpu_paired']}x", flush=True)
-    shutil.rmtree(reports, ignore_errors=True)
+    reports.cleanup()
     result["load_after"] = os.getloadavg()[0]
     if args.json:
         print(json.dumps(result, indent=2))

@@ -45,7 +45,7 @@ from table.rules.actions import (
 )
 from table.rules.challenge import on_challenge, on_show
 from table.rules.chance import on_identify, on_reshuffle
-from table.rules.events import EventKind
+from table.rules.events import PENALTY_KINDS, EventKind
 from table.rules.flow import (
     CALLED_UNO,
     DREW_ONE,
@@ -73,11 +73,9 @@ from table.rules.state import MAX_PLAYERS, Event, Hand, Phase, State
 from table.rules.variant_state import NO_EXTRA
 from table.rules.variants import rules_for
 
-# Reasons that make a step a "penalty" rather than a plain "accepted".
-PENALTY_REASONS = frozenset({
-    "uno-not-called", "uno-lose-turn", "illegal-wild-draw-four", "challenge-failed",
-    "false-catch", "false-don",
-})
+# Reasons that make a step a "penalty" rather than a plain "accepted": the penalties for a slip,
+# and a turn lost for an uncalled UNO (the variant's penalty in place of cards).
+PENALTY_REASONS = frozenset({*PENALTY_KINDS, "uno-lose-turn"})
 
 
 @dataclass(frozen=True, slots=True)
